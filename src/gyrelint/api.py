@@ -1,0 +1,113 @@
+"""The Python API; the CLI is a thin layer over these functions.
+
+>>> from gyrelint.api import analyze
+>>> result = analyze("path/to/repo")          # doctest: +SKIP
+>>> result.handoff.online, result.topology.verdict   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .entrypoints import find_entry_points
+from .graphs import Graphs, build_graphs
+from .index import Index, Progress, build_index
+from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
+from .semantics import tag
+from .settings import Settings, load_settings
+from .topology import analyze_topology
+
+
+class InputError(Exception):
+    """Bad input the user can fix (unknown path, no Python files...): exit code 2."""
+
+
+@dataclass(slots=True)
+class Analysis:
+    root: Path
+    given_root: str
+    settings: Settings
+    index: Index
+    entry_points: list[EntryPoint]
+    graphs: Graphs
+    functions: dict[str, FunctionReport]
+    modules: list[ModuleReport]
+    boundary_modules: list[str]
+    handoff: Handoff
+    topology: Topology
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    stats: Stats = field(default_factory=Stats)
+
+
+def resolve_root(path: str | Path) -> Path:
+    root = Path(path)
+    if not root.exists():
+        raise InputError(f"{path}: no such file or directory; pass the root folder of a repository")
+    if not root.is_dir():
+        raise InputError(f"{path}: not a directory; pass the root folder of a repository")
+    return root.resolve()
+
+
+def demo_root() -> Path:
+    """The online-RL mini repo shipped inside the package."""
+    return Path(__file__).parent / "demo" / "minirl"
+
+
+def load(path: str | Path, settings: Settings | None = None, **overrides) -> tuple[Path, Settings, list[Diagnostic]]:
+    root = resolve_root(path)
+    loaded, diags = load_settings(root)
+    settings = settings or loaded.with_overrides(**overrides)
+    return root, settings, diags
+
+
+def index_repo(path: str | Path, settings: Settings | None = None, progress: Progress | None = None,
+               **overrides) -> Index:
+    root, settings, diags = load(path, settings, **overrides)
+    index = build_index(root, settings, progress)
+    index.diagnostics[:0] = diags
+    if not index.files.python:
+        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
+    return index
+
+
+def analyze(path: str | Path, settings: Settings | None = None, *, progress: Progress | None = None,
+            run_rules: bool = True, extra_entries: list[str] | None = None, **overrides) -> Analysis:
+    """Run the whole pipeline on a repository and return the analysis."""
+    start = time.perf_counter()
+    root, settings, diags = load(path, settings, **overrides)
+    if extra_entries:
+        settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(extra_entries))
+    index = build_index(root, settings, progress)
+    if not index.files.python:
+        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
+    diagnostics = list(diags) + list(index.diagnostics)
+    entries, entry_diags = find_entry_points(index, settings)
+    diagnostics += entry_diags
+    graphs = build_graphs(index, entries)
+    sem = tag(index, graphs, settings)
+    topology, topo_diags = analyze_topology(index, graphs, settings)
+    diagnostics += topo_diags
+    result = Analysis(
+        root=root,
+        given_root=str(path),
+        settings=settings,
+        index=index,
+        entry_points=entries,
+        graphs=graphs,
+        functions=sem.functions,
+        modules=sem.modules,
+        boundary_modules=sem.boundary_modules,
+        handoff=sem.handoff,
+        topology=topology,
+        diagnostics=diagnostics,
+        stats=index.stats,
+    )
+    if run_rules:
+        from .rules import run_rules as _run
+
+        result.findings = _run(result, settings)
+    result.stats.seconds = round(time.perf_counter() - start, 3)
+    return result

@@ -1,0 +1,82 @@
+"""Shared CLI plumbing: options, progress, and turning input errors into exit code 2."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..api import Analysis, InputError, analyze, demo_root
+
+EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+
+def fail(message: str) -> None:
+    """One clear line on stderr and exit code 2."""
+    click.echo(f"gyrelint: error: {message}", err=True)
+    sys.exit(EXIT_INPUT)
+
+
+def input_errors(fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except InputError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            click.echo("gyrelint: interrupted", err=True)
+            sys.exit(130)
+
+    return wrapper
+
+
+def analysis_options(fn: Callable) -> Callable:
+    """--jobs / --no-cache / --entry, shared by every command that analyzes a repo."""
+    fn = click.option("--jobs", "-j", type=click.IntRange(min=0), default=None,
+                      help="Worker processes for parsing (default: number of cores).")(fn)
+    fn = click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")(fn)
+    fn = click.option("--entry", "entries", multiple=True, metavar="FILE",
+                      help="Extra entry file or module (repeatable).")(fn)
+    return fn
+
+
+class Progress:
+    """A one-line progress meter on stderr, shown only on a terminal after a second."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.tty = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.tty or time.perf_counter() - self.start < 1.0:
+            return
+        self.shown = True
+        sys.stderr.write(f"\rgyrelint: parsed {done}/{total} files")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 48 + "\r")
+            sys.stderr.flush()
+
+
+def run_analysis(path: str | None, *, demo: bool = False, jobs: int | None = None, no_cache: bool = False,
+                 entries: tuple[str, ...] = (), run_rules: bool = True) -> Analysis:
+    if demo:
+        path = str(demo_root())
+    if path is None:
+        fail("missing PATH; pass the root folder of a repository, or --demo")
+    progress = Progress()
+    try:
+        overrides: dict[str, Any] = {"jobs": jobs}
+        if no_cache:
+            overrides["use_cache"] = False
+        return analyze(path, progress=progress, run_rules=run_rules, extra_entries=list(entries), **overrides)
+    finally:
+        progress.close()

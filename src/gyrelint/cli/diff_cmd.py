@@ -1,0 +1,12 @@
+"""`gyrelint diff` (being built)."""
+
+import click
+
+from .common import fail
+
+
+@click.command()
+@click.argument("args", nargs=-1)
+def command(args: tuple[str, ...]) -> None:
+    """(being built)"""
+    fail("'diff' is not available in this build yet")

@@ -1,0 +1,12 @@
+"""`gyrelint topology` (being built)."""
+
+import click
+
+from .common import fail
+
+
+@click.command()
+@click.argument("args", nargs=-1)
+def command(args: tuple[str, ...]) -> None:
+    """(being built)"""
+    fail("'topology' is not available in this build yet")

@@ -1,0 +1,183 @@
+"""Stage 1: discover, parse (libcst, in worker processes) and summarise every file."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from .. import __version__
+from ..model import Diagnostic, Stats
+from ..repo import RepoFiles, discover
+from ..settings import Settings
+from .cache import SummaryCache, cache_key
+from .extract import extract
+from .summary import FileSummary
+
+Progress = Callable[[int, int], None]
+_PARALLEL_MIN_FILES = 24
+
+
+@dataclass(slots=True)
+class Index:
+    root: Path
+    files: RepoFiles
+    summaries: dict[str, FileSummary] = field(default_factory=dict)  # path -> summary
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    stats: Stats = field(default_factory=Stats)
+
+    def by_module(self) -> dict[str, FileSummary]:
+        return {s.module: s for s in self.summaries.values()}
+
+    def read_text(self, rel: str, limit: int | None = None) -> str | None:
+        """Text of a non-Python file of the repo, or None if unreadable/too big."""
+        path = self.root / rel
+        try:
+            if limit is not None and path.stat().st_size > limit:
+                return None
+            return path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+
+
+def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """Parse and summarise one file; every failure becomes a diagnostic."""
+    if b"\0" in content:
+        return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
+    if content.startswith(b"\xef\xbb\xbf"):
+        content = content[3:]
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    is_package = path.endswith("__init__.py")
+    try:
+        tree = cst.parse_module(text if text is not None else content)
+    except cst.ParserSyntaxError as exc:
+        return None, Diagnostic(path, exc.raw_line, f"syntax error: {exc.message}; file skipped, fix it or exclude it", "parse")
+    except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
+        return None, Diagnostic(path, 0, f"cannot decode ({exc.__class__.__name__}); save it as UTF-8 or exclude it", "decode")
+    except RecursionError:
+        return None, Diagnostic(path, 0, "nesting too deep to parse; file skipped", "parse")
+    except Exception as exc:  # noqa: BLE001 - the native parser raises assorted errors
+        return None, Diagnostic(path, 0, f"cannot parse ({exc.__class__.__name__}: {str(exc)[:120]}); file skipped", "parse")
+    try:
+        summary = extract(tree, path, module, is_package)
+    except RecursionError:
+        return None, Diagnostic(path, 0, "nesting too deep to analyze; file skipped", "parse")
+    return summary, None
+
+
+def _work(batch: list[tuple[str, str, str, str, str]]) -> list[tuple[str, FileSummary | None, Diagnostic | None]]:
+    """Worker: parse a batch of files, write their cache entries, return summaries."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    out = []
+    cache_cache: dict[str, SummaryCache] = {}
+    for abs_path, path, module, key, cache_dir in batch:
+        try:
+            content = Path(abs_path).read_bytes()
+        except OSError as exc:
+            out.append((path, None, Diagnostic(path, 0, f"unreadable ({exc.strerror})", "input")))
+            continue
+        summary, diag = parse_source(path, module, content)
+        if summary is not None:
+            summary.sha = key
+            if cache_dir:
+                cache = cache_cache.setdefault(cache_dir, SummaryCache(Path(cache_dir), __version__))
+                cache.put(key, summary)
+        out.append((path, summary, diag))
+    return out
+
+
+def build_index(root: Path, settings: Settings, progress: Progress | None = None,
+                files: RepoFiles | None = None) -> Index:
+    start = time.perf_counter()
+    root = root.resolve()
+    files = files or discover(root, settings)
+    index = Index(root=root, files=files)
+    index.diagnostics.extend(files.diagnostics)
+    cache = SummaryCache(settings.cache_dir, __version__) if settings.use_cache else None
+    todo: list[tuple[str, str, str, str, str]] = []
+    for path in files.python:
+        abs_path = root / path
+        module = files.modules[path]
+        try:
+            size = abs_path.stat().st_size
+            if size > settings.max_file_size:
+                index.diagnostics.append(
+                    Diagnostic(path, 0, f"{size // 1024} KiB is over the max-file-size limit "
+                               f"({settings.max_file_size // 1024} KiB); skipped, raise [tool.gyrelint] max-file-size to include it", "size")
+                )
+                continue
+            content = abs_path.read_bytes()
+        except OSError as exc:
+            index.diagnostics.append(Diagnostic(path, 0, f"unreadable ({exc.strerror}); skipped", "input"))
+            continue
+        key = cache_key(__version__, path, module, content)
+        cached = cache.get(key) if cache else None
+        if cached is not None:
+            index.summaries[path] = cached
+            index.stats.cached += 1
+            continue
+        todo.append((str(abs_path), path, module, key, str(settings.cache_dir) if cache else ""))
+    total = len(files.python)
+    done = total - len(todo)
+    if progress:
+        progress(done, total)
+    jobs = settings.jobs or os.cpu_count() or 1
+    results: list[tuple[str, FileSummary | None, Diagnostic | None]] = []
+    if jobs <= 1 or len(todo) < _PARALLEL_MIN_FILES:
+        for item in todo:
+            results.extend(_work([item]))
+            done += 1
+            if progress:
+                progress(done, total)
+    else:
+        # big files first, then small batches so workers stay busy to the end
+        todo.sort(key=lambda t: -_size(t[0]))
+        batches = [todo[i : i + 4] for i in range(0, len(todo), 4)]
+        try:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for out in pool.map(_work, batches):
+                    results.extend(out)
+                    done += len(out)
+                    if progress:
+                        progress(done, total)
+        except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
+            seen = {r[0] for r in results}
+            for item in todo:
+                if item[1] not in seen:
+                    results.extend(_work_guarded(item, exc))
+    for path, summary, diag in results:
+        if summary is not None:
+            index.summaries[path] = summary
+            index.stats.parsed += 1
+        if diag is not None:
+            index.diagnostics.append(diag)
+    index.summaries = dict(sorted(index.summaries.items()))
+    index.stats.files = total
+    index.stats.functions = sum(len(s.functions) for s in index.summaries.values())
+    index.stats.seconds = round(time.perf_counter() - start, 3)
+    return index
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _work_guarded(item: tuple[str, str, str, str, str], exc: Exception) -> list:
+    """Re-run one file in its own process after a pool crash, so one file cannot sink the repo."""
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(_work, [item]).result(timeout=120)
+    except Exception:  # noqa: BLE001
+        return [(item[1], None, Diagnostic(item[1], 0, "the parser crashed on this file; skipped", "parse"))]

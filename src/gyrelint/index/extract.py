@@ -1,0 +1,573 @@
+"""One pass over a libcst tree that records a :class:`FileSummary`.
+
+Line numbers are counted during the same traversal (every newline in a libcst tree
+lives in a ``Newline`` node, a backslash continuation, or a string token), which
+costs a fraction of libcst's ``PositionProvider``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+
+import libcst as cst
+
+from .summary import (
+    MODULE_SCOPE,
+    Arg,
+    Assignment,
+    AttrAccess,
+    CallSite,
+    ClassDef,
+    FileSummary,
+    FunctionDef,
+    Import,
+    Param,
+    Skip,
+    StringConst,
+    Subscript,
+)
+
+_SUPPRESS = re.compile(r"#\s*gyrelint:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?")
+_MAX_STRING = 300
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def dotted(node: cst.BaseExpression | None, depth: int = 0) -> str:
+    """Dotted text of a name/attribute/call chain; ``<expr>`` for anything else."""
+    if node is None:
+        return "<expr>"
+    if depth > 60:
+        return "<expr>"
+    t = type(node)
+    if t is cst.Name:
+        return node.value  # type: ignore[union-attr]
+    if t is cst.Attribute:
+        return f"{dotted(node.value, depth + 1)}.{node.attr.value}"  # type: ignore[union-attr]
+    if t is cst.Call:
+        return f"{dotted(node.func, depth + 1)}()"  # type: ignore[union-attr]
+    if t is cst.Subscript:
+        return f"{dotted(node.value, depth + 1)}[]"  # type: ignore[union-attr]
+    if t is cst.Await:
+        return dotted(node.expression, depth + 1)  # type: ignore[union-attr]
+    if t is cst.SimpleString or t is cst.ConcatenatedString:
+        lit = literal(node)
+        if isinstance(lit, str):
+            return f"<str:{lit[:80]}>"
+    return "<expr>"
+
+
+_NO_LITERAL = object()
+
+
+def literal(node: cst.BaseExpression, depth: int = 0) -> object:
+    """The Python value of a literal expression, or ``_NO_LITERAL``."""
+    if depth > 20:
+        return _NO_LITERAL
+    t = type(node)
+    try:
+        if t is cst.SimpleString:
+            v = node.evaluated_value  # type: ignore[union-attr]
+            return v.decode("latin-1") if isinstance(v, bytes) else v
+        if t is cst.Integer or t is cst.Float:
+            return ast.literal_eval(node.value)  # type: ignore[union-attr]
+        if t is cst.ConcatenatedString:
+            left = literal(node.left, depth + 1)  # type: ignore[union-attr]
+            right = literal(node.right, depth + 1)  # type: ignore[union-attr]
+            if isinstance(left, str) and isinstance(right, str):
+                return left + right
+            return _NO_LITERAL
+        if t is cst.Name:
+            return {"True": True, "False": False, "None": None}.get(node.value, _NO_LITERAL)  # type: ignore[union-attr]
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:  # type: ignore[union-attr]
+            v = literal(node.expression, depth + 1)  # type: ignore[union-attr]
+            return -v if isinstance(v, (int, float)) and not isinstance(v, bool) else _NO_LITERAL
+        if t is cst.List or t is cst.Tuple:
+            items = tuple(literal(e.value, depth + 1) for e in node.elements)  # type: ignore[union-attr]
+            if any(i is _NO_LITERAL for i in items) or len(items) > 64:
+                return _NO_LITERAL
+            return items
+        if t is cst.FormattedString:
+            # keep the static text of an f-string: enough to see "/generate" or "tcp://"
+            parts = [p.value for p in node.parts if type(p) is cst.FormattedStringText]  # type: ignore[union-attr]
+            return "{}".join(parts) if parts else _NO_LITERAL
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return _NO_LITERAL
+    return _NO_LITERAL
+
+
+def to_arg(node: cst.BaseExpression) -> Arg:
+    lit = literal(node)
+    if lit is not _NO_LITERAL:
+        return Arg("lit", lit)
+    t = type(node)
+    if t is cst.Name or t is cst.Attribute:
+        return Arg("name", dotted(node))
+    if t is cst.Call:
+        return Arg("call", dotted(node.func))  # type: ignore[union-attr]
+    if t is cst.Lambda:
+        return Arg("lambda", None)
+    if t is cst.Await:
+        return to_arg(node.expression)  # type: ignore[union-attr]
+    return Arg("other", dotted(node))
+
+
+def _annotation(node: cst.Annotation | None) -> str | None:
+    if node is None:
+        return None
+    ann = node.annotation
+    if type(ann) is cst.SimpleString:
+        v = literal(ann)
+        return v if isinstance(v, str) else None
+    if type(ann) is cst.Subscript:
+        # Optional[Foo] / list[Foo] -> keep the first inner name as a type hint
+        inner = ann.slice[0].slice if ann.slice else None
+        if isinstance(inner, cst.Index):
+            head = dotted(ann.value)
+            if head.rsplit(".", 1)[-1] in {"Optional", "Type", "type", "Annotated", "Union"}:
+                return dotted(inner.value)
+        return dotted(ann.value)
+    if type(ann) is cst.BinaryOperation:  # Foo | None
+        return dotted(ann.left)  # type: ignore[attr-defined]
+    return dotted(ann)
+
+
+def _code(node: cst.CSTNode, limit: int = 120) -> str:
+    try:
+        text = _EMPTY_MODULE.code_for_node(node)
+    except Exception:  # noqa: BLE001 - codegen of an odd node must not sink the file
+        return "<expr>"
+    text = " ".join(text.split())
+    return text[:limit]
+
+
+class _Extractor(cst.CSTVisitor):
+    def __init__(self, summary: FileSummary) -> None:
+        super().__init__()
+        self.s = summary
+        self.line = 1
+        self.scopes: list[str] = []  # qualname parts
+        self.kinds: list[str] = []  # "class" | "function"
+        self.decorator_depth = 0
+        self.store_ids: set[int] = set()
+        self.awaited_ids: set[int] = set()
+        self.pending_def: dict[int, tuple] = {}
+        self.open_funcs: list[dict] = []
+        self.open_classes: list[dict] = []
+        self.doc_ids: set[int] = set()
+        self.module_names: set[str] = set()
+        self._dispatch = {
+            cst.Newline: self._newline,
+            cst.SimpleWhitespace: self._ws,
+            cst.SimpleString: self._string,
+            cst.FormattedStringText: self._ws,
+            cst.Call: self._call,
+            cst.FunctionDef: self._funcdef,
+            cst.ClassDef: self._classdef,
+            cst.Decorator: self._decorator,
+            cst.Import: self._import,
+            cst.ImportFrom: self._importfrom,
+            cst.Assign: self._assign,
+            cst.AnnAssign: self._annassign,
+            cst.AugAssign: self._augassign,
+            cst.Subscript: self._subscript,
+            cst.Attribute: self._attribute,
+            cst.Await: self._await,
+            cst.Return: self._return,
+            cst.Yield: self._yield,
+            cst.If: self._if,
+            cst.Comment: self._comment,
+            cst.With: self._with,
+            cst.Dict: self._dict,
+            cst.Name: self._name,
+            cst.IndentedBlock: self._block,
+            cst.Module: self._block,
+        }
+        self._leave = {
+            cst.FunctionDef: self._leave_funcdef,
+            cst.ClassDef: self._leave_classdef,
+            cst.Decorator: self._leave_decorator,
+        }
+
+    # ---- traversal -------------------------------------------------------------
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        handler = self._dispatch.get(type(node))
+        if handler is not None:
+            handler(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        handler = self._leave.get(type(original_node))
+        if handler is not None:
+            handler(original_node)
+
+    @property
+    def scope(self) -> str:
+        if self.decorator_depth and self.scopes:
+            parts = self.scopes[:-1]
+        else:
+            parts = self.scopes
+        return ".".join(parts) if parts else MODULE_SCOPE
+
+    def _in_function(self) -> bool:
+        return bool(self.kinds) and self.kinds[-1] == "function"
+
+    # ---- line counting ---------------------------------------------------------
+    def _newline(self, node: cst.Newline) -> None:
+        self.line += 1
+
+    def _ws(self, node) -> None:
+        v = node.value
+        if "\n" in v:
+            self.line += v.count("\n")
+
+    def _string(self, node: cst.SimpleString) -> None:
+        if id(node) not in self.doc_ids:
+            val = literal(node)
+            if isinstance(val, str) and 0 < len(val) <= _MAX_STRING:
+                self.s.strings.append(StringConst(self.scope, val, self.line))
+        v = node.value
+        if "\n" in v:
+            self.line += v.count("\n")
+
+    def _comment(self, node: cst.Comment) -> None:
+        m = _SUPPRESS.search(node.value)
+        if m:
+            ids = tuple(x.strip().upper() for x in (m.group(1) or "*").split(",") if x.strip())
+            self.s.suppressions[self.line] = ids
+
+    def _block(self, node) -> None:
+        body = node.body
+        if body and type(body[0]) is cst.SimpleStatementLine and body[0].body:
+            first = body[0].body[0]
+            if type(first) is cst.Expr and type(first.value) in (cst.SimpleString, cst.ConcatenatedString):
+                self.doc_ids.add(id(first.value))
+                if type(first.value) is cst.ConcatenatedString:
+                    self.doc_ids.add(id(first.value.left))
+
+    # ---- definitions -----------------------------------------------------------
+    def _funcdef(self, node: cst.FunctionDef) -> None:
+        self.pending_def[id(node.name)] = ("function", node)
+
+    def _classdef(self, node: cst.ClassDef) -> None:
+        self.pending_def[id(node.name)] = ("class", node)
+
+    def _name(self, node: cst.Name) -> None:
+        pending = self.pending_def.pop(id(node), None)
+        if pending is None:
+            return
+        kind, defnode = pending
+        if kind == "function":
+            self._open_function(defnode, self.line)
+        else:
+            self._open_class(defnode, self.line)
+
+    def _open_function(self, node: cst.FunctionDef, line: int) -> None:
+        class_name = ".".join(self.scopes) if self.kinds and self.kinds[-1] == "class" else None
+        self.scopes.append(node.name.value)
+        self.kinds.append("function")
+        params: list[Param] = []
+        p = node.params
+        for group, kind in ((p.posonly_params, "pos"), (p.params, "pos"), (p.kwonly_params, "kwonly")):
+            for prm in group:
+                params.append(
+                    Param(prm.name.value, _annotation(prm.annotation), to_arg(prm.default) if prm.default else None, kind)
+                )
+        if isinstance(p.star_arg, cst.Param):
+            params.append(Param(p.star_arg.name.value, _annotation(p.star_arg.annotation), None, "vararg"))
+        if p.star_kwarg is not None:
+            params.append(Param(p.star_kwarg.name.value, _annotation(p.star_kwarg.annotation), None, "kwarg"))
+        self.open_funcs.append(
+            {
+                "qualname": ".".join(self.scopes),
+                "name": node.name.value,
+                "line": line,
+                "params": tuple(params),
+                "decorators": tuple(dotted(d.decorator) for d in node.decorators),
+                "returns": _annotation(node.returns),
+                "is_async": node.asynchronous is not None,
+                "class_name": class_name,
+                "returned": [],
+                "yields": False,
+            }
+        )
+
+    def _leave_funcdef(self, node: cst.FunctionDef) -> None:
+        if not self.open_funcs or self.kinds[-1:] != ["function"]:
+            return
+        f = self.open_funcs.pop()
+        self.scopes.pop()
+        self.kinds.pop()
+        self.s.functions.append(
+            FunctionDef(
+                qualname=f["qualname"],
+                name=f["name"],
+                line=f["line"],
+                end_line=max(f["line"], self.line - 1),
+                params=f["params"],
+                decorators=f["decorators"],
+                returns=f["returns"],
+                is_async=f["is_async"],
+                class_name=f["class_name"],
+                returned=tuple(dict.fromkeys(f["returned"])),
+                yields=f["yields"],
+            )
+        )
+
+    def _open_class(self, node: cst.ClassDef, line: int) -> None:
+        self.scopes.append(node.name.value)
+        self.kinds.append("class")
+        fields: list[Param] = []
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if type(stmt) is cst.SimpleStatementLine:
+                for small in stmt.body:
+                    if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                        fields.append(
+                            Param(
+                                small.target.value,
+                                _annotation(small.annotation),
+                                to_arg(small.value) if small.value is not None else None,
+                                "field",
+                            )
+                        )
+        self.open_classes.append(
+            {
+                "qualname": ".".join(self.scopes),
+                "name": node.name.value,
+                "line": line,
+                "bases": tuple(dotted(b.value) for b in node.bases),
+                "decorators": tuple(dotted(d.decorator) for d in node.decorators),
+                "fields": tuple(fields),
+                "keywords": tuple((k.keyword.value, dotted(k.value)) for k in node.keywords if k.keyword),
+            }
+        )
+
+    def _leave_classdef(self, node: cst.ClassDef) -> None:
+        if not self.open_classes or self.kinds[-1:] != ["class"]:
+            return
+        c = self.open_classes.pop()
+        self.scopes.pop()
+        self.kinds.pop()
+        self.s.classes.append(
+            ClassDef(
+                qualname=c["qualname"],
+                name=c["name"],
+                line=c["line"],
+                end_line=max(c["line"], self.line - 1),
+                bases=c["bases"],
+                decorators=c["decorators"],
+                fields=c["fields"],
+                keywords=c["keywords"],
+            )
+        )
+
+    def _decorator(self, node: cst.Decorator) -> None:
+        self.decorator_depth += 1
+
+    def _leave_decorator(self, node: cst.Decorator) -> None:
+        self.decorator_depth -= 1
+
+    # ---- imports ---------------------------------------------------------------
+    def _import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            name = dotted(alias.name)
+            asname = alias.asname.name.value if alias.asname and type(alias.asname.name) is cst.Name else None
+            imp = Import(self.scope, name, None, asname, 0, self.line)
+            self.s.imports.append(imp)
+            if not self.scopes:
+                self.module_names.add(imp.bound)
+
+    def _importfrom(self, node: cst.ImportFrom) -> None:
+        module = dotted(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        if isinstance(node.names, cst.ImportStar):
+            self.s.imports.append(Import(self.scope, module, "*", None, level, self.line))
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            asname = alias.asname.name.value if alias.asname and type(alias.asname.name) is cst.Name else None
+            imp = Import(self.scope, module, name, asname, level, self.line)
+            self.s.imports.append(imp)
+            if not self.scopes:
+                self.module_names.add(imp.bound)
+
+    # ---- calls -----------------------------------------------------------------
+    def _call(self, node: cst.Call) -> None:
+        args: list[Arg] = []
+        kwargs: list[tuple[str, Arg]] = []
+        star = False
+        for a in node.args:
+            if a.star:
+                star = True
+                continue
+            if a.keyword is not None:
+                kwargs.append((a.keyword.value, to_arg(a.value)))
+            else:
+                args.append(to_arg(a.value))
+        self.s.calls.append(
+            CallSite(
+                scope=self.scope,
+                func=dotted(node.func),
+                line=self.line,
+                args=tuple(args),
+                kwargs=tuple(kwargs),
+                star_args=star,
+                awaited=id(node) in self.awaited_ids,
+            )
+        )
+
+    def _await(self, node: cst.Await) -> None:
+        self.awaited_ids.add(id(node.expression))
+
+    # ---- assignments -----------------------------------------------------------
+    def _record_assign(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
+                       annotation: str | None = None, augmented: bool = False) -> None:
+        self.store_ids.add(id(target))
+        t = type(target)
+        if t is cst.Tuple or t is cst.List:
+            for el in target.elements:  # type: ignore[union-attr]
+                inner = el.value
+                if type(inner) is cst.StarredElement:
+                    inner = inner.value
+                self._record_assign(inner, None, None, augmented)
+                if value is not None:
+                    self.s.assignments.append(
+                        Assignment(self.scope, dotted(inner), "unpack", dotted(value), self.line)
+                    )
+            return
+        if t is not cst.Name and t is not cst.Attribute and t is not cst.Subscript:
+            return
+        if t is cst.Subscript:
+            return  # recorded by _subscript as a write
+        if value is None:
+            kind, val, cargs = ("none", None, ())
+        else:
+            vt = type(value)
+            if vt is cst.Await:
+                value = value.expression  # type: ignore[union-attr]
+                vt = type(value)
+            if vt is cst.Call:
+                kind, val = "call", dotted(value.func)  # type: ignore[union-attr]
+                cargs = tuple(to_arg(a.value) for a in value.args if not a.keyword and not a.star)  # type: ignore[union-attr]
+            elif vt is cst.Lambda:
+                kind, val, cargs = "lambda", None, ()
+            else:
+                lit = literal(value)
+                if lit is not _NO_LITERAL:
+                    kind, val, cargs = "lit", lit, ()
+                elif vt is cst.Name or vt is cst.Attribute:
+                    kind, val, cargs = "name", dotted(value), ()
+                else:
+                    kind, val, cargs = "other", dotted(value), ()
+        self.s.assignments.append(
+            Assignment(self.scope, dotted(target), kind, val, self.line, annotation, augmented, cargs)
+        )
+        if target is not None and t is cst.Name and target.value == "__all__" and not self.scopes:  # type: ignore[union-attr]
+            lit = literal(value) if value is not None else _NO_LITERAL
+            if isinstance(lit, tuple) and all(isinstance(x, str) for x in lit):
+                self.s.all_exports = lit  # type: ignore[assignment]
+
+    def _assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._record_assign(t.target, node.value)
+
+    def _annassign(self, node: cst.AnnAssign) -> None:
+        if self.kinds[-1:] == ["class"] and type(node.target) is cst.Name:
+            self.store_ids.add(id(node.target))
+            return  # recorded as a class field
+        self._record_assign(node.target, node.value, _annotation(node.annotation))
+
+    def _augassign(self, node: cst.AugAssign) -> None:
+        self._record_assign(node.target, node.value, augmented=True)
+
+    def _with(self, node: cst.With) -> None:
+        for item in node.items:
+            if item.asname is not None:
+                self._record_assign(item.asname.name, item.item)
+
+    # ---- container keys and attributes ----------------------------------------
+    def _subscript(self, node: cst.Subscript) -> None:
+        if len(node.slice) != 1:
+            return
+        inner = node.slice[0].slice
+        if not isinstance(inner, cst.Index):
+            return
+        key = literal(inner.value)
+        if not isinstance(key, str) or len(key) > 120:
+            return
+        mode = "write" if id(node) in self.store_ids else "read"
+        self.s.subscripts.append(Subscript(self.scope, dotted(node.value), key, mode, self.line))
+
+    def _dict(self, node: cst.Dict) -> None:
+        for el in node.elements:
+            if type(el) is cst.DictElement:
+                key = literal(el.key)
+                if isinstance(key, str) and len(key) <= 120:
+                    self.s.subscripts.append(Subscript(self.scope, "<dict>", key, "write", self.line))
+
+    def _attribute(self, node: cst.Attribute) -> None:
+        recv = node.value
+        if type(recv) is not cst.Name:
+            return
+        name = recv.value
+        if name in ("self", "cls") or name in self.module_names or not self.scopes:
+            return
+        mode = "write" if id(node) in self.store_ids else "read"
+        self.s.attrs.append(AttrAccess(self.scope, name, node.attr.value, mode, self.line))
+
+    # ---- control flow ----------------------------------------------------------
+    def _return(self, node: cst.Return) -> None:
+        if self.open_funcs and node.value is not None:
+            self.open_funcs[-1]["returned"].append(dotted(node.value))
+
+    def _yield(self, node: cst.Yield) -> None:
+        if self.open_funcs:
+            self.open_funcs[-1]["yields"] = True
+
+    def _if(self, node: cst.If) -> None:
+        test = node.test
+        if (
+            type(test) is cst.Comparison
+            and type(test.left) is cst.Name
+            and test.left.value == "__name__"
+            and len(test.comparisons) == 1
+            and literal(test.comparisons[0].comparator) == "__main__"
+        ):
+            self.s.main_guard_line = self.line
+            return
+        if not self._in_function():
+            return
+        body = node.body
+        stmts = list(body.body)
+        smalls: list[cst.BaseSmallStatement] = []
+        if isinstance(body, cst.SimpleStatementSuite):
+            smalls = list(body.body)
+            others = len(smalls) - 1
+        else:
+            if not stmts or type(stmts[-1]) is not cst.SimpleStatementLine:
+                return
+            smalls = list(stmts[-1].body)
+            others = len(stmts) - 1 + len(smalls) - 1
+        if not smalls:
+            return
+        last = smalls[-1]
+        kind = {cst.Continue: "continue", cst.Break: "break", cst.Return: "return"}.get(type(last))
+        if kind is None:
+            return
+        if kind == "return" and last.value is not None and literal(last.value) is _NO_LITERAL:  # type: ignore[attr-defined]
+            return  # returning a computed value is not dropping work
+        self.s.skips.append(Skip(self.scope, kind, _code(test), self.line, others > 0))
+
+
+def extract(module: cst.Module, path: str, module_name: str, is_package: bool) -> FileSummary:
+    summary = FileSummary(path=path, module=module_name, is_package=is_package)
+    visitor = _Extractor(summary)
+    old = sys.getrecursionlimit()
+    try:
+        module.visit(visitor)
+    finally:
+        sys.setrecursionlimit(old)
+    summary.lines = visitor.line
+    return summary

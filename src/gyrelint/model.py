@@ -1,0 +1,171 @@
+"""The plain data that flows between pipeline stages after the index.
+
+Each stage returns one of these; renderers and rules only read them. Field names
+follow the ``gyrelint/1`` JSON contract of ``shared/DESIGN.md``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Side(str, enum.Enum):
+    SAMPLING = "sampling"
+    TRAINING = "training"
+    HANDOFF = "handoff"
+    DRIVER = "driver"
+    NEUTRAL = "neutral"
+
+
+class HandoffKind(str, enum.Enum):
+    TRAJECTORY = "trajectory"
+    WEIGHT_SYNC = "weight_sync"
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"info": 0, "warning": 1, "error": 2}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem with the input (not with the analyzed design): file, line, reason."""
+
+    file: str
+    line: int
+    message: str
+    kind: str = "input"  # "parse" | "decode" | "size" | "config" | "entry" | "input" | "cache"
+
+    def __str__(self) -> str:
+        loc = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{loc}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class EntryPoint:
+    module: str | None  # dotted module, None when the target does not exist
+    file: str | None  # file relative to the root
+    found_by: str  # "readme" | "script" | "pyproject" | "setup" | "main-guard" | "hydra" | "config"
+    source: str = ""  # where it was found (file relative to root)
+    line: int = 0
+    command: str = ""  # the command line or declaration text
+    function: str | None = None  # qualname of the entry function when known
+    exists: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    signal: str
+    file: str
+    line: int
+    via: str = "own"  # "own" | "callee:<qualname>"
+
+
+@dataclass(slots=True)
+class FunctionReport:
+    qualname: str
+    file: str
+    line: int
+    side: Side = Side.NEUTRAL
+    handoff_kind: HandoffKind | None = None
+    reached: bool = False
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ModuleReport:
+    module: str
+    side: Side
+    boundary: bool = False
+
+
+@dataclass(slots=True)
+class FieldUse:
+    name: str
+    file: str
+    line: int
+    function: str
+
+
+@dataclass(slots=True)
+class FieldContract:
+    produced: dict[str, list[FieldUse]] = field(default_factory=dict)
+    consumed: dict[str, list[FieldUse]] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> list[str]:
+        return sorted(set(self.consumed) - set(self.produced))
+
+
+@dataclass(slots=True)
+class Handoff:
+    trajectory: list[str] = field(default_factory=list)
+    weight_sync: list[str] = field(default_factory=list)
+    online: bool = False
+    weight_sync_path: list[str] = field(default_factory=list)
+    fields: FieldContract = field(default_factory=FieldContract)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    key: str  # dotted path
+    cls: str  # "process" | "port" | "comm"
+    value: str | None
+    file: str
+    line: int
+    reason: str = ""
+    source: str = ""  # "yaml" | "toml" | "json" | "ini" | "env" | "argparse" | "click" | "dataclass" | "script" ...
+
+
+@dataclass(frozen=True, slots=True)
+class CodeEvidence:
+    signal: str
+    file: str
+    line: int
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class Topology:
+    verdict: str = "unknown"  # "cross-process" | "same-process" | "unknown"
+    reasons: list[str] = field(default_factory=list)  # ranked, strongest first
+    colocated: bool = False
+    config_keys: list[ConfigKey] = field(default_factory=list)
+    code_evidence: list[CodeEvidence] = field(default_factory=list)
+    trajectory_transport: str = "unknown"
+    weight_transport: str = "unknown"
+    link_checks: list[CodeEvidence] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    file: str
+    line: int
+    note: str = ""
+
+
+@dataclass(slots=True)
+class Finding:
+    rule: str
+    severity: Severity
+    message: str
+    file: str
+    line: int
+    fix: str = ""  # one line: what to do
+    evidence: list[Location] = field(default_factory=list)
+    fingerprint: str = ""
+
+
+@dataclass(slots=True)
+class Stats:
+    files: int = 0
+    parsed: int = 0
+    cached: int = 0
+    functions: int = 0
+    seconds: float = 0.0

@@ -1,0 +1,1 @@
+"""Stage 6: pure functions from the analysis to text, JSON, SARIF, DOT, Mermaid, HTML."""

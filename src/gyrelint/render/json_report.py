@@ -1,0 +1,90 @@
+"""The ``gyrelint/1`` JSON report: a contract, so fields are only ever added."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..api import Analysis
+
+SCHEMA = "gyrelint/1"
+
+
+def to_report(a: Analysis) -> dict[str, Any]:
+    h = a.handoff
+    t = a.topology
+    return {
+        "schema": SCHEMA,
+        "root": a.given_root,
+        "entry_points": [
+            {"module": e.module, "file": e.file, "found_by": e.found_by, "source": e.source, "line": e.line,
+             "command": e.command, "function": e.function, "exists": e.exists}
+            for e in a.entry_points
+        ],
+        "functions": [
+            {
+                "qualname": f.qualname,
+                "file": f.file,
+                "line": f.line,
+                "side": f.side.value,
+                "handoff_kind": f.handoff_kind.value if f.handoff_kind else None,
+                "reached": f.reached,
+                "evidence": [{"signal": e.signal, "file": e.file, "line": e.line, "via": e.via} for e in f.evidence],
+            }
+            for f in sorted(a.functions.values(), key=lambda f: (f.file, f.line, f.qualname))
+        ],
+        "modules": [{"module": m.module, "side": m.side.value, "boundary": m.boundary} for m in a.modules],
+        "boundary_modules": list(a.boundary_modules),
+        "handoff": {
+            "trajectory": list(h.trajectory),
+            "weight_sync": list(h.weight_sync),
+            "online": h.online,
+            "weight_sync_path": list(h.weight_sync_path),
+            "fields": {
+                "produced": sorted(h.fields.produced),
+                "consumed": sorted(h.fields.consumed),
+                "missing": h.fields.missing,
+                "missing_locations": {
+                    name: [{"file": u.file, "line": u.line, "function": u.function} for u in h.fields.consumed[name]]
+                    for name in h.fields.missing
+                },
+            },
+        },
+        "topology": {
+            "verdict": t.verdict,
+            "reasons": list(t.reasons),
+            "colocated": t.colocated,
+            "config_keys": [
+                {"key": k.key, "class": k.cls, "value": k.value, "file": k.file, "line": k.line, "reason": k.reason,
+                 "source": k.source}
+                for k in t.config_keys
+            ],
+            "code_evidence": [
+                {"signal": c.signal, "file": c.file, "line": c.line, "detail": c.detail} for c in t.code_evidence
+            ],
+            "trajectory_transport": t.trajectory_transport,
+            "weight_transport": t.weight_transport,
+            "link_checks": [{"signal": c.signal, "file": c.file, "line": c.line, "detail": c.detail} for c in t.link_checks],
+        },
+        "findings": [
+            {
+                "rule": f.rule,
+                "severity": f.severity.value,
+                "message": f.message,
+                "file": f.file,
+                "line": f.line,
+                "fix": f.fix,
+                "evidence": [{"file": e.file, "line": e.line, "note": e.note} for e in f.evidence],
+                "fingerprint": f.fingerprint,
+            }
+            for f in a.findings
+        ],
+        "diagnostics": [{"file": d.file, "line": d.line, "message": d.message, "kind": d.kind} for d in a.diagnostics],
+        "stats": {
+            "files": a.stats.files,
+            "parsed": a.stats.parsed,
+            "cached": a.stats.cached,
+            "functions": a.stats.functions,
+            "seconds": a.stats.seconds,
+        },
+    }
