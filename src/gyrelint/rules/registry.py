@@ -1,15 +1,137 @@
-"""Placeholder wiring; the rule catalog replaces this."""
+"""The rule catalog and ``run_rules``: evaluate every rule, then apply the user's settings.
+
+Settings: ``select``/``ignore`` (rule ids or prefixes such as ``GYR00``), per-rule severity
+or ``off`` from ``[tool.gyrelint.rules]``, and inline ``# gyrelint: ignore[GYR003]``
+comments on the reported line (recorded by the index as ``FileSummary.suppressions``).
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..model import Finding
+from ..model import Diagnostic, Finding, Severity
 from ..settings import Settings
+from . import (
+    gyr001_no_sampling_chain,
+    gyr002_no_training_chain,
+    gyr003_loop_not_online,
+    gyr004_unproduced_field,
+    gyr005_unchecked_link,
+    gyr006_missing_counters,
+    gyr007_silent_drop,
+    gyr008_high_timeout,
+    gyr009_missing_entry_target,
+    gyr010_unversioned_weight_sync,
+    gyr011_config_code_disagree,
+)
+from .base import Rule, RuleContext
 
 if TYPE_CHECKING:
     from ..api import Analysis
 
+RULES: tuple[type[Rule], ...] = tuple(
+    m.RULE
+    for m in (
+        gyr001_no_sampling_chain,
+        gyr002_no_training_chain,
+        gyr003_loop_not_online,
+        gyr004_unproduced_field,
+        gyr005_unchecked_link,
+        gyr006_missing_counters,
+        gyr007_silent_drop,
+        gyr008_high_timeout,
+        gyr009_missing_entry_target,
+        gyr010_unversioned_weight_sync,
+        gyr011_config_code_disagree,
+    )
+)
+BY_ID: dict[str, type[Rule]] = {r.id: r for r in RULES}
+SEVERITIES = ("error", "warning", "info")
+
+
+def matches(rule_id: str, patterns: Iterable[str]) -> bool:
+    """Exact id or prefix match (``GYR0`` selects every rule, ``GYR00`` the first nine)."""
+    return any(rule_id.startswith(p.strip().upper()) for p in patterns if p.strip())
+
+
+def unknown_codes(codes: Iterable[str]) -> list[str]:
+    return [c for c in codes if c.strip() and not any(r.startswith(c.strip().upper()) for r in BY_ID)]
+
+
+def enabled(rule_id: str, settings: Settings) -> bool:
+    if settings.select and not matches(rule_id, settings.select):
+        return False
+    if settings.ignore and matches(rule_id, settings.ignore):
+        return False
+    return str(settings.rules.get(rule_id, "")).lower() != "off"
+
+
+def severity_for(rule: type[Rule], settings: Settings) -> Severity:
+    value = str(settings.rules.get(rule.id, "")).lower()
+    return Severity(value) if value in SEVERITIES else rule.severity
+
+
+def settings_diagnostics(settings: Settings) -> list[Diagnostic]:
+    """Bad ``[tool.gyrelint.rules]`` entries, named so the user can fix them."""
+    out = []
+    for rid, value in settings.rules.items():
+        if rid not in BY_ID:
+            out.append(Diagnostic("pyproject.toml", 0, f"[tool.gyrelint.rules] {rid}: unknown rule id; "
+                                  f"known: {', '.join(BY_ID)}", "config"))
+        elif str(value).lower() not in (*SEVERITIES, "off"):
+            out.append(Diagnostic("pyproject.toml", 0, f"[tool.gyrelint.rules] {rid} = {value!r}: use one of "
+                                  f"error, warning, info, off", "config"))
+    return out
+
+
+def evaluate(analysis: Analysis, rules: Iterable[type[Rule]] = RULES) -> list[Finding]:
+    """Every finding of the given rules at default severity, before settings and suppressions."""
+    ctx = RuleContext(analysis)
+    out: list[Finding] = []
+    for rule_cls in rules:
+        try:
+            out.extend(rule_cls().check(ctx))
+        except Exception as exc:  # noqa: BLE001 - one broken rule must not sink the report
+            analysis.diagnostics.append(Diagnostic(".", 0, f"rule {rule_cls.id} failed "
+                                                   f"({exc.__class__.__name__}: {str(exc)[:100]}); its findings are "
+                                                   f"missing, please report this", "input"))
+    return unique_fingerprints(out)
+
+
+def unique_fingerprints(findings: list[Finding]) -> list[Finding]:
+    """Two findings sharing a key get distinct, still line-free fingerprints (by order of appearance)."""
+    seen: dict[str, int] = {}
+    for f in sorted(findings, key=lambda f: (f.file, f.line, f.rule, f.message)):
+        n = seen.get(f.fingerprint, 0)
+        seen[f.fingerprint] = n + 1
+        if n:
+            f.fingerprint = hashlib.sha256(f"{f.fingerprint}#{n}".encode()).hexdigest()[:20]
+    return findings
+
+
+def suppressed(f: Finding, analysis: Analysis) -> bool:
+    s = analysis.index.summaries.get(f.file) if getattr(analysis, "index", None) else None
+    if s is None:
+        return False
+    ids = s.suppressions.get(f.line, ())
+    return "*" in ids or f.rule in ids
+
+
+def apply_settings(findings: list[Finding], analysis: Analysis, settings: Settings) -> list[Finding]:
+    out = []
+    for f in findings:
+        rule = BY_ID.get(f.rule)
+        if rule is None or not enabled(f.rule, settings) or suppressed(f, analysis):
+            continue
+        f.severity = severity_for(rule, settings)
+        out.append(f)
+    return sorted(out, key=lambda f: (-f.severity.rank, f.file, f.line, f.rule))
+
 
 def run_rules(analysis: Analysis, settings: Settings) -> list[Finding]:
-    return []
+    """All rule findings for the analysis, with the user's settings applied."""
+    analysis.diagnostics.extend(settings_diagnostics(settings))
+    rules = [r for r in RULES if enabled(r.id, settings)]
+    return apply_settings(evaluate(analysis, rules), analysis, settings)
