@@ -1,0 +1,748 @@
+"""The map: a picture of the two chains and the handoff between them that stays readable.
+
+``build_map`` turns an analysis into a small plain graph (``MapGraph``): the tagged
+functions (or modules), collapsed by package and side until they fit a node budget,
+plus the two handoff edges. ``to_dot`` writes GraphViz DOT from it; the Mermaid and
+HTML renderers reuse the same ``MapGraph`` so every picture tells the same story.
+Everything is sorted before it is written, so the same analysis gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import shutil
+import subprocess
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..model import Evidence, HandoffKind, Side
+
+if TYPE_CHECKING:
+    from ..api import Analysis
+
+DEFAULT_MAX_NODES = 60
+IMAGE_FORMATS = ("svg", "png", "pdf")
+FORMATS = ("dot", "mermaid", *IMAGE_FORMATS)
+EXTENSIONS = {".dot": "dot", ".gv": "dot", ".mmd": "mermaid", ".mermaid": "mermaid", ".md": "mermaid",
+              ".svg": "svg", ".png": "png", ".pdf": "pdf"}
+INSTALL_HINT = ("install the graphviz package (Debian/Ubuntu: apt-get install graphviz; macOS: brew install "
+                "graphviz; conda: conda install graphviz)")
+
+# Map "sides": the analysis' sides plus the entry points drawn above everything.
+ENTRY = "entry"
+LAYERS = (ENTRY, "driver", "sampling", "handoff", "training")
+SIDE_STYLE = {  # fill, border
+    ENTRY: ("#ffffff", "#555555"),
+    "driver": ("#e8e8e8", "#6b6b6b"),
+    "sampling": ("#d8f0d8", "#3c8c3c"),
+    "handoff": ("#fff1c4", "#b08a00"),
+    "training": ("#d7e6fa", "#3465a4"),
+    "neutral": ("#f7f7f7", "#b0b0b0"),
+}
+CLUSTER_STYLE = {  # background, border, title
+    "sampling": ("#f3faf3", "#3c8c3c", "sampling chain: rollout"),
+    "handoff": ("#fffaea", "#b08a00", "handoff"),
+    "training": ("#f1f6fd", "#3465a4", "training chain: consume, update"),
+    "driver": ("#fafafa", "#9a9a9a", "drivers"),
+}
+TRAJECTORY_COLOR = "#1f6fd1"
+WEIGHT_COLOR = "#c0392b"
+_MAX_ENTRIES = 6
+_CONTRACT_DEPTH = 3
+_CONTRACT_VISITS = 300
+_WRAP = 7  # at most this many unconnected nodes of a cluster side by side
+
+
+@dataclass(slots=True)
+class MapNode:
+    """One box of the map: a function, a module, an entry point, or a collapsed group of them."""
+
+    id: str
+    key: str  # qualname, module, entry text or group prefix
+    label: str
+    side: str  # one of LAYERS or "neutral"
+    kind: str  # "function" | "module" | "group" | "entry"
+    handoff_kind: str | None = None  # "trajectory" | "weight_sync" for handoff nodes
+    members: list[str] = field(default_factory=list)  # qualnames (or modules) drawn by this node
+    file: str = ""
+    line: int = 0
+    evidence: list[Evidence] = field(default_factory=list)
+    reached: bool = False
+
+    @property
+    def collapsed(self) -> int:
+        return len(self.members) if self.kind == "group" else 0
+
+
+@dataclass(slots=True)
+class MapEdge:
+    src: str
+    dst: str
+    kind: str = "call"  # "call" | "trajectory" | "weight_sync" | "entry"
+    label: str = ""
+    weak: bool = False
+    count: int = 1
+
+
+@dataclass(slots=True)
+class MapGraph:
+    level: str
+    title: str
+    nodes: list[MapNode]
+    edges: list[MapEdge]
+    member_of: dict[str, str]  # qualname (or module) -> node id
+    total: int = 0  # candidate functions/modules before collapsing
+    shown: int = 0  # drawn one by one
+    collapsed: dict[str, int] = field(default_factory=dict)  # side -> members folded into groups
+    trajectory_transport: str = "unknown"
+    weight_transport: str = "unknown"
+    focus: str | None = None
+
+    def node(self, node_id: str) -> MapNode:
+        return self._by_id()[node_id]
+
+    def _by_id(self) -> dict[str, MapNode]:
+        return {n.id: n for n in self.nodes}
+
+
+class MapError(ValueError):
+    """A request the analysis cannot answer (unknown --focus name...): the CLI turns it into exit 2."""
+
+
+def node_id(key: str) -> str:
+    """Stable, short, markup-safe id: the same thing keeps its id from one run to the next."""
+    return "n" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:10]
+
+
+def map_side(side: Side | str, handoff_kind: HandoffKind | str | None) -> str:
+    s = side.value if isinstance(side, Side) else str(side)
+    return "handoff" if handoff_kind or s == "handoff" else s
+
+
+def _kind(h: HandoffKind | str | None) -> str | None:
+    if h is None:
+        return None
+    return h.value if isinstance(h, HandoffKind) else str(h)
+
+
+def _module_of(a: Analysis, qualname: str) -> str:
+    info = a.graphs.functions.get(qualname)
+    if info is not None:
+        return info.module
+    f = a.functions.get(qualname)
+    if f is not None:
+        return f.file[:-3].replace("/", ".") if f.file.endswith(".py") else qualname.rsplit(".", 1)[0]
+    return qualname.rsplit(".", 1)[0]
+
+
+def _short(qualname: str, module: str) -> str:
+    """``pkg.sub.mod.Cls.meth`` -> ``mod.Cls.meth``: enough to recognise, short enough to lay out."""
+    rest = qualname[len(module) + 1:] if qualname.startswith(module + ".") else qualname
+    return f"{module.rsplit('.', 1)[-1]}.{rest}" if rest != qualname else qualname
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the map
+
+
+@dataclass(slots=True)
+class _Item:
+    key: str
+    group_path: tuple[str, ...]  # dotted parts the item is grouped by (its module, or its package)
+    side: str
+    hkind: str | None
+    score: tuple
+    file: str
+    line: int
+    evidence: list[Evidence]
+    reached: bool
+    label: str
+
+
+def build_map(a: Analysis, level: str = "function", focus: str | None = None,
+              max_nodes: int = DEFAULT_MAX_NODES) -> MapGraph:
+    """The map of an analysis: at most about ``max_nodes`` boxes, collapsed by package and side."""
+    if level not in ("function", "module"):
+        raise MapError(f"unknown level {level!r}; use 'function' or 'module'")
+    max_nodes = max(8, int(max_nodes))
+    focus_set = _focus_set(a, focus) if focus else None
+    items = _function_items(a, focus_set) if level == "function" else _module_items(a, focus_set)
+    entries = _entry_nodes(a, focus_set)
+    budget = max(4, max_nodes - len(entries))
+    nodes, member_of, collapsed = _collapse(items, budget, level)
+    nodes.extend(entries)
+    for e in entries:
+        for m in e.members:
+            member_of.setdefault(m, e.id)
+    edges = _contracted_edges(a, nodes, member_of, level)
+    g = MapGraph(level=level, title="", nodes=nodes, edges=edges, member_of=member_of, total=len(items),
+                 shown=sum(1 for n in nodes if n.kind != "group" and n.kind != ENTRY), collapsed=collapsed,
+                 trajectory_transport=a.topology.trajectory_transport or "unknown",
+                 weight_transport=a.topology.weight_transport or "unknown", focus=focus)
+    _handoff_edges(a, g)
+    g.nodes.sort(key=lambda n: (LAYERS.index(n.side) if n.side in LAYERS else 9, n.key))
+    g.edges.sort(key=lambda e: (e.src, e.dst, e.kind))
+    g.title = _title(a, g)
+    return g
+
+
+def _title(a: Analysis, g: MapGraph) -> str:
+    name = a.given_root.rstrip("/").rsplit("/", 1)[-1] or a.given_root
+    parts = [f"{name}: {g.level} map"]
+    if g.focus:
+        parts.append(f"around {g.focus}")
+    folded = sum(g.collapsed.values())
+    if folded:
+        parts.append(f"{g.shown} of {g.total} {g.level}s shown, {folded} collapsed into groups")
+    else:
+        parts.append(f"{g.total} {g.level}s")
+    parts.append(f"online: {'yes' if a.handoff.online else 'no'}; processes: {a.topology.verdict}")
+    return " | ".join(parts)
+
+
+def _focus_set(a: Analysis, name: str) -> set[str]:
+    """The named function(s) or module and their callers and callees (two steps each way)."""
+    calls = a.graphs.calls
+    names = set(a.functions) | {m.module for m in a.modules} | set(a.graphs.functions)
+    exact = [q for q in names if q == name]
+    hits = exact or sorted(q for q in names if q.endswith("." + name))
+    if not hits:
+        hits = sorted(q for q in names if name in q)
+    if not hits:
+        raise MapError(f"--focus {name!r}: no function or module with that name; pass a qualname "
+                       "such as pkg.mod.Class.method, or its last part")
+    seeds: set[str] = set()
+    for h in hits[:20]:
+        if h in a.functions or h in a.graphs.functions:
+            seeds.add(h)
+        else:  # a module: all its functions
+            seeds |= {q for q in a.functions if _module_of(a, q) == h}
+    out = set(seeds)
+    for direction in ("succ", "pred"):
+        frontier = {s for s in seeds if s in calls}
+        for _ in range(2):
+            nxt: set[str] = set()
+            for n in frontier:
+                nxt |= set(calls.successors(n) if direction == "succ" else calls.predecessors(n))
+            nxt -= out
+            out |= nxt
+            frontier = nxt
+    return out
+
+
+def _score(pinned: bool, reached: bool, evidence: int, key: str) -> tuple:
+    return (0 if pinned else 1, 0 if reached else 1, -evidence, len(key), key)
+
+
+def _pinned(a: Analysis) -> set[str]:
+    h = a.handoff
+    pins = set(h.trajectory) | set(h.weight_sync) | set(h.weight_sync_path)
+    return pins | {e.function for e in a.entry_points if e.function}
+
+
+def _function_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
+    pins = _pinned(a)
+    items = []
+    for q, f in a.functions.items():
+        side = map_side(f.side, f.handoff_kind)
+        if focus_set is not None:
+            if q not in focus_set:
+                continue
+        elif side == "neutral" and q not in pins:
+            continue
+        mod = _module_of(a, q)
+        items.append(_Item(q, tuple(mod.split(".")), side, _kind(f.handoff_kind),
+                           _score(q in pins, f.reached, len(f.evidence), q), f.file, f.line,
+                           list(f.evidence), f.reached, _short(q, mod)))
+    return sorted(items, key=lambda i: i.score)
+
+
+def _module_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
+    by_mod: dict[str, list] = defaultdict(list)
+    for q, f in a.functions.items():
+        by_mod[_module_of(a, q)].append(f)
+    reported = {m.module: m for m in a.modules}
+    boundary = set(a.boundary_modules)
+    focus_mods = {_module_of(a, q) for q in focus_set} if focus_set is not None else None
+    pin_mods = {_module_of(a, q) for q in _pinned(a)}
+    items = []
+    for mod in sorted(set(by_mod) | set(reported)):
+        fns = by_mod.get(mod, [])
+        sides = Counter(map_side(f.side, f.handoff_kind) for f in fns)
+        sides.pop("neutral", None)
+        rep = reported.get(mod)
+        side = rep.side.value if rep is not None else "neutral"
+        if side == "neutral" and sides:
+            side = sorted(sides.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+        if mod in boundary or (rep is not None and rep.boundary):
+            side = "handoff"
+        if focus_mods is not None:
+            if mod not in focus_mods:
+                continue
+        elif side == "neutral":
+            continue
+        kinds = Counter(_kind(f.handoff_kind) for f in fns if f.handoff_kind)
+        hkind = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0] or ""))[0][0] if kinds else None
+        evidence = [e for f in sorted(fns, key=lambda f: f.line) for e in f.evidence]
+        first = min(fns, key=lambda f: f.line) if fns else None
+        file = first.file if first else ""
+        reached = any(f.reached for f in fns)
+        items.append(_Item(mod, tuple(mod.split(".")[:-1]), side, hkind,
+                           _score(mod in pin_mods or mod in boundary, reached, len(evidence), mod),
+                           file, 1 if file else 0, evidence, reached, mod))
+    return sorted(items, key=lambda i: i.score)
+
+
+def _group_key(item: _Item, depth: int) -> tuple[str, str | None, str]:
+    return (item.side, item.hkind if item.side == "handoff" else None, ".".join(item.group_path[:depth]))
+
+
+def _collapse(items: list[_Item], budget: int, level: str) -> tuple[list[MapNode], dict[str, str], dict[str, int]]:
+    """Keep the best items one by one and fold the rest into groups by package and side.
+
+    The finest grouping (longest package prefix) that fits the budget wins; leftover room is
+    then given back to individual items in score order.
+    """
+    if len(items) <= budget:
+        return [_item_node(i, level) for i in items], {i.key: node_id(i.key) for i in items}, {}
+    max_depth = max((len(i.group_path) for i in items), default=0)
+    pinned = sum(1 for i in items if i.score[0] == 0)
+    singles = min(len(items), max(min(pinned, budget // 2), budget // 4))
+    def groups(rest: list[_Item], depth: int) -> dict[tuple, list[_Item]]:
+        out: dict[tuple, list[_Item]] = defaultdict(list)
+        for i in rest:
+            out[_group_key(i, depth)].append(i)
+        return out
+
+    depth = 0
+    for d in range(max_depth, -1, -1):
+        if singles + len(groups(items[singles:], d)) <= budget:
+            depth = d
+            break
+    else:
+        while singles and singles + len(groups(items[singles:], 0)) > budget:
+            singles -= 1
+    # leftover room goes back to single items
+    while singles < len(items) and singles + 1 + len(groups(items[singles + 1:], depth)) <= budget:
+        singles += 1
+    nodes = [_item_node(i, level) for i in items[:singles]]
+    member_of = {i.key: node_id(i.key) for i in items[:singles]}
+    collapsed: Counter[str] = Counter()
+    for (side, hkind, prefix), members in sorted(groups(items[singles:], depth).items(),
+                                                 key=lambda kv: (kv[0][0], kv[0][1] or "", kv[0][2])):
+        if len(members) == 1:
+            nodes.append(_item_node(members[0], level))
+            member_of[members[0].key] = node_id(members[0].key)
+            continue
+        key = f"group:{side}:{hkind or ''}:{prefix}"
+        nid = node_id(key)
+        what = "functions" if level == "function" else "modules"
+        name = f"{prefix}.*" if prefix else f"other {side}"
+        best = members[0]
+        node = MapNode(nid, key, f"{name}\n({len(members)} {what})", side, "group", hkind,
+                       sorted(m.key for m in members), best.file, best.line,
+                       [e for m in members[:5] for e in m.evidence[:2]], any(m.reached for m in members))
+        nodes.append(node)
+        collapsed[side] += len(members)
+        for m in members:
+            member_of[m.key] = nid
+    return nodes, member_of, dict(sorted(collapsed.items()))
+
+
+def _item_node(i: _Item, level: str) -> MapNode:
+    return MapNode(node_id(i.key), i.key, i.label, i.side, level, i.hkind, [i.key], i.file, i.line,
+                   list(i.evidence), i.reached)
+
+
+def _entry_nodes(a: Analysis, focus_set: set[str] | None) -> list[MapNode]:
+    """Entry points, drawn above the drivers; the few that reach most go first, the rest fold into one."""
+    seen: dict[str, MapNode] = {}
+    for e in a.entry_points:
+        if not e.exists or not (e.module or e.function):
+            continue
+        target = e.function or e.module or ""
+        if focus_set is not None and target not in focus_set and e.module not in focus_set:
+            continue
+        key = f"entry:{target}"
+        if key in seen:
+            continue
+        label = f"{e.found_by}: {target.rsplit('.', 2)[-1] if e.function else target}"
+        seen[key] = MapNode(node_id(key), key, label, ENTRY, ENTRY, None, [target], e.file or e.source, e.line or 1,
+                            [Evidence(f"entry-{e.found_by}", e.source or e.file or "", e.line)], True)
+
+    def reach(n: MapNode) -> tuple:
+        t = n.members[0]
+        calls = a.graphs.calls
+        deg = calls.out_degree(t) if t in calls else 0
+        return (-deg, n.key)
+
+    ordered = sorted(seen.values(), key=reach)
+    if len(ordered) <= _MAX_ENTRIES:
+        return ordered
+    keep, rest = ordered[:_MAX_ENTRIES - 1], ordered[_MAX_ENTRIES - 1:]
+    key = "entry:group"
+    keep.append(MapNode(node_id(key), key, f"{len(rest)} more entry points", ENTRY, "group", None,
+                        sorted(m for n in rest for m in n.members), "", 0, []))
+    return keep
+
+
+def _contracted_edges(a: Analysis, nodes: list[MapNode], member_of: dict[str, str], level: str) -> list[MapEdge]:
+    """Call edges between drawn nodes; calls through undrawn (neutral) functions are followed a few steps."""
+    calls = a.graphs.calls
+    found: dict[tuple[str, str], list[bool]] = {}
+    node_side = {n.id: n.side for n in nodes}
+
+    def owner(q: str) -> str | None:
+        nid = member_of.get(q)
+        if nid is None and level == "module":
+            nid = member_of.get(_module_of(a, q)) if q in a.functions else None
+        return nid
+
+    sources: list[tuple[str, str]] = []  # (graph node, map node)
+    for n in nodes:
+        if n.kind == ENTRY or (n.kind == "group" and n.side == ENTRY):
+            sources += [(m, n.id) for m in n.members]
+    for q in sorted(a.functions):
+        nid = owner(q)
+        if nid is not None:
+            sources.append((q, nid))
+    for start, src in sources:
+        if start not in calls:
+            continue
+        queue = deque([(start, 0, False)])
+        seen = {start}
+        visits = 0
+        while queue and visits < _CONTRACT_VISITS:
+            cur, depth, weak = queue.popleft()
+            for nxt in sorted(calls.successors(cur)):
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                visits += 1
+                w = weak or calls.edges[cur, nxt].get("kind") == "weak"
+                dst = owner(nxt)
+                if dst is not None:
+                    if dst != src:
+                        found.setdefault((src, dst), []).append(w)
+                    continue
+                if depth + 1 < _CONTRACT_DEPTH:
+                    queue.append((nxt, depth + 1, w))
+    if not any(True for _ in calls.edges) and level == "module":
+        imports = a.graphs.imports
+        for u, v in imports.edges:
+            su, sv = member_of.get(u), member_of.get(v)
+            if su and sv and su != sv:
+                found.setdefault((su, sv), []).append(False)
+    edges = []
+    for (s, d), weak in sorted(found.items()):
+        kind = "entry" if node_side.get(s) == ENTRY else "call"
+        edges.append(MapEdge(s, d, kind, "", all(weak), len(weak)))
+    return edges
+
+
+def _best(g: MapGraph, side: str, near: str | None, hkind: str | None = None, outgoing: bool | None = None) -> str | None:
+    """The node of ``side`` most tied to ``near`` (by a call edge), else the strongest one of that side."""
+    cands = [n for n in g.nodes if n.side == side and (hkind is None or n.handoff_kind == hkind)]
+    if not cands:
+        return None
+    if near is not None:
+        linked = set()
+        for e in g.edges:
+            if e.kind not in ("call", "entry"):
+                continue
+            if e.dst == near and outgoing is not False:
+                linked.add(e.src)
+            if e.src == near and outgoing is not True:
+                linked.add(e.dst)
+        tied = [n for n in cands if n.id in linked]
+        if tied:
+            cands = tied
+    return min(cands, key=lambda n: (n.kind == "group", not n.reached, -len(n.evidence), n.key)).id
+
+
+def _linked(g: MapGraph, u: str, v: str) -> bool:
+    return any({e.src, e.dst} == {u, v} for e in g.edges if e.kind in ("call", "entry"))
+
+
+def _handoff_edges(a: Analysis, g: MapGraph) -> None:
+    """The two edges the map exists for: trajectories sampler -> trainer, weights trainer -> sampler."""
+    traj = g.trajectory_transport
+    wts = g.weight_transport
+    special: list[MapEdge] = []
+    # Trajectory: producer (sampling) -> handoff node(s) it feeds -> the one the consumer reads -> consumer.
+    tnodes: list[str] = []
+    for q in a.handoff.trajectory:
+        nid = g.member_of.get(q)
+        if nid and nid not in tnodes and g.node(nid).side == "handoff":
+            tnodes.append(nid)
+    if not tnodes:
+        best = _best(g, "handoff", None, "trajectory")
+        tnodes = [best] if best else []
+    producer = consumer = t_in = t_out = None
+    for t in tnodes:
+        p = _best(g, "sampling", t)
+        if p and (producer is None or _linked(g, p, t)):
+            producer, t_in = p, t
+            if _linked(g, p, t):
+                break
+    for t in tnodes:
+        c = _best(g, "training", t)
+        if c and (consumer is None or _linked(g, c, t)):
+            consumer, t_out = c, t
+            if _linked(g, c, t):
+                break
+    tlabel = f"trajectories\n({traj})" if traj and traj != "unknown" else "trajectories"
+    chain = [x for x in (producer, t_in, t_out, consumer) if x]
+    chain = [x for i, x in enumerate(chain) if i == 0 or chain[i - 1] != x]
+    if len(chain) == 1 and tnodes:
+        chain = []
+    for i, (u, v) in enumerate(zip(chain, chain[1:], strict=False)):
+        special.append(MapEdge(u, v, "trajectory", tlabel if i == 0 else ""))
+    # Weight sync: along the found path when it is drawn, else update -> sync node -> sampler.
+    wlabel = f"weights\n({wts})" if wts and wts != "unknown" else "weights"
+    path: list[str] = []
+    for q in a.handoff.weight_sync_path:
+        nid = g.member_of.get(q)
+        if nid and (not path or path[-1] != nid) and g.node(nid).side != ENTRY:
+            path.append(nid)
+    ws = None
+    for q in a.handoff.weight_sync:
+        if q in g.member_of:
+            ws = g.member_of[q]
+            break
+    if ws is None:
+        ws = _best(g, "handoff", None, "weight_sync")
+    if len(path) < 2 or not any(g.node(p).side in ("handoff", "sampling") for p in path[1:]):
+        path = []
+        trainer = _best(g, "training", ws, outgoing=True) if ws else None
+        sampler = _best(g, "sampling", ws, outgoing=False) if ws else None
+        if ws is not None:
+            path = [p for p in (trainer, ws, sampler) if p]
+        elif a.handoff.online:
+            path = [p for p in (_best(g, "training", None), _best(g, "sampling", None)) if p]
+    elif g.node(path[-1]).side != "sampling":
+        sampler = _best(g, "sampling", path[-1], outgoing=False)
+        if sampler and sampler not in path:
+            path.append(sampler)
+    for i, (u, v) in enumerate(zip(path, path[1:], strict=False)):
+        special.append(MapEdge(u, v, "weight_sync", wlabel if i == 0 else ""))
+    pairs = {(e.src, e.dst) for e in special} | {(e.dst, e.src) for e in special}
+    g.edges = [e for e in g.edges if (e.src, e.dst) not in pairs] + special
+
+
+# ---------------------------------------------------------------------------------------------
+# DOT
+
+
+def _q(text: str) -> str:
+    """A DOT double-quoted string."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _attrs(**kw: object) -> str:
+    parts = []
+    for k, v in kw.items():
+        if v is None or v == "":
+            continue
+        parts.append(f"{k}={v if isinstance(v, int | float) else _q(str(v))}")
+    return "[" + ", ".join(parts) + "]"
+
+
+def tooltip(n: MapNode, limit: int = 12) -> str:
+    """What a node stands for and why: qualname, file:line, then the evidence as signal file:line."""
+    lines = []
+    if n.kind == "group":
+        lines.append(f"{len(n.members)} collapsed ({n.side}):")
+        lines += [f"  {m}" for m in n.members[:limit]]
+        if len(n.members) > limit:
+            lines.append(f"  … {len(n.members) - limit} more")
+    else:
+        lines.append(n.members[0] if n.members else n.key)
+    if n.file:
+        lines.append(f"{n.file}:{n.line}" if n.line else n.file)
+    for e in n.evidence[:limit]:
+        via = "" if e.via == "own" else f" via {e.via}"
+        lines.append(f"{e.signal} {e.file}:{e.line}{via}")
+    if len(n.evidence) > limit:
+        lines.append(f"… {len(n.evidence) - limit} more signals")
+    return "\n".join(lines)
+
+
+def _node_line(n: MapNode) -> str:
+    fill, border = SIDE_STYLE.get(n.side, SIDE_STYLE["neutral"])
+    shape = "box"
+    style = "rounded,filled"
+    if n.kind == "group":
+        shape, style = "box3d", "filled"
+    elif n.side == ENTRY:
+        shape, style = "cds", "filled"
+    elif n.kind == "module":
+        shape, style = "tab", "filled"
+    penwidth = 1.6 if n.side == "handoff" else 1.0
+    color = border
+    if n.handoff_kind == "trajectory":
+        color = TRAJECTORY_COLOR
+    elif n.handoff_kind == "weight_sync":
+        color = WEIGHT_COLOR
+    cls = f"gnode side-{n.side}" + (f" hk-{n.handoff_kind}" if n.handoff_kind else "") + (" group" if n.kind == "group" else "")
+    return f"    {n.id} " + _attrs(label=n.label, shape=shape, style=style, fillcolor=fill, color=color,
+                                     penwidth=penwidth, tooltip=tooltip(n), id=n.id, **{"class": cls}) + ";"
+
+
+def _legend() -> list[str]:
+    rows = [
+        (SIDE_STYLE["sampling"][0], "sampling (rollout)"),
+        (SIDE_STYLE["handoff"][0], "handoff"),
+        (SIDE_STYLE["training"][0], "training (consume, update)"),
+        (SIDE_STYLE["driver"][0], "driver"),
+        (SIDE_STYLE[ENTRY][0], "entry point"),
+    ]
+    cells = "".join(f'<TR><TD BGCOLOR="{c}" WIDTH="18"> </TD><TD ALIGN="LEFT">{t}</TD></TR>' for c, t in rows)
+    cells += (f'<TR><TD><FONT COLOR="{TRAJECTORY_COLOR}"><B>━━▶</B></FONT></TD><TD ALIGN="LEFT">trajectories '
+              f'(sampler → trainer)</TD></TR>'
+              f'<TR><TD><FONT COLOR="{WEIGHT_COLOR}"><B>╍╍▶</B></FONT></TD><TD ALIGN="LEFT">weight sync '
+              f'(trainer → sampler)</TD></TR>'
+              '<TR><TD><FONT COLOR="#8a8a8a">──▶</FONT></TD><TD ALIGN="LEFT">call (dotted: weak)</TD></TR>'
+              '<TR><TD>▣</TD><TD ALIGN="LEFT">collapsed group (count)</TD></TR>')
+    table = f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3"><TR><TD COLSPAN="2"><B>legend</B></TD></TR>{cells}</TABLE>>'
+    return [f'  legend [shape=plaintext, id="legend", class="legend", label={table}];', "  { rank=max; legend; }"]
+
+
+def to_dot(g: MapGraph) -> str:
+    """GraphViz DOT for the map: clusters per side, drivers above, the handoff between, legend aside."""
+    by_side: dict[str, list[MapNode]] = defaultdict(list)
+    for n in g.nodes:
+        by_side[n.side].append(n)
+    out = [
+        "digraph gyrelint_map {",
+        "  graph " + _attrs(rankdir="TB", newrank="true", compound="true", fontname="Helvetica", fontsize=12,
+                            labelloc="t", label=g.title, nodesep=0.3, ranksep=0.5, outputorder="edgesfirst",
+                            tooltip=g.title, id="gyrelint-map") + ";",
+        "  node " + _attrs(fontname="Helvetica", fontsize=10, height=0.3, margin="0.12,0.04") + ";",
+        "  edge " + _attrs(fontname="Helvetica", fontsize=9, color="#8a8a8a", arrowsize=0.6) + ";",
+    ]
+    for n in by_side.get(ENTRY, []):
+        out.append(_node_line(n))
+    if by_side.get(ENTRY):
+        out.append("  { rank=min; " + " ".join(n.id for n in by_side[ENTRY]) + "; }")
+    for side in ("driver", "sampling", "handoff", "training", "neutral"):
+        members = by_side.get(side, [])
+        if not members:
+            continue
+        bg, border, title = CLUSTER_STYLE.get(side, ("#ffffff", "#cccccc", side))
+        out.append(f"  subgraph cluster_{side} {{")
+        out.append("    graph " + _attrs(label=title, style="rounded,filled", fillcolor=bg, color=border,
+                                          fontcolor=border, id=f"cluster_{side}", tooltip=title) + ";")
+        for n in members:
+            out.append(_node_line(n))
+        out.append("  }")
+    out += _legend()
+    out += _layout_hints(g, by_side)
+    for e in g.edges:
+        out.append(f"  {e.src} -> {e.dst} " + _edge_attrs(g, e) + ";")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _edge_attrs(g: MapGraph, e: MapEdge) -> str:
+    side = {n.id: n.side for n in g.nodes}
+    order = {s: i for i, s in enumerate(LAYERS)}
+    backwards = order.get(side.get(e.src, ""), 9) > order.get(side.get(e.dst, ""), 9)
+    if e.kind == "trajectory":
+        return _attrs(color=TRAJECTORY_COLOR, penwidth=2.6, style="bold", label=e.label, fontcolor=TRAJECTORY_COLOR,
+                      weight=10, id=f"e_traj_{e.src}_{e.dst}", **{"class": "gedge trajectory"},
+                      tooltip=f"trajectory handoff (sampler → trainer); transport: {g.trajectory_transport}")
+    if e.kind == "weight_sync":
+        return _attrs(color=WEIGHT_COLOR, penwidth=2.6, style="dashed", label=e.label, fontcolor=WEIGHT_COLOR,
+                      constraint="false", id=f"e_ws_{e.src}_{e.dst}", **{"class": "gedge weight_sync"},
+                      tooltip=f"weight sync (trainer → sampler); transport: {g.weight_transport}")
+    attrs: dict[str, object] = {"class": f"gedge {e.kind}", "id": f"e_{e.src}_{e.dst}"}
+    if e.weak:
+        attrs["style"] = "dotted"
+    if e.count > 1:
+        attrs["penwidth"] = round(min(2.5, 1 + e.count / 10), 2)
+        attrs["tooltip"] = f"{e.count} calls"
+    if backwards:
+        attrs["constraint"] = "false"
+    return _attrs(**attrs)
+
+
+def _layout_hints(g: MapGraph, by_side: dict[str, list[MapNode]]) -> list[str]:
+    """Invisible edges that give the reading order: entry, drivers, rollout, handoff, training.
+
+    Nodes of a layer that nothing above points at are hung under the layer above (stacked a
+    few to a row), so unconnected nodes neither float to the top nor spread into one wide row.
+    """
+    order = {s: i for i, s in enumerate(LAYERS)}
+    side = {n.id: n.side for n in g.nodes}
+    fed: set[str] = set()  # fed from inside its own layer
+    for e in g.edges:
+        if e.kind in ("call", "entry") and e.src != e.dst and side.get(e.src) == side.get(e.dst):
+            fed.add(e.dst)
+    out = []
+    previous: list[str] = []
+    for layer in LAYERS:
+        members = [n.id for n in by_side.get(layer, [])]
+        if not members:
+            continue
+        roots = [m for m in members if m not in fed]
+        wrap = max(3, min(_WRAP, math.ceil(math.sqrt(len(roots))) + 1))
+        for i, r in enumerate(roots):
+            if i < wrap:
+                for a_ in previous[:1]:
+                    out.append(f"  {a_} -> {r} [style=invis, weight=1];")
+            else:
+                out.append(f"  {roots[i - wrap]} -> {r} [style=invis, weight=1];")
+        if order[layer] >= order["sampling"]:
+            previous = _sinks(g, members) or members
+        elif not previous:
+            previous = members
+    return out
+
+
+def _sinks(g: MapGraph, members: list[str]) -> list[str]:
+    inside = set(members)
+    has_out = {e.src for e in g.edges if e.src in inside and e.dst in inside and e.kind == "call"}
+    return [m for m in members if m not in has_out]
+
+
+# ---------------------------------------------------------------------------------------------
+# Images through GraphViz
+
+
+def dot_program() -> str | None:
+    return shutil.which("dot")
+
+
+class GraphvizMissing(RuntimeError):
+    pass
+
+
+def render_image(dot_text: str, fmt: str, timeout: float = 120.0) -> bytes:
+    """Run ``dot -T<fmt>``; raises GraphvizMissing when the program is not installed."""
+    exe = dot_program()
+    if exe is None:
+        raise GraphvizMissing(f"the GraphViz 'dot' program is not installed; {INSTALL_HINT}")
+    fmt_arg = {"png": "png:cairo", "pdf": "pdf:cairo", "svg": "svg"}.get(fmt, fmt)
+    proc = subprocess.run([exe, f"-T{fmt_arg}"], input=dot_text.encode("utf-8"), capture_output=True,
+                          timeout=timeout, check=False)
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RuntimeError(f"dot failed: {msg[-1] if msg else proc.returncode}")
+    return proc.stdout
+
+
+def svg_for(g: MapGraph) -> str:
+    """The map as SVG text (for the HTML report), without the XML prolog and doctype."""
+    svg = render_image(to_dot(g), "svg").decode("utf-8")
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else svg
+
+
+def iter_members(g: MapGraph) -> Iterable[tuple[str, str]]:
+    for n in g.nodes:
+        for m in n.members:
+            yield m, n.id
