@@ -21,7 +21,7 @@ MAGIC = b"GYRC\x01"
 _TAG = "\x00gyr"
 _TYPES: tuple[type, ...] = (
     S.Arg, S.CallSite, S.Import, S.Assignment, S.Subscript, S.AttrAccess, S.StringConst, S.Skip,
-    S.Param, S.FunctionDef, S.ClassDef, S.FileSummary,
+    S.Param, S.FunctionDef, S.ClassDef, S.FileSummary, S.Flow,
 )
 _INDEX = {t: i for i, t in enumerate(_TYPES)}
 _FIELDS = [tuple(f.name for f in dataclasses.fields(t)) for t in _TYPES]

@@ -21,6 +21,7 @@ from .summary import (
     CallSite,
     ClassDef,
     FileSummary,
+    Flow,
     FunctionDef,
     Import,
     Param,
@@ -133,6 +134,44 @@ def _annotation(node: cst.Annotation | None) -> str | None:
     return dotted(ann)
 
 
+_UNKNOWN = ("?",)
+_WRAPPER_TYPES = {"Optional", "Type", "type", "Annotated", "Union", "ClassVar", "Final"}
+
+
+def _ann_tree(node: cst.BaseExpression | None) -> tuple:
+    """Expression tree of the type an annotation names (``Optional[X]`` -> X)."""
+    if node is None:
+        return _UNKNOWN
+    t = type(node)
+    if t is cst.SimpleString:
+        v = literal(node)
+        if isinstance(v, str) and v and all(p.isidentifier() for p in v.split(".")):
+            parts = v.split(".")
+            tree: tuple = ("n", parts[0])
+            for p in parts[1:]:
+                tree = ("a", tree, p)
+            return tree
+        return _UNKNOWN
+    if t is cst.Subscript:
+        head = dotted(node.value)  # type: ignore[union-attr]
+        if head.rsplit(".", 1)[-1] in _WRAPPER_TYPES and node.slice:  # type: ignore[union-attr]
+            inner = node.slice[0].slice  # type: ignore[union-attr]
+            if isinstance(inner, cst.Index):
+                return _ann_tree(inner.value)
+        return _ann_tree(node.value)  # type: ignore[union-attr]
+    if t is cst.BinaryOperation:  # X | None
+        left = node.left  # type: ignore[union-attr]
+        if type(left) is cst.Name and left.value == "None":
+            return _ann_tree(node.right)  # type: ignore[union-attr]
+        return _ann_tree(left)
+    if t is cst.Name:
+        return ("n", node.value)  # type: ignore[union-attr]
+    if t is cst.Attribute:
+        base = _ann_tree(node.value)  # type: ignore[union-attr]
+        return ("a", base, node.attr.value) if base is not _UNKNOWN else _UNKNOWN  # type: ignore[union-attr]
+    return _UNKNOWN
+
+
 def _code(node: cst.CSTNode, limit: int = 120) -> str:
     try:
         text = _EMPTY_MODULE.code_for_node(node)
@@ -157,6 +196,10 @@ class _Extractor(cst.CSTVisitor):
         self.open_classes: list[dict] = []
         self.doc_ids: set[int] = set()
         self.module_names: set[str] = set()
+        self.lambda_names: dict[int, str] = {}
+        self.lambda_count: dict[str, int] = {}
+        self.open_lambdas: list[dict] = []
+        self.alloc = 0
         self._dispatch = {
             cst.Newline: self._newline,
             cst.SimpleWhitespace: self._ws,
@@ -183,11 +226,18 @@ class _Extractor(cst.CSTVisitor):
             cst.Name: self._name,
             cst.IndentedBlock: self._block,
             cst.Module: self._block,
+            cst.Lambda: self._lambda,
+            cst.For: self._for,
+            cst.CompFor: self._compfor,
+            cst.Global: self._global,
+            cst.Nonlocal: self._nonlocal,
+            cst.NamedExpr: self._namedexpr,
         }
         self._leave = {
             cst.FunctionDef: self._leave_funcdef,
             cst.ClassDef: self._leave_classdef,
             cst.Decorator: self._leave_decorator,
+            cst.Lambda: self._leave_lambda,
         }
 
     # ---- traversal -------------------------------------------------------------
@@ -204,11 +254,7 @@ class _Extractor(cst.CSTVisitor):
 
     @property
     def scope(self) -> str:
-        if self.decorator_depth and self.scopes:
-            parts = self.scopes[:-1]
-        else:
-            parts = self.scopes
-        return ".".join(parts) if parts else MODULE_SCOPE
+        return ".".join(self.scopes) if self.scopes else MODULE_SCOPE
 
     def _in_function(self) -> bool:
         return bool(self.kinds) and self.kinds[-1] == "function"
@@ -265,6 +311,13 @@ class _Extractor(cst.CSTVisitor):
 
     def _open_function(self, node: cst.FunctionDef, line: int) -> None:
         class_name = ".".join(self.scopes) if self.kinds and self.kinds[-1] == "class" else None
+        outer = self.scope
+        qual = ".".join([*self.scopes, node.name.value])
+        self._flow(outer, "def", node.name.value,
+                   ("dec", ("fn", qual), tuple(self._x(d.decorator) for d in node.decorators)))
+        self._param_flows(outer, qual, node.params)
+        if node.returns is not None:
+            self._flow(qual, "rann", None, _ann_tree(node.returns.annotation))
         self.scopes.append(node.name.value)
         self.kinds.append("function")
         params: list[Param] = []
@@ -316,6 +369,11 @@ class _Extractor(cst.CSTVisitor):
         )
 
     def _open_class(self, node: cst.ClassDef, line: int) -> None:
+        outer = self.scope
+        qual = ".".join([*self.scopes, node.name.value])
+        self._flow(outer, "def", node.name.value,
+                   ("dec", ("cls", qual), tuple(self._x(d.decorator) for d in node.decorators)))
+        self._flow(outer, "base", qual, tuple(self._x(b.value) for b in node.bases))
         self.scopes.append(node.name.value)
         self.kinds.append("class")
         fields: list[Param] = []
@@ -324,6 +382,9 @@ class _Extractor(cst.CSTVisitor):
             if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
                     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
+                        self._flow(qual, "ann", ("n", small.target.value), _ann_tree(small.annotation.annotation))
+                        if small.value is not None:
+                            self._flow(qual, "=", ("n", small.target.value), self._x(small.value))
                         fields.append(
                             Param(
                                 small.target.value,
@@ -415,6 +476,7 @@ class _Extractor(cst.CSTVisitor):
                 kwargs=tuple(kwargs),
                 star_args=star,
                 awaited=id(node) in self.awaited_ids,
+                expr=self._x(node),
             )
         )
 
@@ -470,22 +532,185 @@ class _Extractor(cst.CSTVisitor):
                 self.s.all_exports = lit  # type: ignore[assignment]
 
     def _assign(self, node: cst.Assign) -> None:
+        value = self._x(node.value)
         for t in node.targets:
             self._record_assign(t.target, node.value)
+            self._flow(self.scope, "=", self._tx(t.target), value)
 
     def _annassign(self, node: cst.AnnAssign) -> None:
         if self.kinds[-1:] == ["class"] and type(node.target) is cst.Name:
             self.store_ids.add(id(node.target))
-            return  # recorded as a class field
+            return  # recorded as a class field (and its flows) by _open_class
         self._record_assign(node.target, node.value, _annotation(node.annotation))
+        target = self._tx(node.target)
+        self._flow(self.scope, "ann", target, _ann_tree(node.annotation.annotation))
+        if node.value is not None:
+            self._flow(self.scope, "=", target, self._x(node.value))
 
     def _augassign(self, node: cst.AugAssign) -> None:
         self._record_assign(node.target, node.value, augmented=True)
+        self._flow(self.scope, "=", self._tx(node.target), self._x(node.value))
 
     def _with(self, node: cst.With) -> None:
         for item in node.items:
             if item.asname is not None:
                 self._record_assign(item.asname.name, item.item)
+                self._flow(self.scope, "with", self._tx(item.asname.name), self._x(item.item))
+
+    def _for(self, node: cst.For) -> None:
+        self._flow(self.scope, "for", self._tx(node.target), self._x(node.iter))
+
+    def _compfor(self, node: cst.CompFor) -> None:
+        self._flow(self.scope, "for", self._tx(node.target), self._x(node.iter))
+
+    def _global(self, node: cst.Global) -> None:
+        for n in node.names:
+            self._flow(self.scope, "global", n.name.value, None)
+
+    def _nonlocal(self, node: cst.Nonlocal) -> None:
+        for n in node.names:
+            self._flow(self.scope, "nonlocal", n.name.value, None)
+
+    def _namedexpr(self, node: cst.NamedExpr) -> None:
+        self._flow(self.scope, "=", self._tx(node.target), self._x(node.value))
+
+    # ---- value flow ------------------------------------------------------------
+    def _flow(self, scope: str, op: str, target: object, value: object) -> None:
+        self.s.flows.append(Flow(scope, op, target, value, self.line))
+
+    def _param_flows(self, outer: str, qual: str, params: cst.Parameters) -> None:
+        for prm in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if prm.default is not None:
+                self._flow(outer, "param", (qual, prm.name.value), self._x(prm.default))
+            if prm.annotation is not None:
+                self._flow(qual, "ann", ("n", prm.name.value), _ann_tree(prm.annotation.annotation))
+
+    def _alloc_id(self) -> str:
+        self.alloc += 1
+        return f"{self.line}.{self.alloc}"
+
+    def _lambda_name(self, node: cst.Lambda) -> str:
+        name = self.lambda_names.get(id(node))
+        if name is None:
+            scope = self.scope
+            n = self.lambda_count.get(scope, 0) + 1
+            self.lambda_count[scope] = n
+            name = f"<lambda{n}>" if scope == MODULE_SCOPE else f"{scope}.<lambda{n}>"
+            self.lambda_names[id(node)] = name
+        return name
+
+    def _lambda(self, node: cst.Lambda) -> None:
+        qual = self._lambda_name(node)
+        outer = self.scope
+        self._param_flows(outer, qual, node.params)
+        self.scopes.append(qual.rsplit(".", 1)[-1])
+        self.kinds.append("function")
+        self._flow(qual, "ret", None, self._x(node.body))
+        params = tuple(Param(p.name.value, None, None, "pos") for p in (*node.params.posonly_params, *node.params.params))
+        params += tuple(Param(p.name.value, None, None, "kwonly") for p in node.params.kwonly_params)
+        if isinstance(node.params.star_arg, cst.Param):
+            params += (Param(node.params.star_arg.name.value, None, None, "vararg"),)
+        if node.params.star_kwarg is not None:
+            params += (Param(node.params.star_kwarg.name.value, None, None, "kwarg"),)
+        self.open_lambdas.append({"qualname": qual, "line": self.line, "params": params,
+                                  "class_name": None})
+
+    def _leave_lambda(self, node: cst.Lambda) -> None:
+        if not self.open_lambdas:
+            return
+        f = self.open_lambdas.pop()
+        self.scopes.pop()
+        self.kinds.pop()
+        self.s.lambdas.append(FunctionDef(qualname=f["qualname"], name=f["qualname"].rsplit(".", 1)[-1],
+                                          line=f["line"], end_line=self.line, params=f["params"]))
+
+    def _tx(self, node: cst.BaseExpression) -> tuple:
+        """Expression tree of an assignment target."""
+        t = type(node)
+        if t is cst.Tuple or t is cst.List:
+            items = []
+            for el in node.elements:  # type: ignore[union-attr]
+                inner = el.value
+                if type(el) is cst.StarredElement or type(inner) is cst.StarredElement:
+                    items.append(("*", self._tx(inner.value if type(inner) is cst.StarredElement else inner)))
+                else:
+                    items.append(self._tx(inner))
+            return ("l", None, tuple(items))
+        return self._x(node)
+
+    def _x(self, node: cst.BaseExpression | None, depth: int = 0) -> tuple:
+        """Expression tree of ``node`` (see :class:`Flow`); cheap, bounded depth."""
+        if node is None or depth > 40:
+            return _UNKNOWN
+        t = type(node)
+        d = depth + 1
+        if t is cst.Name:
+            v = node.value  # type: ignore[union-attr]
+            if v in ("True", "False", "None"):
+                return ("k", {"True": True, "False": False, "None": None}[v])
+            return ("n", v)
+        if t is cst.Attribute:
+            return ("a", self._x(node.value, d), node.attr.value)  # type: ignore[union-attr]
+        if t is cst.Call:
+            args: list = []
+            kwargs: list = []
+            for a in node.args:  # type: ignore[union-attr]
+                v = self._x(a.value, d)
+                if a.star == "*":
+                    args.append(("*", v))
+                elif a.star == "**":
+                    kwargs.append(("**", v))
+                elif a.keyword is not None:
+                    kwargs.append((a.keyword.value, v))
+                else:
+                    args.append(v)
+            return ("c", self._x(node.func, d), tuple(args), tuple(kwargs))  # type: ignore[union-attr]
+        if t is cst.Subscript:
+            key: tuple = _UNKNOWN
+            sl = node.slice  # type: ignore[union-attr]
+            if len(sl) == 1 and isinstance(sl[0].slice, cst.Index):
+                key = self._x(sl[0].slice.value, d)
+            return ("s", self._x(node.value, d), key)  # type: ignore[union-attr]
+        if t is cst.Await:
+            return self._x(node.expression, d)  # type: ignore[union-attr]
+        if t is cst.SimpleString or t is cst.ConcatenatedString or t is cst.Integer or t is cst.Float:
+            v = literal(node)
+            if isinstance(v, str) and len(v) > 200:
+                v = v[:200]
+            return ("k", v) if v is not _NO_LITERAL else _UNKNOWN
+        if t is cst.FormattedString:
+            return ("k", "")
+        if t is cst.Lambda:
+            return ("fn", self._lambda_name(node))  # type: ignore[arg-type]
+        if t is cst.Dict:
+            items = []
+            for el in node.elements:  # type: ignore[union-attr]
+                if type(el) is cst.DictElement:
+                    items.append((self._x(el.key, d), self._x(el.value, d)))
+                else:
+                    items.append(("**", self._x(el.value, d)))
+            return ("d", self._alloc_id(), tuple(items))
+        if t is cst.List or t is cst.Tuple or t is cst.Set:
+            items = []
+            for el in node.elements:  # type: ignore[union-attr]
+                if type(el) is cst.StarredElement:
+                    items.append(("*", self._x(el.value, d)))
+                else:
+                    items.append(self._x(el.value, d))
+            return ("l", self._alloc_id(), tuple(items))
+        if t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp:
+            return ("l", self._alloc_id(), (self._x(node.elt, d),))  # type: ignore[union-attr]
+        if t is cst.DictComp:
+            return ("d", self._alloc_id(), ((_UNKNOWN, self._x(node.value, d)),))  # type: ignore[union-attr]
+        if t is cst.IfExp:
+            return ("u", (self._x(node.body, d), self._x(node.orelse, d)))  # type: ignore[union-attr]
+        if t is cst.BooleanOperation:
+            return ("u", (self._x(node.left, d), self._x(node.right, d)))  # type: ignore[union-attr]
+        if t is cst.BinaryOperation and type(node.operator) is cst.Add:  # type: ignore[union-attr]
+            return ("u", (self._x(node.left, d), self._x(node.right, d)))  # type: ignore[union-attr]
+        if t is cst.NamedExpr:
+            return self._x(node.value, d)  # type: ignore[union-attr]
+        return _UNKNOWN
 
     # ---- container keys and attributes ----------------------------------------
     def _subscript(self, node: cst.Subscript) -> None:
@@ -521,10 +746,16 @@ class _Extractor(cst.CSTVisitor):
     def _return(self, node: cst.Return) -> None:
         if self.open_funcs and node.value is not None:
             self.open_funcs[-1]["returned"].append(dotted(node.value))
+            self._flow(self.scope, "ret", None, self._x(node.value))
 
     def _yield(self, node: cst.Yield) -> None:
         if self.open_funcs:
             self.open_funcs[-1]["yields"] = True
+            v = node.value
+            if isinstance(v, cst.From):
+                self._flow(self.scope, "yieldfrom", None, self._x(v.item))
+            elif v is not None:
+                self._flow(self.scope, "yield", None, self._x(v))
 
     def _if(self, node: cst.If) -> None:
         test = node.test

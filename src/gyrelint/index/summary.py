@@ -36,6 +36,7 @@ class CallSite:
     kwargs: tuple[tuple[str, Arg], ...] = ()
     star_args: bool = False  # *args / **kwargs present
     awaited: bool = False
+    expr: object = None  # the call as an expression tree (see ``Flow``), for value-flow resolution
 
     @property
     def attr(self) -> str:
@@ -136,6 +137,33 @@ class Skip:
 
 
 @dataclass(frozen=True, slots=True)
+class Flow:
+    """One value-flow fact the call-graph resolver propagates (flow-insensitively).
+
+    Expressions are nested tuples (marshal-safe):
+    ``("n", name)``, ``("a", base, attr)``, ``("c", func, args, kwargs)`` (an arg may be
+    ``("*", e)``; a kwarg ``(name, e)`` or ``("**", e)``), ``("s", base, key)``,
+    ``("k", literal)``, ``("fn", qualname)`` (a def or lambda of this file),
+    ``("cls", qualname)``, ``("d", alloc_id, ((k, v), ...))`` dict literal,
+    ``("l", alloc_id, items)`` list/tuple/set literal or comprehension,
+    ``("u", alternatives)`` (``a if c else b``, ``a or b``), ``("?",)`` unknown.
+
+    ops: ``=`` (target <- value), ``for`` (target <- items of value), ``with``,
+    ``ann`` (target has the annotated type ``value``), ``ret``/``yield``/``yieldfrom``
+    (the scope returns/yields value), ``rann`` (return annotation), ``def`` (target
+    name <- ``("dec", ("fn"|"cls", q), decorators)``), ``base`` (target = class
+    qualname, value = base expressions), ``param`` (target = (function, param)
+    default value, evaluated in ``scope``), ``global``/``nonlocal`` (target = name).
+    """
+
+    scope: str
+    op: str
+    target: object
+    value: object
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     annotation: str | None = None
@@ -190,3 +218,5 @@ class FileSummary:
     suppressions: dict[int, tuple[str, ...]] = field(default_factory=dict)  # line -> rule ids
     lines: int = 0
     sha: str = ""
+    flows: list[Flow] = field(default_factory=list)  # value-flow facts for call resolution
+    lambdas: list[FunctionDef] = field(default_factory=list)  # lambdas, named "<lambdaN>" per scope

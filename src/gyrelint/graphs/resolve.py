@@ -1,0 +1,889 @@
+"""Call resolution: a flow-insensitive points-to analysis over the file summaries.
+
+Every variable, attribute, parameter, return slot and container element of the repo is
+a *key* holding a set of abstract *values*; the :class:`~gyrelint.index.summary.Flow`
+facts and the call sites move values between keys until nothing changes (PyCG's
+approach, done on summaries so no file is parsed again). Values are short strings:
+
+==============  ==========================================================
+``f:Q``         repo function or lambda ``Q`` (full qualname), unbound
+``b:Q|C``       method ``Q`` bound to an instance of repo class ``C``
+``c:Q``/``i:Q`` repo class ``Q`` / an instance of it
+``m:M``         repo module ``M``
+``x:N``/``xi:N`` external name ``N`` (alias-resolved: ``torch.distributed.broadcast``)
+                / an instance of external class ``N``
+``B:N``         builtin ``N`` (``print``, ``str.join``)
+``d:ID``/``l:ID`` dict / list (tuple, set, comprehension, generator) allocation site
+``k?:V``        a constant (``ks:text``, ``ki:3``) - container keys and string dispatch
+``rem:V``       ``V.remote`` (Ray), ``opt:V`` ``V.options`` (Ray), ``sup:C|D`` ``super()``
+==============  ==========================================================
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
+
+BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
+_EMPTY: frozenset[str] = frozenset()
+_MAX_ROUNDS = 12
+_MAX_VALUES = 64  # a key holding more values than this is not worth propagating precisely
+# external callables whose result is (one of) their first argument: value passes through
+_PASSTHROUGH = frozenset({
+    "ray.get", "ray.put", "ray.remote", "ray.method", "copy.copy", "copy.deepcopy", "functools.partial",
+    "functools.wraps", "functools.lru_cache", "functools.cache", "functools.update_wrapper", "typing.cast",
+    "asyncio.run", "asyncio.create_task", "asyncio.ensure_future", "ray.util.scheduling_strategies",
+})
+_ITER_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate",
+                            "zip", "next", "filter"})
+_CONTAINER_WRITE = {"append": 0, "add": 0, "extend": -1, "insert": 1, "update": -2, "setdefault": 1,
+                    "put": 0, "put_nowait": 0, "appendleft": 0}
+_CONTAINER_READ = frozenset({"get", "pop", "popleft", "popitem", "values", "items", "copy", "keys",
+                             "get_nowait"})
+
+
+def _const(v: object) -> str:
+    if isinstance(v, bool) or v is None:
+        return f"kb:{v}"
+    if isinstance(v, int):
+        return f"ki:{v}"
+    if isinstance(v, float):
+        return f"kf:{v}"
+    if isinstance(v, str):
+        return f"ks:{v}"
+    return "kx:"
+
+
+@dataclass(slots=True)
+class Edge:
+    """One resolved target of one call site (or implicit call: decorator, iteration)."""
+
+    target: str  # repo qualname or external/builtin canonical name
+    kind: str  # "exact" | "weak"
+    via: str
+
+
+@dataclass(slots=True)
+class Resolution:
+    """What :func:`resolve` hands back to the graph builder."""
+
+    site_edges: dict[tuple[str, int], list[Edge]] = field(default_factory=dict)  # (module, call index)
+    implicit: dict[tuple[str, str, int, str], set[str]] = field(default_factory=dict)  # (mod, scope, line, via)
+    strings: dict[tuple[str, str, int], set[str]] = field(default_factory=dict)  # dotted-path strings
+    attr_types: dict[str, dict[str, str]] = field(default_factory=dict)
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # class -> resolved base names
+    rounds: int = 0
+
+
+class Resolver:
+    def __init__(self, summaries: list[FileSummary]) -> None:
+        self.sums = {s.module: s for s in summaries}
+        self.store: dict[str, set[str]] = {}
+        self.changed = False
+        self.funcs: dict[str, FunctionDef] = {}  # full qualname -> def (functions and lambdas)
+        self.func_mod: dict[str, str] = {}
+        self.method_class: dict[str, str] = {}  # method qualname -> class qualname
+        self.method_kind: dict[str, str] = {}  # "static" | "class" | "inst"
+        self.classes: dict[str, str] = {}  # class qualname -> module
+        self.class_scopes: dict[str, set[str]] = defaultdict(set)  # module -> class scopes (relative)
+        self.locals: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.globals: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.nonlocals: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.base_exprs: dict[str, tuple[str, str, tuple]] = {}
+        self.mro_cache: dict[str, list[str]] = {}
+        self.ckeys: dict[str, set[str]] = defaultdict(set)
+        self.gen_funcs: set[str] = set()
+        self.methods_by_name: dict[str, list[str]] = defaultdict(list)
+        self.lookup_cache: dict[tuple[str, str, str], str | None] = {}
+        self.flows: list[tuple[str, object]] = []
+        self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
+        self.class_attrs: dict[str, set[str]] = defaultdict(set)
+        self.cur_line = 0
+        self._setup()
+
+    # ---- set-up ------------------------------------------------------------------
+    def _setup(self) -> None:
+        for mod, s in self.sums.items():
+            for c in s.classes:
+                self.classes[f"{mod}.{c.qualname}"] = mod
+                self.class_scopes[mod].add(c.qualname)
+            for f in (*s.functions, *s.lambdas):
+                q = f"{mod}.{f.qualname}"
+                self.funcs[q] = f
+                self.func_mod[q] = mod
+                if f.yields:
+                    self.gen_funcs.add(q)
+                params = [p.name for p in f.params]
+                self.locals[(mod, f.qualname)].update(params)
+                if f.class_name is not None:
+                    cq = f"{mod}.{f.class_name}"
+                    self.method_class[q] = cq
+                    decs = {d.rsplit(".", 1)[-1] for d in f.decorators}
+                    kind = "static" if "staticmethod" in decs else "class" if "classmethod" in decs else "inst"
+                    self.method_kind[q] = kind
+                    self.methods_by_name[f.name].append(q)
+                    if params and kind != "static" and f.params[0].kind == "pos":
+                        self._add(f"{q}.{params[0]}", {("c:" if kind == "class" else "i:") + cq})
+        for mod, s in self.sums.items():
+            for fl in s.flows:
+                key = (mod, fl.scope)
+                if fl.op in ("=", "for", "with", "ann"):
+                    self._collect_names(fl.target, self.locals[key])
+                elif fl.op == "def":
+                    self.locals[key].add(fl.target)  # type: ignore[arg-type]
+                elif fl.op == "global":
+                    self.globals[key].add(fl.target)  # type: ignore[arg-type]
+                elif fl.op == "nonlocal":
+                    self.nonlocals[key].add(fl.target)  # type: ignore[arg-type]
+                elif fl.op == "base":
+                    self.base_exprs[f"{mod}.{fl.target}"] = (mod, fl.scope, fl.value)  # type: ignore[assignment]
+                self.flows.append((mod, fl))
+            for imp in s.imports:
+                if imp.name == "*":
+                    continue
+                self.locals[(mod, imp.scope)].add(imp.bound)
+                self.flows.append((mod, _ImportFlow(imp.scope, imp.bound, self._import_value(s, imp), imp.line)))
+        for key, names in self.globals.items():
+            self.locals[key] -= names
+        for key, names in self.nonlocals.items():
+            self.locals[key] -= names
+        self._star_imports()
+
+    def _star_imports(self) -> None:
+        for _ in range(3):  # chains of star imports
+            added = False
+            for mod, s in self.sums.items():
+                for imp in s.imports:
+                    if imp.name != "*":
+                        continue
+                    src = self._abs_module(s, imp.module, imp.level)
+                    other = self.sums.get(src)
+                    if other is None:
+                        continue
+                    names = other.all_exports or tuple(
+                        n for n in self.locals[(src, MODULE_SCOPE)] if not n.startswith("_"))
+                    have = self.locals[(mod, imp.scope)]
+                    for n in names:
+                        if n not in have:
+                            have.add(n)
+                            added = True
+                            self.flows.append((mod, _ImportFlow(imp.scope, n, ("imp", src, n), imp.line)))
+            if not added:
+                break
+
+    def _abs_module(self, s: FileSummary, module: str, level: int) -> str:
+        if level == 0:
+            return module
+        parts = s.module.split(".")
+        if not s.is_package:
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: max(0, len(parts) - (level - 1))]
+        base = ".".join(parts)
+        if module:
+            return f"{base}.{module}" if base else module
+        return base
+
+    def _import_value(self, s: FileSummary, imp) -> tuple:
+        absmod = self._abs_module(s, imp.module, imp.level)
+        if imp.name is None:
+            return ("imp", absmod if imp.asname else absmod.split(".", 1)[0], None)
+        return ("imp", absmod, imp.name)
+
+    @staticmethod
+    def _collect_names(t: object, out: set[str]) -> None:
+        if not isinstance(t, tuple) or not t:
+            return
+        if t[0] == "n":
+            out.add(t[1])
+        elif t[0] == "l":
+            for it in t[2]:
+                Resolver._collect_names(it, out)
+        elif t[0] == "*":
+            Resolver._collect_names(t[1], out)
+
+    # ---- store -------------------------------------------------------------------
+    def _add(self, key: str, values) -> None:
+        if not values:
+            return
+        cur = self.store.get(key)
+        if cur is None:
+            self.store[key] = set(values)
+            self.changed = True
+            return
+        if len(cur) >= _MAX_VALUES:
+            return
+        n = len(cur)
+        cur.update(values)
+        if len(cur) != n:
+            self.changed = True
+
+    def _get(self, key: str) -> set[str] | frozenset[str]:
+        return self.store.get(key, _EMPTY)
+
+    def lookup(self, mod: str, scope: str, name: str) -> str | None:
+        """The key a name refers to in a scope (Python's LEGB, class bodies skipped)."""
+        ck = (mod, scope, name)
+        if ck in self.lookup_cache:
+            return self.lookup_cache[ck]
+        result: str | None = None
+        s = scope
+        first = True
+        classes = self.class_scopes.get(mod, ())
+        while True:
+            if s == MODULE_SCOPE:
+                if name in self.locals.get((mod, MODULE_SCOPE), ()):
+                    result = f"{mod}.{name}"
+                break
+            if name in self.globals.get((mod, s), ()):
+                result = f"{mod}.{name}" if name in self.locals.get((mod, MODULE_SCOPE), ()) else None
+                break
+            if (first or s not in classes) and name in self.locals.get((mod, s), ()):
+                result = f"{mod}.{s}.{name}"
+                break
+            first = False
+            s = s.rsplit(".", 1)[0] if "." in s else MODULE_SCOPE
+        self.lookup_cache[ck] = result
+        return result
+
+    # ---- classes -------------------------------------------------------------------
+    def mro(self, cq: str) -> list[str]:
+        """Linearised bases: repo class qualnames, then ``x:name`` for external bases."""
+        got = self.mro_cache.get(cq)
+        if got is not None:
+            return got
+        self.mro_cache[cq] = [cq]  # cycle guard
+        seqs: list[list[str]] = []
+        direct: list[str] = []
+        be = self.base_exprs.get(cq)
+        if be is not None:
+            mod, scope, exprs = be
+            for e in exprs:  # type: ignore[union-attr]
+                for v in self.eval(mod, scope, e):
+                    if v.startswith("c:") and v[2:] != cq:
+                        direct.append(v[2:])
+                        seqs.append(self.mro(v[2:]))
+                    elif v.startswith("x:"):
+                        direct.append(v)
+                        seqs.append([v])
+        seqs.append(direct)
+        out = [cq] + _c3(seqs)
+        self.mro_cache[cq] = out
+        return out
+
+    def class_attr(self, cq: str, attr: str, inst: str | None, start_after: str | None = None) -> set[str]:
+        """Values of ``attr`` looked up on class ``cq`` (an instance of it if ``inst``)."""
+        order = self.mro(cq)
+        if start_after is not None:
+            try:
+                order = order[order.index(start_after) + 1:]
+            except ValueError:
+                order = order[1:]
+        for c in order:
+            if c.startswith("x:"):
+                return {f"x:{c[2:]}.{attr}"}
+            vals = self.store.get(f"{c}.{attr}")
+            if vals:
+                out = set()
+                for v in vals:
+                    if v.startswith("f:"):
+                        q = v[2:]
+                        kind = self.method_kind.get(q)
+                        if kind == "inst" and inst is not None:
+                            out.add(f"b:{q}|{inst}")
+                        elif kind == "class":
+                            out.add(f"b:{q}|{cq}")
+                        else:
+                            out.add(v)
+                    else:
+                        out.add(v)
+                return out
+        return set()
+
+    # ---- evaluation ----------------------------------------------------------------
+    def eval(self, mod: str, scope: str, e: object) -> set[str] | frozenset[str]:
+        if not isinstance(e, tuple) or not e:
+            return _EMPTY
+        op = e[0]
+        if op == "n":
+            key = self.lookup(mod, scope, e[1])
+            if key is not None:
+                return self._get(key)
+            if e[1] in BUILTINS:
+                return {f"B:{e[1]}"}
+            return _EMPTY
+        if op == "a":
+            base = self.eval(mod, scope, e[1])
+            if not base:
+                return _EMPTY
+            out: set[str] = set()
+            for v in base:
+                out |= self.getattr(v, e[2])
+            return out
+        if op == "c":
+            callees = self.eval(mod, scope, e[1])
+            if not callees:
+                return _EMPTY
+            out = set()
+            for v in callees:
+                out |= self.call(mod, scope, v, e, bind=False)[1]
+            return out
+        if op == "s":
+            base = self.eval(mod, scope, e[1])
+            if not base:
+                return _EMPTY
+            keys = self._keys(mod, scope, e[2])
+            out = set()
+            for v in base:
+                if v[:2] in ("d:", "l:"):
+                    out |= self._read(v[2:], keys)
+            return out
+        if op == "k":
+            return {_const(e[1])}
+        if op == "fn":
+            return {f"f:{mod}.{e[1]}"}
+        if op == "cls":
+            return {f"c:{mod}.{e[1]}"}
+        if op == "d":
+            cid = f"{mod}@{e[1]}"
+            for k, v in e[2]:
+                if k == "**":
+                    for c in self.eval(mod, scope, v):
+                        if c[:2] == "d:":
+                            for kk in list(self.ckeys.get(c[2:], ())):
+                                self._write(cid, kk, self._get(f"{c[2:]}[{kk}]"))
+                    continue
+                vals = self.eval(mod, scope, v)
+                if vals:
+                    keys = self._keys(mod, scope, k) or ["*"]
+                    for kk in keys:
+                        self._write(cid, kk, vals)
+            return {f"d:{cid}"}
+        if op == "l":
+            cid = f"{mod}@{e[1]}"
+            for i, item in enumerate(e[2]):
+                if isinstance(item, tuple) and item and item[0] == "*":
+                    self._write(cid, "*", self.iterate(mod, scope, self.eval(mod, scope, item[1])))
+                else:
+                    vals = self.eval(mod, scope, item)
+                    if vals:
+                        self._write(cid, f"ki:{i}", vals)
+            return {f"l:{cid}"}
+        if op == "u":
+            out = set()
+            for alt in e[1]:
+                out |= self.eval(mod, scope, alt)
+            return out
+        if op == "imp":
+            return self._eval_import(e)
+        return _EMPTY
+
+    def _eval_import(self, e: tuple) -> set[str] | frozenset[str]:
+        absmod, name = e[1], e[2]
+        if name is None:
+            return {f"m:{absmod}"} if absmod in self.sums else {f"x:{absmod}"}
+        sub = f"{absmod}.{name}"
+        if absmod in self.sums:
+            out = set(self._get(sub))
+            if sub in self.sums:
+                out.add(f"m:{sub}")
+            return out
+        if sub in self.sums:
+            return {f"m:{sub}"}
+        return {f"x:{sub}"}
+
+    def _keys(self, mod: str, scope: str, k: object) -> list[str]:
+        """Container keys a subscript/dict key expression may take ([] = unknown)."""
+        if isinstance(k, tuple) and k and k[0] == "k":
+            return [_const(k[1])]
+        return [v for v in self.eval(mod, scope, k) if v[:1] == "k"]
+
+    def _write(self, cid: str, k: str, vals) -> None:
+        if not vals:
+            return
+        ks = self.ckeys[cid]
+        if k not in ks:
+            ks.add(k)
+            self.changed = True
+        self._add(f"{cid}[{k}]", vals)
+
+    def _read(self, cid: str, keys: list[str]) -> set[str]:
+        out: set[str] = set()
+        have = self.ckeys.get(cid)
+        if not have:
+            return out
+        if keys:
+            for k in (*keys, "*"):
+                if k in have:
+                    out |= self._get(f"{cid}[{k}]")
+            if out:
+                return out
+        for k in have:
+            out |= self._get(f"{cid}[{k}]")
+        return out
+
+    def getattr(self, v: str, attr: str) -> set[str]:
+        tag = v[: v.index(":") + 1]
+        if tag == "m:":
+            out = set(self._get(f"{v[2:]}.{attr}"))
+            sub = f"{v[2:]}.{attr}"
+            if sub in self.sums:
+                out.add(f"m:{sub}")
+            return out
+        if tag == "i:" or tag == "c:":
+            cq = v[2:]
+            out = self.class_attr(cq, attr, cq if tag == "i:" else None)
+            if not out and attr in ("remote", "options"):
+                return {f"{'rem' if attr == 'remote' else 'opt'}:{v}"}
+            return out
+        if tag == "x:":
+            return {f"x:{v[2:]}.{attr}"}
+        if tag == "xi:":
+            return {f"x:{v[3:]}.{attr}"}
+        if tag in ("f:", "b:"):
+            if attr == "remote":
+                return {f"rem:{v}"}
+            if attr == "options":
+                return {f"opt:{v}"}
+            return set()
+        if tag == "sup:":
+            c, _, d = v[4:].partition("|")
+            return self.class_attr(d, attr, d, start_after=c)
+        if tag == "B:":
+            return {f"B:{v[2:]}.{attr}"}
+        if tag == "ks:":
+            return {f"B:str.{attr}"}
+        if tag in ("d:", "l:"):
+            return {f"cm:{v}|{attr}"}
+        return set()
+
+    def iterate(self, mod: str, scope: str, vals) -> set[str]:
+        """Values produced by iterating over ``vals``."""
+        out: set[str] = set()
+        for v in vals:
+            if v[:2] in ("d:", "l:"):
+                out |= self._read(v[2:], [])
+            elif v.startswith("i:"):
+                for it in self.class_attr(v[2:], "__iter__", v[2:]):
+                    self.implicit[(mod, scope, self.cur_line, "iter")].add(it)
+                    for r in self.call(mod, scope, it, ("c", None, (), ()), bind=True)[1]:
+                        if r.startswith("i:"):
+                            for nx_ in self.class_attr(r[2:], "__next__", r[2:]):
+                                self.implicit[(mod, scope, self.cur_line, "iter")].add(nx_)
+                                out |= self.call(mod, scope, nx_, ("c", None, (), ()), bind=True)[1]
+                        else:
+                            out |= self.iterate(mod, scope, (r,)) if r[:2] in ("d:", "l:") else set()
+        return out
+
+    # ---- calls ----------------------------------------------------------------------
+    def returns(self, q: str) -> set[str] | frozenset[str]:
+        if q in self.gen_funcs:
+            return {f"l:gen:{q}"}
+        return self._get(f"{q}.<ret>")
+
+    def _bind(self, mod: str, scope: str, q: str, e: tuple, skip_first: bool, first: str | None) -> None:
+        f = self.funcs.get(q)
+        if f is None:
+            return
+        params = f.params
+        pos = [p for p in params if p.kind == "pos"]
+        i = 0
+        if skip_first and pos:
+            if first is not None:
+                self._add(f"{q}.{pos[0].name}", (first,))
+            pos = pos[1:]
+        by_name = {p.name: p for p in params}
+        vararg = next((p for p in params if p.kind == "vararg"), None)
+        for a in e[2]:
+            if isinstance(a, tuple) and a and a[0] == "*":
+                vals = self.iterate(mod, scope, self.eval(mod, scope, a[1]))
+                for p in pos[i:]:
+                    self._add(f"{q}.{p.name}", vals)
+                continue
+            vals = self.eval(mod, scope, a)
+            if i < len(pos):
+                self._add(f"{q}.{pos[i].name}", vals)
+            elif vararg is not None and vals:
+                self._write(f"{q}.{vararg.name}", "*", vals)
+                self._add(f"{q}.{vararg.name}", {f"l:{q}.{vararg.name}"})
+            i += 1
+        for k, a in e[3]:
+            if k == "**":
+                continue
+            p = by_name.get(k)
+            if p is not None:
+                self._add(f"{q}.{k}", self.eval(mod, scope, a))
+
+    def call(self, mod: str, scope: str, v: str, e: tuple, bind: bool) -> tuple[list[tuple[str, str]], set[str]]:
+        """Calling value ``v`` at call expression ``e``: ([(target, via)], result values)."""
+        tag = v[: v.index(":") + 1]
+        if tag == "f:":
+            q = v[2:]
+            if bind:
+                self._bind(mod, scope, q, e, False, None)
+            return [(q, "call")], set(self.returns(q))
+        if tag == "b:":
+            q, _, c = v[2:].partition("|")
+            if bind:
+                self._bind(mod, scope, q, e, True, ("c:" if self.method_kind.get(q) == "class" else "i:") + c if c else None)
+            return [(q, "call")], set(self.returns(q))
+        if tag == "c:":
+            cq = v[2:]
+            targets: list[tuple[str, str]] = []
+            for init in self.class_attr(cq, "__init__", cq):
+                if init.startswith("b:"):
+                    q = init[2:].partition("|")[0]
+                    if bind:
+                        self._bind(mod, scope, q, e, True, f"i:{cq}")
+                    targets.append((q, "ctor"))
+                elif init.startswith("x:"):
+                    targets.append((init[2:], "ctor"))
+            if not targets:
+                targets.append((cq, "ctor"))
+            return targets, {f"i:{cq}"}
+        if tag == "i:":
+            out_t: list[tuple[str, str]] = []
+            res: set[str] = set()
+            for c in self.class_attr(v[2:], "__call__", v[2:]):
+                t, r = self.call(mod, scope, c, e, bind)
+                out_t += t
+                res |= r
+            return out_t, res
+        if tag == "x:":
+            name = v[2:]
+            last = name.rsplit(".", 1)[-1]
+            if name in _PASSTHROUGH or last in ("partial", "wraps"):
+                if e[2]:
+                    first_arg = e[2][0]
+                    if not (isinstance(first_arg, tuple) and first_arg and first_arg[0] == "*"):
+                        return [(name, "call")], set(self.eval(mod, scope, first_arg))
+                if name == "ray.remote":
+                    return [(name, "call")], {"rdec:"}
+                return [(name, "call")], set()
+            return [(name, "call")], ({f"xi:{name}"} if last[:1].isupper() else set())
+        if tag == "xi:":
+            return [(f"{v[3:]}.__call__", "call")], set()
+        if tag == "B:":
+            return self._call_builtin(mod, scope, v[2:], e, bind)
+        if tag == "rem:":
+            inner = v[4:]
+            t, r = self.call(mod, scope, inner, e, bind)
+            return [(x, "ray") for x, _ in t], r
+        if tag == "opt:":
+            return [], {v[4:]}
+        if tag == "rdec:":
+            return [], (set(self.eval(mod, scope, e[2][0])) if e[2] else set())
+        if tag == "cm:":
+            return self._call_container(mod, scope, v[3:], e)
+        return [], set()
+
+    def _call_builtin(self, mod: str, scope: str, name: str, e: tuple, bind: bool) -> tuple[list, set[str]]:
+        targets: list[tuple[str, str]] = [(f"<builtin>.{name}", "call")]
+        res: set[str] = set()
+        args = [a for a in e[2] if not (isinstance(a, tuple) and a and a[0] == "*")]
+        if name == "super":
+            cls = self._enclosing_class(mod, scope)
+            if cls is not None:
+                f = self.funcs.get(f"{mod}.{scope}")
+                selfs = self._get(f"{mod}.{scope}.{f.params[0].name}") if f is not None and f.params else _EMPTY
+                insts = {s[2:] for s in selfs if s[:2] in ("i:", "c:")} or {cls}
+                res = {f"sup:{cls}|{d}" for d in insts}
+            return targets, res
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], tuple) and args[1][0] == "k":
+            attr = args[1][1]
+            if isinstance(attr, str):
+                for o in self.eval(mod, scope, args[0]):
+                    res |= self.getattr(o, attr)
+            return targets, res
+        if name in ("map", "filter", "sorted", "min", "max") or name == "functools.reduce":
+            fns = [a for a in args] + [a for k, a in e[3] if k == "key"]
+            cid = f"{mod}@map.{id(e)}"
+            for a in fns:
+                for fv in self.eval(mod, scope, a):
+                    if fv[:2] in ("f:", "b:", "c:"):
+                        t, r = self.call(mod, scope, fv, ("c", None, (), ()), bind)
+                        targets += t
+                        if name == "map":
+                            self._write(cid, "*", r)
+            if name == "map":
+                return targets, {f"l:{cid}"}
+        if name in _ITER_BUILTINS and args:
+            vals = self.eval(mod, scope, args[0])
+            return targets, (self.iterate(mod, scope, vals) if name == "next" else set(vals))
+        if name in ("str.format", "str.join") or name.startswith("str."):
+            return targets, set()
+        return targets, res
+
+    def _call_container(self, mod: str, scope: str, spec: str, e: tuple) -> tuple[list, set[str]]:
+        cont, _, meth = spec.rpartition("|")
+        kind = "dict" if cont.startswith("d:") else "list"
+        cid = cont[2:]
+        targets = [(f"<builtin>.{kind}.{meth}", "call")]
+        pos = _CONTAINER_WRITE.get(meth)
+        args = e[2]
+        if pos is not None and args:
+            if pos >= 0 and pos < len(args):
+                key = "*"
+                if meth == "setdefault":
+                    keys = self._keys(mod, scope, args[0])
+                    key = keys[0] if keys else "*"
+                self._write(cid, key, self.eval(mod, scope, args[pos]))
+            elif pos == -1:
+                self._write(cid, "*", self.iterate(mod, scope, self.eval(mod, scope, args[0])))
+            elif pos == -2:
+                for c in self.eval(mod, scope, args[0]):
+                    if c[:2] == "d:":
+                        for kk in list(self.ckeys.get(c[2:], ())):
+                            self._write(cid, kk, self._get(f"{c[2:]}[{kk}]"))
+            if meth == "setdefault":
+                return targets, self._read(cid, [])
+            return targets, set()
+        if meth in _CONTAINER_READ:
+            if meth in ("values", "items", "copy", "keys"):
+                return targets, {cont}
+            keys = self._keys(mod, scope, args[0]) if args and meth == "get" else []
+            return targets, self._read(cid, keys)
+        return targets, set()
+
+    def _enclosing_class(self, mod: str, scope: str) -> str | None:
+        classes = self.class_scopes.get(mod, ())
+        s = scope
+        while "." in s:
+            s = s.rsplit(".", 1)[0]
+            if s in classes:
+                return f"{mod}.{s}"
+        return None
+
+    # ---- assignment -----------------------------------------------------------------
+    def assign(self, mod: str, scope: str, t: object, vals) -> None:
+        if not isinstance(t, tuple) or not t or not vals:
+            return
+        op = t[0]
+        if op == "n":
+            key = self.lookup(mod, scope, t[1])
+            if key is not None:
+                self._add(key, vals)
+        elif op == "a":
+            for b in self.eval(mod, scope, t[1]):
+                if b[:2] in ("i:", "c:"):
+                    self.class_attrs[b[2:]].add(t[2])
+                    self._add(f"{b[2:]}.{t[2]}", vals)
+                elif b[:2] == "m:":
+                    self._add(f"{b[2:]}.{t[2]}", vals)
+        elif op == "s":
+            keys = self._keys(mod, scope, t[2]) or ["*"]
+            for b in self.eval(mod, scope, t[1]):
+                if b[:2] in ("d:", "l:"):
+                    for k in keys:
+                        self._write(b[2:], k, vals)
+        elif op == "l":
+            items = t[2]
+            conts = [v for v in vals if v[:2] in ("d:", "l:")]
+            for i, item in enumerate(items):
+                if isinstance(item, tuple) and item and item[0] == "*":
+                    sub: set[str] = set()
+                    for c in conts:
+                        sub |= self._read(c[2:], [])
+                    self.assign(mod, scope, item[1], sub)
+                    continue
+                sub = set()
+                for c in conts:
+                    sub |= self._read(c[2:], [f"ki:{i}"])
+                self.assign(mod, scope, item, sub)
+
+    def instance_of(self, vals) -> set[str]:
+        out = set()
+        for v in vals:
+            if v.startswith("c:"):
+                out.add(f"i:{v[2:]}")
+            elif v.startswith("x:"):
+                out.add(f"xi:{v[2:]}")
+        return out
+
+    # ---- driving -----------------------------------------------------------------------
+    def step_flow(self, mod: str, fl) -> None:
+        op = fl.op
+        scope = fl.scope
+        self.cur_line = fl.line
+        if op == "=" or op == "imp":
+            self.assign(mod, scope, fl.target, self.eval(mod, scope, fl.value))
+        elif op == "for":
+            self.assign(mod, scope, fl.target, self.iterate(mod, scope, self.eval(mod, scope, fl.value)))
+        elif op == "with":
+            vals = self.eval(mod, scope, fl.value)
+            out = set(vals)
+            for v in vals:
+                if v.startswith("i:"):
+                    for ent in self.class_attr(v[2:], "__enter__", v[2:]):
+                        out |= self.call(mod, scope, ent, ("c", None, (), ()), bind=True)[1]
+            self.assign(mod, scope, fl.target, out)
+        elif op == "ann":
+            self.assign(mod, scope, fl.target, self.instance_of(self.eval(mod, scope, fl.value)))
+        elif op == "ret":
+            self._add(f"{mod}.{scope}.<ret>", self.eval(mod, scope, fl.value))
+        elif op == "rann":
+            self._add(f"{mod}.{scope}.<ret>", self.instance_of(self.eval(mod, scope, fl.value)))
+        elif op == "yield":
+            self._write(f"gen:{mod}.{scope}", "*", self.eval(mod, scope, fl.value))
+        elif op == "yieldfrom":
+            self._write(f"gen:{mod}.{scope}", "*", self.iterate(mod, scope, self.eval(mod, scope, fl.value)))
+        elif op == "param":
+            q, p = fl.target
+            self._add(f"{mod}.{q}.{p}", self.eval(mod, scope, fl.value))
+        elif op == "def":
+            _, base, decs = fl.value
+            vals = set(self.eval(mod, scope, base))
+            for dec in reversed(decs):
+                new: set[str] = set()
+                for dv in self.eval(mod, scope, dec):
+                    if dv[:2] in ("f:", "b:", "i:", "c:") or dv.startswith("rdec:"):
+                        targets, res = self.call(mod, scope, dv, ("c", None, (base,), ()), bind=True)
+                        self.implicit[(mod, scope, fl.line, "decorator")].update(t for t, _ in targets)
+                        new |= res
+                    elif dv.startswith("x:") or dv.startswith("xi:"):
+                        self.implicit[(mod, scope, fl.line, "decorator")].add(dv[2:] if dv[1] == ":" else dv[3:])
+                if new:
+                    vals = new
+            key = self.lookup(mod, scope, fl.target)
+            if key is not None:
+                self._add(key, vals)
+
+    def step_call(self, mod: str, site: CallSite) -> None:
+        self.cur_line = site.line
+        e = site.expr
+        if not isinstance(e, tuple) or e[0] != "c":
+            return
+        for v in self.eval(mod, site.scope, e[1]):
+            self.call(mod, site.scope, v, e, bind=True)
+
+    def run(self) -> int:
+        sites = [(mod, c) for mod, s in self.sums.items() for c in s.calls]
+        rounds = 0
+        for rounds in range(1, _MAX_ROUNDS + 1):  # noqa: B007
+            self.changed = False
+            self.mro_cache.clear()
+            for mod, fl in self.flows:
+                self.step_flow(mod, fl)
+            for mod, site in sites:
+                self.step_call(mod, site)
+            if not self.changed:
+                break
+        return rounds
+
+    # ---- results ---------------------------------------------------------------------
+    def site_targets(self, mod: str, site: CallSite) -> list[Edge]:
+        e = site.expr
+        edges: list[Edge] = []
+        if not isinstance(e, tuple) or e[0] != "c":
+            return edges
+        seen: set[str] = set()
+        recv_classes: set[str] = set()
+        for v in self.eval(mod, site.scope, e[1]):
+            targets, _ = self.call(mod, site.scope, v, e, bind=False)
+            for t, via in targets:
+                if t not in seen:
+                    seen.add(t)
+                    edges.append(Edge(t, "exact", via))
+        fe = e[1]
+        if isinstance(fe, tuple) and fe and fe[0] == "a":
+            recv = self.eval(mod, site.scope, fe[1])
+            for b in recv:
+                if b[:2] == "i:":
+                    recv_classes.add(b[2:])
+            attr = fe[2]
+            if not edges and not recv and not attr.startswith("__"):
+                # unknown receiver: every repo method of that name, marked weak
+                for q in self.methods_by_name.get(attr, ()):
+                    edges.append(Edge(q, "weak", "weak"))
+        # dispatch by string: a literal naming a method of the receiver's class or of any repo class
+        for a in (*e[2], *(a for _, a in e[3])):
+            if not (isinstance(a, tuple) and a and a[0] == "k" and isinstance(a[1], str)):
+                continue
+            name = a[1]
+            if not name.isidentifier() or name.startswith("__") or name not in self.methods_by_name:
+                continue
+            exact = False
+            for cq in recv_classes:
+                for m in self.class_attr(cq, name, cq):
+                    if m.startswith("b:"):
+                        q = m[2:].partition("|")[0]
+                        if q not in seen:
+                            seen.add(q)
+                            edges.append(Edge(q, "exact", "getattr" if site.attr == "getattr" else "string"))
+                        exact = True
+            if not exact and site.attr != "getattr":
+                for q in self.methods_by_name[name]:
+                    if q not in seen:
+                        seen.add(q)
+                        edges.append(Edge(q, "weak", "string"))
+            elif not exact:
+                for q in self.methods_by_name[name]:
+                    if q not in seen:
+                        seen.add(q)
+                        edges.append(Edge(q, "weak", "getattr"))
+        return edges
+
+    def attr_types(self) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for cq, attrs in self.class_attrs.items():
+            if cq not in self.classes:
+                continue
+            for a in sorted(attrs):
+                for v in sorted(self._get(f"{cq}.{a}")):
+                    if v[:2] in ("i:", "c:"):
+                        out.setdefault(cq, {})[a] = v[2:]
+                        break
+                    if v.startswith("xi:"):
+                        out.setdefault(cq, {})[a] = v[3:]
+                        break
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _ImportFlow:
+    scope: str
+    target_name: str
+    value: tuple
+    line: int
+    op: str = "imp"
+
+    @property
+    def target(self) -> tuple:
+        return ("n", self.target_name)
+
+
+def _c3(seqs: list[list[str]]) -> list[str]:
+    seqs = [list(s) for s in seqs if s]
+    out: list[str] = []
+    while seqs:
+        for s in seqs:
+            head = s[0]
+            if not any(head in t[1:] for t in seqs):
+                break
+        else:  # inconsistent hierarchy: fall back to depth-first order
+            for s in seqs:
+                for x in s:
+                    if x not in out:
+                        out.append(x)
+            return out
+        out.append(head)
+        seqs = [[x for x in s if x != head] for s in seqs]
+        seqs = [s for s in seqs if s]
+    return out
+
+
+def resolve(summaries: list[FileSummary]) -> tuple[Resolver, Resolution]:
+    r = Resolver(summaries)
+    res = Resolution()
+    res.rounds = r.run()
+    for mod, s in r.sums.items():
+        for i, site in enumerate(s.calls):
+            res.site_edges[(mod, i)] = r.site_targets(mod, site)
+    res.implicit = {k: v for k, v in r.implicit.items() if v}
+    res.attr_types = r.attr_types()
+    for cq in r.classes:
+        res.bases[cq] = tuple(b[2:] if b.startswith("x:") else b for b in r.mro(cq)[1:])
+    return r, res
