@@ -1,0 +1,1 @@
+"""minirl: a tiny online RL loop (sampler process -> queue -> trainer -> weights back)."""
