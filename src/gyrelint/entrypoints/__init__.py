@@ -1,0 +1,414 @@
+"""Stage 2: where runs start.
+
+Entry points come from what a user runs (README code blocks, shell launchers,
+Makefile recipes, CI job lines), from the package metadata (console scripts), and
+from the code itself (``if __name__ == "__main__":`` blocks, ``@hydra.main``), plus
+the ``entry-points`` of ``[tool.gyrelint]``. A command that names a module or file
+of this repository that does not exist is reported (a stale README, a moved
+module); commands for other programs (``python -m pip``) are left alone.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..index import Index
+from ..index.summary import MODULE_SCOPE, FileSummary
+from ..model import Diagnostic, EntryPoint
+from ..settings import Settings
+from .docs import markdown_blocks, rst_blocks
+from .packaging import Script, parse_spec, pyproject_scripts, setup_cfg_scripts, setup_py_scripts
+from .shell import Launch, scan_shell
+
+__all__ = ["EntryScan", "find_entry_points", "scan_entry_points"]
+
+FOUND_BY_ORDER = ("config", "pyproject", "setup", "readme", "script", "hydra", "main-guard")
+_DOC_SUFFIXES = (".md", ".markdown", ".rst")
+_SCRIPT_SUFFIXES = (".sh", ".bash")
+_YAML_SUFFIXES = (".yaml", ".yml")
+_YAML_HINTS = ("python", "torchrun", "accelerate", "deepspeed", "ray job", "uv run")
+_TEXT_LIMIT = 2 * 1024 * 1024
+_COMMAND_MAX = 240
+
+
+@dataclass(slots=True)
+class EntryScan:
+    """Everything the finder saw: the entry points, the diagnostics, and counts for reports."""
+
+    entries: list[EntryPoint] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    commands: int = 0  # launches read from READMEs, scripts and CI files
+    external: int = 0  # of those, programs that are not part of this repo (python -m pip ...)
+    unresolved: int = 0  # targets hidden behind a shell variable that has no known value
+
+    def counts(self) -> dict[str, int]:
+        c = Counter(e.found_by for e in self.entries)
+        return {k: c[k] for k in FOUND_BY_ORDER if c[k]}
+
+    @property
+    def missing(self) -> list[EntryPoint]:
+        return [e for e in self.entries if not e.exists]
+
+
+def find_entry_points(index: Index, settings: Settings) -> tuple[list[EntryPoint], list[Diagnostic]]:
+    """All entry points of the indexed repo, in a stable order, and the missing-target diagnostics."""
+    scan = scan_entry_points(index, settings)
+    return scan.entries, scan.diagnostics
+
+
+def scan_entry_points(index: Index, settings: Settings) -> EntryScan:
+    finder = _Finder(index)
+    finder.metadata()
+    finder.code()
+    finder.launchers()
+    finder.configured(settings.entry_points)
+    return finder.finish()
+
+
+class _Finder:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.root = index.root
+        self.scan = EntryScan()
+        self.seen: set[tuple] = set()
+        self.mod2path: dict[str, str] = {}
+        for path, mod in sorted(index.files.modules.items(), key=lambda kv: (kv[0].endswith("__init__.py"), kv[0])):
+            self.mod2path.setdefault(mod, path)
+        self.tops = {m.split(".", 1)[0] for m in self.mod2path}
+        self.scripts: dict[str, Script] = {}
+        self.functions: dict[str, str | None] = {}  # path -> entry function qualname
+        self._names: dict[str, list[str]] | None = None
+
+    # ---- sources --------------------------------------------------------------------------------
+    def metadata(self) -> None:
+        files = sorted(self.index.files.other + self.index.files.python)
+        for rel in files:
+            name = posixpath.basename(rel)
+            reader = {"pyproject.toml": pyproject_scripts, "setup.py": setup_py_scripts,
+                      "setup.cfg": setup_cfg_scripts}.get(name)
+            if reader is None:
+                continue
+            text = self.index.read_text(rel, _TEXT_LIMIT)
+            if text is None:
+                continue
+            scripts, diags = reader(text, rel)
+            self.scan.diagnostics += diags
+            for s in scripts:
+                self.scripts.setdefault(s.name, s)
+                self._script_entry(s)
+
+    def _script_entry(self, s: Script, found_by: str | None = None, source: str | None = None, line: int = 0,
+                      command: str | None = None) -> None:
+        found_by = found_by or s.found_by
+        source = source or s.source
+        line = line or s.line
+        key = (found_by, source, "module", s.module, s.attr)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        path = self._module_path(s.module)
+        function = f"{s.module}.{s.attr}" if s.attr else None
+        command = command or s.text
+        if path is None:
+            if s.module.split(".", 1)[0] not in self.tops and found_by not in ("pyproject", "setup"):
+                self.scan.external += 1
+                return
+            self._missing(found_by, source, line, command, f"module '{s.module}'", module=s.module)
+            return
+        module = self.index.files.modules.get(path, s.module)
+        exists = True
+        if s.attr and not self._defines(path, s.attr):
+            exists = False
+            self.scan.diagnostics.append(Diagnostic(
+                source, line, f"console script '{s.name}' names '{s.attr}', which module '{s.module}' does not "
+                f"define; fix the entry point", "entry"))
+        self.scan.entries.append(EntryPoint(module, path, found_by, source, line, command, function, exists))
+
+    def code(self) -> None:
+        for path, s in self.index.summaries.items():
+            for f in s.functions:
+                if f.class_name is None and any(self._canonical(s, d) == "hydra.main" for d in f.decorators):
+                    deco = next(d for d in f.decorators if self._canonical(s, d) == "hydra.main")
+                    self._add(EntryPoint(s.module, path, "hydra", path, f.line, f"@{deco} def {f.name}",
+                                         f"{s.module}.{f.qualname}"))
+            if s.main_guard_line:
+                self._add(EntryPoint(s.module, path, "main-guard", path, s.main_guard_line,
+                                     'if __name__ == "__main__":', self._guard_function(s)))
+
+    def launchers(self) -> None:
+        for rel in self.index.files.other:
+            name = posixpath.basename(rel)
+            lower = name.lower()
+            if lower.endswith(_DOC_SUFFIXES):
+                self._docs(rel, lower.endswith(".rst"))
+            elif lower.endswith(_SCRIPT_SUFFIXES):
+                self._shell(rel, "script")
+            elif name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
+                self._shell(rel, "script", make=True)
+            elif lower.endswith(_YAML_SUFFIXES):
+                self._shell(rel, "script", yaml=True)
+
+    def _docs(self, rel: str, rst: bool) -> None:
+        text = self.index.read_text(rel, _TEXT_LIMIT)
+        if not text:
+            return
+        variables: dict[str, str] = {}
+        for block in (rst_blocks(text) if rst else markdown_blocks(text)):
+            self._launches(rel, "readme", scan_shell(block, variables))
+
+    def _shell(self, rel: str, found_by: str, make: bool = False, yaml: bool = False) -> None:
+        text = self.index.read_text(rel, _TEXT_LIMIT)
+        if not text:
+            return
+        if yaml and not any(h in text for h in _YAML_HINTS):
+            return
+        lines = list(enumerate(text.splitlines(), 1))
+        self._launches(rel, found_by, scan_shell(lines, make=make, yaml=yaml))
+
+    def configured(self, entries: tuple[str, ...]) -> None:
+        for raw in entries:
+            spec = raw.strip()
+            if not spec:
+                continue
+            if ":" in spec and not spec.endswith(".py"):
+                parsed = parse_spec(spec)
+                if parsed:
+                    self._script_entry(Script(spec, parsed[0], parsed[1], "[tool.gyrelint] entry-points", 0, "config"))
+                    continue
+            if spec.endswith(".py") or "/" in spec:
+                path = self._file(spec.lstrip("./") if spec.startswith("./") else spec, ("",))
+                if path is None:
+                    self._missing("config", "[tool.gyrelint] entry-points", 0, spec, f"file '{spec}'", file=spec)
+                else:
+                    self._add(EntryPoint(self.index.files.modules.get(path), path, "config",
+                                         "[tool.gyrelint] entry-points", 0, spec, self._function_of(path)))
+                continue
+            path = self._module_path(spec)
+            if path is None:
+                self._missing("config", "[tool.gyrelint] entry-points", 0, spec, f"module '{spec}'", module=spec)
+            else:
+                self._add(EntryPoint(self.index.files.modules.get(path, spec), path, "config",
+                                     "[tool.gyrelint] entry-points", 0, spec, self._function_of(path)))
+
+    # ---- launches -------------------------------------------------------------------------------
+    def _launches(self, rel: str, found_by: str, shell_scan) -> None:
+        self.scan.unresolved += len(shell_scan.unresolved)
+        src_dir = posixpath.dirname(rel)
+        for launch in shell_scan.launches:
+            self.scan.commands += 1
+            if launch.kind == "file" and posixpath.normpath(launch.target) in shell_scan.generated:
+                self.scan.unresolved += 1  # written by the same script (cat > x.py <<EOF): not a repo file
+                continue
+            self._launch(rel, src_dir, found_by, launch)
+
+    def _launch(self, rel: str, src_dir: str, found_by: str, launch: Launch) -> None:
+        command = launch.command if len(launch.command) <= _COMMAND_MAX else launch.command[: _COMMAND_MAX - 1] + "…"
+        if launch.kind == "console":
+            script = self.scripts.get(launch.target)
+            if script is None:
+                self.scan.external += 1
+            else:
+                self._script_entry(script, found_by, rel, launch.line, command)
+            return
+        key = (found_by, rel, launch.kind, launch.target)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        if launch.kind == "module":
+            path = self._module_path(launch.target)
+            if path is None:
+                if launch.target.split(".", 1)[0] not in self.tops:
+                    self.scan.external += 1
+                    return
+                self._missing(found_by, rel, launch.line, command, f"module '{launch.target}'", module=launch.target)
+                return
+        else:
+            bases = self._bases(src_dir, launch.cwd)
+            target = launch.target[2:] if launch.target.startswith("./") else launch.target
+            path = self._file(target, bases, suffixes=launch.uncertain)
+            if path is None and "/" not in target:
+                path = self._by_name(target)
+            if path is None:
+                if launch.uncertain or path is None and self._ambiguous(target):
+                    self.scan.unresolved += 1
+                    return
+                self._missing(found_by, rel, launch.line, command, f"file '{launch.target}'", file=launch.target)
+                return
+        self.scan.entries.append(EntryPoint(self.index.files.modules.get(path), path, found_by, rel, launch.line,
+                                            command, self._function_of(path)))
+
+    def _missing(self, found_by: str, source: str, line: int, command: str, what: str, module: str | None = None,
+                 file: str | None = None) -> None:
+        self.scan.entries.append(EntryPoint(module if file is None else None, file, found_by, source, line, command,
+                                            None, False))
+        self.scan.diagnostics.append(Diagnostic(
+            source, line, f"{what} is not in the repository (command: {command[:120]}); fix the command or the path",
+            "entry"))
+
+    def _add(self, entry: EntryPoint) -> None:
+        key = (entry.found_by, entry.source, entry.line, entry.file, entry.function)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.scan.entries.append(entry)
+
+    def finish(self) -> EntryScan:
+        rank = {k: i for i, k in enumerate(FOUND_BY_ORDER)}
+        self.scan.entries.sort(key=lambda e: (rank.get(e.found_by, 99), e.source, e.line, e.module or "", e.file or ""))
+        self.scan.diagnostics.sort(key=lambda d: (d.file, d.line, d.message))
+        return self.scan
+
+    # ---- resolution -----------------------------------------------------------------------------
+    def _module_path(self, module: str) -> str | None:
+        """The file ``python -m module`` runs: the module's file, or a package's ``__main__.py``."""
+        main = self.mod2path.get(f"{module}.__main__")
+        if main:
+            return main
+        return self.mod2path.get(module)
+
+    def _bases(self, src_dir: str, cwd: tuple[str, ...]) -> list[str]:
+        """Folders a relative path may be relative to: the source's folder, folders it ``cd``s into,
+        its parent folders, and the repo root."""
+        bases: list[str] = []
+        for d in reversed(cwd):
+            bases.append(posixpath.normpath(posixpath.join(src_dir, d)))
+            bases.append(posixpath.normpath(d))
+        d = src_dir
+        while d:
+            bases.append(d)
+            d = posixpath.dirname(d)
+        bases.append("")
+        out = []
+        for b in bases:
+            b = "" if b == "." else b
+            if not b.startswith("..") and b not in out:
+                out.append(b)
+        return out
+
+    def _file(self, target: str, bases: list[str] | tuple[str, ...], suffixes: bool = False) -> str | None:
+        candidates = [target]
+        if suffixes:
+            parts = [p for p in target.split("/") if p]
+            cut = max((i + 1 for i, p in enumerate(parts) if "$" in p or "~" in p or "`" in p), default=0)
+            parts = parts[cut:]
+            candidates = ["/".join(parts[k:]) for k in range(len(parts))]
+        for cand in candidates:
+            if not cand or cand.startswith("/"):
+                continue
+            for base in bases:
+                rel = posixpath.normpath(posixpath.join(base, cand))
+                if rel.startswith("..") or rel.startswith("/"):
+                    continue
+                found = self._existing(rel)
+                if found:
+                    return found
+        return None
+
+    def _named(self, target: str) -> list[str]:
+        name = posixpath.basename(target)
+        if self._names is None:
+            self._names = {}
+            for p in self.index.files.python:
+                self._names.setdefault(posixpath.basename(p), []).append(p)
+        return self._names.get(name, [])
+
+    def _by_name(self, target: str) -> str | None:
+        """A bare ``python x.py`` in a README usually means "from the folder that holds x.py":
+        accept it when exactly one file of the repo has that name."""
+        found = self._named(target)
+        return found[0] if len(found) == 1 else None
+
+    def _ambiguous(self, target: str) -> bool:
+        return "/" not in target and len(self._named(target)) > 1
+
+    def _existing(self, rel: str) -> str | None:
+        path = self.root / rel
+        try:
+            if path.is_file():
+                return rel
+            if path.is_dir() and (path / "__main__.py").is_file():
+                return f"{rel}/__main__.py"
+        except OSError:
+            return None
+        return None
+
+    def _summary(self, path: str) -> FileSummary | None:
+        return self.index.summaries.get(path)
+
+    def _defines(self, path: str, attr: str) -> bool:
+        s = self._summary(path)
+        if s is None:
+            return True  # not parsed: do not claim it is missing
+        first = attr.split(".", 1)[0]
+        if any(i.name == "*" for i in s.imports):
+            return True
+        return (any(f.qualname == attr or f.qualname == first for f in s.functions)
+                or any(c.qualname == first for c in s.classes)
+                or any(i.bound == first for i in s.imports if i.scope == MODULE_SCOPE)
+                or any(a.target == first for a in s.assignments if a.scope == MODULE_SCOPE))
+
+    def _aliases(self, s: FileSummary) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for imp in s.imports:
+            if imp.scope != MODULE_SCOPE or imp.level:
+                continue
+            if imp.name is None:
+                out[imp.bound] = imp.module if imp.asname else imp.bound
+            else:
+                out[imp.bound] = f"{imp.module}.{imp.name}"
+        return out
+
+    def _canonical(self, s: FileSummary, text: str) -> str:
+        text = text[:-2] if text.endswith("()") else text
+        head, _, tail = text.partition(".")
+        full = self._aliases(s).get(head)
+        if full is None:
+            return text
+        return f"{full}.{tail}" if tail else full
+
+    def _function_of(self, path: str) -> str | None:
+        """The function a run of this file enters: its ``@hydra.main`` function, else what its main guard calls."""
+        if path in self.functions:
+            return self.functions[path]
+        s = self._summary(path)
+        result = None
+        if s is not None:
+            for f in s.functions:
+                if f.class_name is None and any(self._canonical(s, d) == "hydra.main" for d in f.decorators):
+                    result = f"{s.module}.{f.qualname}"
+                    break
+            else:
+                result = self._guard_function(s) if s.main_guard_line else None
+        self.functions[path] = result
+        return result
+
+    def _guard_function(self, s: FileSummary) -> str | None:
+        """First function of this repo that the main guard calls (or passes, as in ``fire.Fire(main)``)."""
+        own = {f.qualname for f in s.functions if f.class_name is None and "." not in f.qualname}
+        aliases = self._aliases(s)
+        for call in sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= (s.main_guard_line or 0)),
+                           key=lambda c: c.line):
+            names = [call.func] + [str(a.value) for a in call.args if a.kind in ("name", "call")]
+            for name in names:
+                name = name[:-2] if name.endswith("()") else name
+                if name in own:
+                    return f"{s.module}.{name}"
+                full = aliases.get(name)
+                if full and "." in full:
+                    mod, _, fn = full.rpartition(".")
+                    path = self.mod2path.get(mod)
+                    target = self._summary(path) if path else None
+                    if target is not None and any(f.qualname == fn for f in target.functions):
+                        return full
+        return None
+
+
+def entry_roots(entries: list[EntryPoint]) -> list[str]:
+    """Files an analysis should start from (existing entries only), de-duplicated, in order."""
+    out: list[str] = []
+    for e in entries:
+        if e.exists and e.file and e.file not in out:
+            out.append(e.file)
+    return out
+
