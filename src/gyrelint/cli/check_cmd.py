@@ -1,12 +1,138 @@
-"""`gyrelint check` (being built)."""
+"""`gyrelint check`: the rules as a gate — exit 0 clean, 1 findings at or above --fail-on, 2 bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
 
 import click
 
-from .common import fail
+from ..api import Analysis, analyze
+from ..baseline import DEFAULT_NAME, BaselineError
+from ..baseline import read as read_baseline
+from ..model import Finding, Severity
+from ..render.json_report import to_report
+from ..rules.registry import unknown_codes
+from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors
+
+FORMATS = ("text", "json", "sarif", "markdown", "github")
+
+
+def codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select A,B --select C`` -> (A, B, C), each checked against the catalog."""
+    out = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+    bad = unknown_codes(out)
+    if bad:
+        fail(f"unknown rule code {', '.join(bad)}; see `gyrelint check --list-rules`")
+    return out
+
+
+def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), jobs: int | None = None,
+              no_cache: bool = False, entries: tuple[str, ...] = ()) -> Analysis:
+    overrides: dict = {"jobs": jobs}
+    if select:
+        overrides["select"] = select
+    if ignore:
+        overrides["ignore"] = ignore
+    if no_cache:
+        overrides["use_cache"] = False
+    progress = Progress()
+    try:
+        return analyze(path, progress=progress, extra_entries=list(entries), **overrides)
+    finally:
+        progress.close()
+
+
+def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
+    lines = []
+    for f in findings:
+        lines.append(f"{f.file}:{f.line}: {f.rule} [{f.severity.value}] {f.message}")
+        lines.append(f"    what to do: {f.fix}")
+        if verbose or len(f.evidence) > 1:
+            for e in f.evidence[: None if verbose else 4]:
+                lines.append(f"    evidence: {e.file}:{e.line} {e.note}".rstrip())
+    counts = {s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")}
+    tally = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n) or "no findings"
+    lines.append(f"gyrelint: {tally} ({analysis.stats.files} files)")
+    return "\n".join(lines)
+
+
+def list_rules() -> str:
+    from ..rules import RULES
+
+    return "\n".join(f"{r.id}  {r.severity.value:<7}  {r.name}: {r.summary}" for r in RULES)
 
 
 @click.command()
-@click.argument("args", nargs=-1)
-def command(args: tuple[str, ...]) -> None:
-    """(being built)"""
-    fail("'check' is not available in this build yet")
+@click.argument("path", required=False, default=".", type=click.Path())
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (ids or prefixes, comma-separated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (ids or prefixes).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+              help="Exit 1 when a finding is at or above this severity.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to a file.")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
+              help=f"Report only findings not in this baseline (written by `gyrelint baseline`, {DEFAULT_NAME}).")
+@click.option("--verbose", "-v", is_flag=True, help="Print every evidence step.")
+@click.option("--list-rules", is_flag=True, help="List the rules and exit.")
+@analysis_options
+@input_errors
+def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, fmt: str,
+            output: str | None, baseline_file: str | None, verbose: bool, list_rules: bool, jobs: int | None,
+            no_cache: bool, entries: tuple[str, ...]) -> None:
+    """Lint the online-RL loop of the repository at PATH (default: the current folder).
+
+    Exit 0 when clean, 1 when a finding is at or above --fail-on, 2 on bad input."""
+    if list_rules:
+        click.echo(globals()["list_rules"]())
+        return
+    sel, ign = codes(select), codes(ignore)
+    baseline = None
+    if baseline_file:
+        try:
+            baseline = read_baseline(Path(baseline_file))
+        except BaselineError as exc:
+            fail(str(exc))
+    analysis = run_check(path, select=sel, ignore=ign, jobs=jobs, no_cache=no_cache, entries=entries)
+    findings = analysis.findings
+    if baseline is not None:
+        findings = baseline.new(findings)
+    text = render(fmt, findings, analysis, verbose)
+    if output:
+        try:
+            Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"{output}: cannot write ({exc.strerror}); pass a writable --output path")
+    else:
+        click.echo(text.rstrip("\n"))
+    for d in analysis.diagnostics:
+        if d.kind == "config":
+            click.echo(f"gyrelint: warning: {d}", err=True)
+    threshold = Severity(fail_on).rank
+    sys.exit(EXIT_FINDINGS if any(f.severity.rank >= threshold for f in findings) else EXIT_OK)
+
+
+def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
+    if fmt == "json":
+        report = to_report(analysis)
+        report["findings"] = [
+            {"rule": f.rule, "severity": f.severity.value, "message": f.message, "file": f.file, "line": f.line,
+             "fix": f.fix, "evidence": [{"file": e.file, "line": e.line, "note": e.note} for e in f.evidence],
+             "fingerprint": f.fingerprint}
+            for f in findings
+        ]
+        return json.dumps(report, indent=2)
+    if fmt == "sarif":
+        from ..render.sarif import to_sarif
+
+        return json.dumps(to_sarif(findings, str(analysis.root)), indent=2)
+    if fmt == "markdown":
+        from ..render.markdown import render_markdown
+
+        return render_markdown(findings)
+    if fmt == "github":
+        from ..render.github import render_github
+
+        return render_github(findings)
+    return render_text(findings, analysis, verbose)

@@ -83,9 +83,10 @@ def arg_seconds(s: FileSummary, arg: Arg, scale: float, line: int) -> float | No
         n = _num(arg.value)
         return None if n is None or n <= 0 else n * scale
     if arg.kind == "call" and isinstance(arg.value, str) and arg.value.rsplit(".", 1)[-1] == "timedelta":
-        for c in s.calls:
-            if c.line in (line, arg.line or line) and c.attr == "timedelta":
-                return _timedelta_seconds(c)
+        # the timedelta(...) call sits on the call's first line or a few lines below (multi-line calls)
+        near = [c for c in s.calls if c.attr == "timedelta" and line <= c.line <= line + 12]
+        if near:
+            return _timedelta_seconds(min(near, key=lambda c: c.line))
     return None
 
 

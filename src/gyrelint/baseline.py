@@ -1,0 +1,73 @@
+"""Baselines: record today's findings so a check reports only the new ones.
+
+A finding is matched by its fingerprint (rule + file + a content key, no line number),
+so edits that only move code keep old findings matched. Matching is a multiset: two
+identical old findings absorb at most two new ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import __version__
+from .model import Finding
+
+SCHEMA = "gyrelint-baseline/1"
+DEFAULT_NAME = ".gyrelint-baseline.json"
+
+
+class BaselineError(Exception):
+    """The baseline file is missing or not one gyrelint wrote; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    fingerprints: Counter
+
+    def new(self, findings: list[Finding]) -> list[Finding]:
+        left = Counter(self.fingerprints)
+        out = []
+        for f in findings:
+            if left[f.fingerprint] > 0:
+                left[f.fingerprint] -= 1
+            else:
+                out.append(f)
+        return out
+
+
+def to_json(findings: list[Finding]) -> dict:
+    rows = sorted(findings, key=lambda f: (f.file, f.rule, f.fingerprint))
+    return {
+        "schema": SCHEMA,
+        "generator": f"gyrelint {__version__}",
+        "findings": [{"fingerprint": f.fingerprint, "rule": f.rule, "file": f.file, "message": f.message}
+                     for f in rows],
+    }
+
+
+def write(path: Path, findings: list[Finding]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(to_json(findings), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def read(path: Path) -> Baseline:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BaselineError(f"{path}: no such baseline; create it with `gyrelint baseline PATH`") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BaselineError(f"{path}: unreadable ({exc.__class__.__name__}); recreate it with `gyrelint baseline`") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); recreate it with `gyrelint baseline`") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("findings"), list):
+        raise BaselineError(f"{path}: not a gyrelint baseline (expected schema {SCHEMA}); recreate it with "
+                            f"`gyrelint baseline`")
+    fps = Counter()
+    for row in data["findings"]:
+        if isinstance(row, dict) and isinstance(row.get("fingerprint"), str):
+            fps[row["fingerprint"]] += 1
+    return Baseline(fps)

@@ -1,0 +1,43 @@
+"""Findings as Markdown, sized for a pull-request comment."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..model import Finding
+from ..rules import BY_ID
+
+_ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
+MAX_ROWS = 100
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def render_markdown(findings: list[Finding], title: str = "gyrelint", link: str | None = None) -> str:
+    """A heading, a one-line tally, and one table row per finding (what, where, what to do)."""
+    lines = [f"### {title}", ""]
+    if not findings:
+        lines.append("No findings: the sampling chain, training chain and handoff look consistent.")
+        return "\n".join(lines) + "\n"
+    tally = Counter(f.severity.value for f in findings)
+    lines.append(", ".join(f"{_ICON[s]} {tally[s]} {s}" for s in ("error", "warning", "info") if tally[s]))
+    lines += ["", "| | Rule | Where | Finding | What to do |", "|---|---|---|---|---|"]
+    for f in findings[:MAX_ROWS]:
+        rule = BY_ID.get(f.rule)
+        rid = f"[{f.rule}]({rule.docs_url()})" if rule else f.rule
+        where = f"`{f.file}:{f.line}`"
+        if link:
+            where = f"[{f.file}:{f.line}]({link.rstrip('/')}/{f.file}#L{f.line})"
+        lines.append(f"| {_ICON[f.severity.value]} | {rid} | {where} | {_cell(f.message)} | {_cell(f.fix)} |")
+    if len(findings) > MAX_ROWS:
+        lines.append(f"\n…and {len(findings) - MAX_ROWS} more (run `gyrelint check` locally for all).")
+    details = [f for f in findings[:MAX_ROWS] if len(f.evidence) > 1]
+    if details:
+        lines += ["", "<details><summary>Evidence</summary>", ""]
+        for f in details:
+            lines.append(f"- **{f.rule}** `{f.file}:{f.line}`")
+            lines += [f"  - `{e.file}:{e.line}` {_cell(e.note)}" for e in f.evidence]
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
