@@ -1,12 +1,149 @@
-"""`gyrelint graph` (being built)."""
+"""`gyrelint graph`: dump the raw import and call graphs (JSON, DOT, or PyCG's format)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import click
+import networkx as nx
 
-from .common import fail
+from ..api import index_repo
+from ..entrypoints import find_entry_points
+from ..graphs import Graphs, build_graphs
+from ..graphs.reach import reachable
+from ..render.pycg import render_pycg
+from .common import Progress, fail, input_errors
+
+
+def _entry_nodes(index, graphs: Graphs, entries: tuple[str, ...]) -> list[str]:
+    """Module nodes for ``--entry`` files (or dotted modules); exit 2 on one that is not there."""
+    by_path = {p: m for p, m in index.files.modules.items()}
+    mods = set(by_path.values())
+    roots = []
+    for e in entries:
+        p = Path(e)
+        rel = None
+        try:
+            rel = (p if p.is_absolute() else Path.cwd() / p).resolve().relative_to(index.root).as_posix()
+        except ValueError:
+            rel = None
+        cand = by_path.get(rel or "") or by_path.get(e) or (e if e in mods else None)
+        if cand is None:
+            fail(f"--entry {e}: not a Python file or module of {index.root}; pass a .py file inside PATH")
+        roots.append(cand)
+    return roots
+
+
+def _json(g: Graphs, which: str, nodes: set[str] | None) -> str:
+    out: dict = {"schema": "gyrelint-graph/1"}
+    if which in ("both", "calls"):
+        out["calls"] = {
+            "nodes": [{"id": n, **{k: v for k, v in d.items()}} for n, d in sorted(g.calls.nodes(data=True))
+                      if nodes is None or n in nodes],
+            "edges": [{"source": a, "target": b, "kind": d.get("kind"), "via": d.get("via"),
+                       "lines": sorted(d.get("lines", []))}
+                      for a, b, d in sorted(g.calls.edges(data=True), key=lambda t: (t[0], t[1]))
+                      if nodes is None or (a in nodes and b in nodes)],
+            "roots": g.roots,
+        }
+    if which in ("both", "imports"):
+        out["imports"] = {
+            "nodes": [{"id": n, "file": d.get("file")} for n, d in sorted(g.imports.nodes(data=True))
+                      if nodes is None or n in nodes],
+            "edges": [{"source": a, "target": b, "lines": sorted(d.get("lines", []))}
+                      for a, b, d in sorted(g.imports.edges(data=True), key=lambda t: (t[0], t[1]))
+                      if nodes is None or (a in nodes and b in nodes)],
+        }
+    return json.dumps(out, indent=2)
+
+
+def _dot_id(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dot(graph: nx.DiGraph, name: str, nodes: set[str] | None) -> str:
+    lines = [f"digraph {name} {{", "  rankdir=LR;", "  node [shape=box, fontsize=10];"]
+    for n, d in sorted(graph.nodes(data=True)):
+        if nodes is not None and n not in nodes:
+            continue
+        kind = d.get("kind", "module")
+        style = {"module": "shape=folder", "external": "style=dashed", "builtin": "style=dotted",
+                 "class": "shape=component", "lambda": "shape=ellipse"}.get(kind, "")
+        lines.append(f"  {_dot_id(n)}{' [' + style + ']' if style else ''};")
+    for a, b, d in sorted(graph.edges(data=True), key=lambda t: (t[0], t[1])):
+        if nodes is not None and (a not in nodes or b not in nodes):
+            continue
+        attrs = []
+        if d.get("kind") == "weak":
+            attrs.append("style=dashed")
+        if d.get("via") and d.get("via") != "call":
+            attrs.append(f"label={_dot_id(str(d['via']))}")
+        lines.append(f"  {_dot_id(a)} -> {_dot_id(b)}{' [' + ', '.join(attrs) + ']' if attrs else ''};")
+    lines.append("}")
+    return "\n".join(lines)
 
 
 @click.command()
-@click.argument("args", nargs=-1)
-def command(args: tuple[str, ...]) -> None:
-    """(being built)"""
-    fail("'graph' is not available in this build yet")
+@click.argument("path", type=str)
+@click.option("--calls", "which", flag_value="calls", help="Only the call graph.")
+@click.option("--imports", "which", flag_value="imports", help="Only the import graph.")
+@click.option("--format", "fmt", type=click.Choice(["json", "dot", "pycg"]), default="json", show_default=True,
+              help="pycg: PyCG's {caller: [callees]} JSON (exact edges only).")
+@click.option("--entry", "entries", multiple=True, metavar="FILE",
+              help="Keep only what these files (or dotted modules) reach; repeatable.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=None, help="Worker processes for parsing.")
+@click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")
+@input_errors
+def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jobs: int | None,
+            no_cache: bool) -> None:
+    """Dump the import graph and the call graph of the repository at PATH."""
+    progress = Progress()
+    try:
+        overrides: dict = {"jobs": jobs}
+        if no_cache:
+            overrides["use_cache"] = False
+        index = index_repo(path, progress=progress, **overrides)
+    finally:
+        progress.close()
+    for d in index.diagnostics:
+        if d.kind in ("parse", "decode"):
+            click.echo(f"gyrelint: warning: {d}", err=True)
+    eps, _ = find_entry_points(index, index_settings(index, path))
+    g = build_graphs(index, eps)
+    nodes: set[str] | None = None
+    if entries:
+        roots = _entry_nodes(index, g, entries)
+        nodes = reachable(g, roots)
+        if which == "imports" or (which is None and fmt == "json"):
+            nodes |= _import_closure(g, roots)
+    which = which or ("both" if fmt == "json" else "calls")
+    if fmt == "json":
+        click.echo(_json(g, which, nodes))
+    elif fmt == "dot":
+        click.echo(_dot(g.imports if which == "imports" else g.calls, which, nodes))
+    else:
+        if which == "imports":
+            adj = {n: sorted(m for m in g.imports.adj[n] if nodes is None or m in nodes)
+                   for n in sorted(g.imports) if nodes is None or n in nodes}
+            click.echo(json.dumps(adj, indent=2))
+        else:
+            click.echo(render_pycg(g.calls, nodes))
+
+
+def _import_closure(g: Graphs, roots: list[str]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n in seen or n not in g.imports:
+            continue
+        seen.add(n)
+        stack.extend(g.imports.adj[n])
+    return seen
+
+
+def index_settings(index, path: str):
+    from ..api import load
+
+    return load(path)[1]

@@ -379,6 +379,8 @@ class Resolver:
             return out
         if op == "imp":
             return self._eval_import(e)
+        if op == "v":  # values already computed (decorator chains)
+            return e[1]
         return _EMPTY
 
     def _eval_import(self, e: tuple) -> set[str] | frozenset[str]:
@@ -468,12 +470,14 @@ class Resolver:
                 out |= self._read(v[2:], [])
             elif v.startswith("i:"):
                 for it in self.class_attr(v[2:], "__iter__", v[2:]):
-                    self.implicit[(mod, scope, self.cur_line, "iter")].add(it)
-                    for r in self.call(mod, scope, it, ("c", None, (), ()), bind=True)[1]:
+                    targets, results = self.call(mod, scope, it, ("c", None, (), ()), bind=True)
+                    self.implicit[(mod, scope, self.cur_line, "iter")].update(t for t, _ in targets)
+                    for r in results:
                         if r.startswith("i:"):
                             for nx_ in self.class_attr(r[2:], "__next__", r[2:]):
-                                self.implicit[(mod, scope, self.cur_line, "iter")].add(nx_)
-                                out |= self.call(mod, scope, nx_, ("c", None, (), ()), bind=True)[1]
+                                targets, res2 = self.call(mod, scope, nx_, ("c", None, (), ()), bind=True)
+                                self.implicit[(mod, scope, self.cur_line, "iter")].update(t for t, _ in targets)
+                                out |= res2
                         else:
                             out |= self.iterate(mod, scope, (r,)) if r[:2] in ("d:", "l:") else set()
         return out
@@ -687,7 +691,9 @@ class Resolver:
                     sub: set[str] = set()
                     for c in conts:
                         sub |= self._read(c[2:], [])
-                    self.assign(mod, scope, item[1], sub)
+                    cid = f"{mod}@star.{self.cur_line}.{i}"
+                    self._write(cid, "*", sub)
+                    self.assign(mod, scope, item[1], {f"l:{cid}"} if sub else sub)
                     continue
                 sub = set()
                 for c in conts:
@@ -726,6 +732,10 @@ class Resolver:
             self._add(f"{mod}.{scope}.<ret>", self.eval(mod, scope, fl.value))
         elif op == "rann":
             self._add(f"{mod}.{scope}.<ret>", self.instance_of(self.eval(mod, scope, fl.value)))
+        elif op == "raise":
+            for v in self.eval(mod, scope, fl.value):
+                if v.startswith("c:"):
+                    self.implicit[(mod, scope, fl.line, "ctor")].update(t for t, _ in self.call(mod, scope, v, ("c", None, (), ()), bind=True)[0])
         elif op == "yield":
             self._write(f"gen:{mod}.{scope}", "*", self.eval(mod, scope, fl.value))
         elif op == "yieldfrom":
@@ -740,13 +750,13 @@ class Resolver:
                 new: set[str] = set()
                 for dv in self.eval(mod, scope, dec):
                     if dv[:2] in ("f:", "b:", "i:", "c:") or dv.startswith("rdec:"):
-                        targets, res = self.call(mod, scope, dv, ("c", None, (base,), ()), bind=True)
+                        targets, res = self.call(mod, scope, dv, ("c", None, (("v", frozenset(vals)),), ()), bind=True)
                         self.implicit[(mod, scope, fl.line, "decorator")].update(t for t, _ in targets)
                         new |= res
                     elif dv.startswith("x:") or dv.startswith("xi:"):
                         self.implicit[(mod, scope, fl.line, "decorator")].add(dv[2:] if dv[1] == ":" else dv[3:])
                 if new:
-                    vals = new
+                    vals = new  # the wrapper replaces the function (its body calls the original)
             key = self.lookup(mod, scope, fl.target)
             if key is not None:
                 self._add(key, vals)

@@ -232,6 +232,7 @@ class _Extractor(cst.CSTVisitor):
             cst.Global: self._global,
             cst.Nonlocal: self._nonlocal,
             cst.NamedExpr: self._namedexpr,
+            cst.Raise: self._raise,
         }
         self._leave = {
             cst.FunctionDef: self._leave_funcdef,
@@ -570,6 +571,10 @@ class _Extractor(cst.CSTVisitor):
     def _nonlocal(self, node: cst.Nonlocal) -> None:
         for n in node.names:
             self._flow(self.scope, "nonlocal", n.name.value, None)
+
+    def _raise(self, node: cst.Raise) -> None:
+        if node.exc is not None and type(node.exc) in (cst.Name, cst.Attribute):
+            self._flow(self.scope, "raise", None, self._x(node.exc))  # ``raise Cls`` builds an instance
 
     def _namedexpr(self, node: cst.NamedExpr) -> None:
         self._flow(self.scope, "=", self._tx(node.target), self._x(node.value))
