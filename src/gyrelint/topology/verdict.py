@@ -1,12 +1,216 @@
-"""Placeholder wiring; the topology stage replaces this."""
+"""One process or many: config keys and code evidence weighed into a verdict.
+
+Every reason carries a weight; the verdict follows the strongest side, and the
+reasons are listed strongest first so a reviewer can click through them. Values
+matter: ``nnodes=1`` or ``world_size: 1`` is evidence for one process, not many,
+and a ``torch.distributed`` group alone only says the trainer is data-parallel
+(each rank may still sample in-process).
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from ..graphs import Graphs
 from ..index import Index
-from ..model import Diagnostic, Topology
+from ..model import CodeEvidence, ConfigKey, Diagnostic, Topology
 from ..settings import Settings
+from .classify import Vocabulary, tokenize
+from .evidence import EvidenceResult, collect
+from .keys import classified_keys
+from .names import Namer
+
+CROSS, SAME = "cross-process", "same-process"
+_STRONG = 5
+# process keys whose value is a count of processes/nodes/engines (ranks and ids are not counts)
+_COUNT_TOKENS = {"nnodes", "nodes", "world", "gpus", "ngpus", "nproc", "nprocs", "processes", "procs", "replicas",
+                 "engines", "workers", "devices", "size", "degree", "instances", "servers", "actors", "machines", "tp",
+                 "pp", "dp", "ep", "node"}
+_NOT_COUNT = {"rank", "ranks", "id", "ids", "index", "idx", "placement", "colocate", "colocated", "hybrid", "visible"}
+_TRUE = {"true", "1", "yes", "on"}
+
+# signal -> (side, weight, words)
+_SIGNALS: dict[str, tuple[str, int, str]] = {
+    "ray-init": (CROSS, 10, "Ray cluster started (ray.init)"),
+    "ray-actor": (CROSS, 10, "Ray actors/tasks (@ray.remote, .remote())"),
+    "ray-placement-group": (CROSS, 8, "Ray placement groups"),
+    "subprocess-server": (CROSS, 9, "a subprocess launches a server"),
+    "http-generate": (CROSS, 9, "HTTP calls to a generation endpoint"),
+    "http-weights": (CROSS, 9, "HTTP calls to a weight-update endpoint"),
+    "http-server": (CROSS, 7, "an HTTP server is defined"),
+    "mp-process": (CROSS, 8, "multiprocessing processes/pools"),
+    "mp-queue": (CROSS, 6, "multiprocessing queues/pipes"),
+    "zmq": (CROSS, 7, "ZMQ sockets"),
+    "grpc": (CROSS, 7, "gRPC"),
+    "redis": (CROSS, 5, "Redis client"),
+    "etcd": (CROSS, 5, "etcd client"),
+    "socket-server": (CROSS, 6, "sockets bound/listening"),
+    "socket-client": (CROSS, 4, "socket connections"),
+    "cuda-ipc": (CROSS, 6, "CUDA IPC handles shared between processes"),
+    "shared-memory": (CROSS, 4, "shared memory"),
+    "nccl-broadcast": (CROSS, 5, "NCCL broadcast / communicator between process groups"),
+    "ray-collective": (CROSS, 6, "Ray collective groups"),
+    "ray-object-store": (CROSS, 4, "Ray object store (ray.get/put)"),
+    "dist-init": (CROSS, 3, "torch.distributed process groups (the trainer is multi-process; "
+                            "ranks may still sample in-process)"),
+    "inference-engine": (SAME, 4, "an inference engine is constructed in-process"),
+    "engine-rpc": (CROSS, 2, "RPC into the inference engine's workers (collective_rpc)"),
+    "subprocess": (CROSS, 1, "subprocesses"),
+}
+
+
+@dataclass(slots=True)
+class _Reason:
+    side: str
+    weight: int
+    text: str
 
 
 def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[Topology, list[Diagnostic]]:
-    return Topology(), []
+    """Config keys (classified), code evidence, link checks, verdict and transports."""
+    diags: list[Diagnostic] = []
+    vocab, problems = Vocabulary.from_settings(settings.topology)
+    diags.extend(Diagnostic("pyproject.toml", 0, p, "config") for p in problems)
+    namers = {p: Namer(s, graphs) for p, s in index.summaries.items()}
+    keys = classified_keys(index, graphs, settings, namers, vocab, diags)
+    ev = collect(index, graphs, namers)
+    topo = decide(keys, ev)
+    return topo, diags
+
+
+def _first(ev: list[CodeEvidence], signal: str) -> CodeEvidence | None:
+    return next((e for e in ev if e.signal == signal), None)
+
+
+def _num(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _is_count(key: ConfigKey) -> bool:
+    toks = set(tokenize(key.key.rsplit(".", 1)[-1]))
+    return bool(toks & _COUNT_TOKENS) and not toks & _NOT_COUNT
+
+
+def decide(keys: list[ConfigKey], ev: EvidenceResult) -> Topology:
+    reasons: list[_Reason] = []
+    counts = ev.counts
+    for signal, n in counts.items():
+        if signal not in _SIGNALS or not n:
+            continue
+        side, weight, words = _SIGNALS[signal]
+        first = _first(ev.evidence, signal)
+        where = f"{first.file}:{first.line}" if first else ""
+        reasons.append(_Reason(side, weight, f"{words}: {n} site{'s' if n != 1 else ''}, first at {where}"))
+    # config values
+    many = [k for k in keys if k.cls == "process" and _is_count(k) and (_num(k.value) or 0) > 1]
+    one = [k for k in keys if k.cls == "process" and _is_count(k) and _num(k.value) == 1]
+    ports = [k for k in keys if k.cls == "port" and k.value not in (None, "", "null", "None")]
+    transports = [k for k in keys if k.cls == "comm" and k.reason.startswith("value")]
+    if many:
+        reasons.append(_Reason(CROSS, 4, "process counts above 1: " + _sample(many)))
+    if ports:
+        reasons.append(_Reason(CROSS, 3, "ports/addresses configured: " + _sample(ports)))
+    if transports:
+        reasons.append(_Reason(CROSS, 3, "transports configured: " + _sample(transports)))
+    if one and not many:
+        reasons.append(_Reason(SAME, 1, "process counts of 1: " + _sample(one)))
+    cross = [r for r in reasons if r.side == CROSS]
+    strong_cross = [r for r in cross if r.weight >= _STRONG]
+    if not cross and not ports:
+        reasons.append(_Reason(SAME, 1, "no ports, queues, Ray or other transports in config or code"))
+    reasons.sort(key=lambda r: (-r.weight, r.side, r.text))
+    same_score = sum(r.weight for r in reasons if r.side == SAME)
+    cross_score = sum(r.weight for r in cross)
+    if strong_cross:
+        verdict = CROSS
+    elif cross_score >= 6 and cross_score > same_score:
+        verdict = CROSS
+    elif same_score >= 2 and same_score >= cross_score:
+        verdict = SAME
+    else:
+        verdict = "unknown"
+    colocated, co_reasons = _colocated(keys, ev)
+    topo = Topology(
+        verdict=verdict,
+        reasons=[f"{r.side}: {r.text}" for r in reasons] + co_reasons,
+        colocated=colocated,
+        config_keys=keys,
+        code_evidence=ev.evidence,
+        link_checks=ev.link_checks,
+    )
+    topo.trajectory_transport = _trajectory_transport(verdict, counts, keys)
+    topo.weight_transport = _weight_transport(verdict, counts)
+    return topo
+
+
+def _sample(keys: list[ConfigKey], n: int = 3) -> str:
+    shown = ", ".join(f"{k.key}={k.value} ({k.file}:{k.line})" for k in keys[:n])
+    return shown + (f" and {len(keys) - n} more" if len(keys) > n else "")
+
+
+def _colocated(keys: list[ConfigKey], ev: EvidenceResult) -> tuple[bool, list[str]]:
+    """Sampler and trainer share devices in separate workers (hybrid engine)."""
+    out: list[str] = []
+    flags = [k for k in keys if set(tokenize(k.key.rsplit(".", 1)[-1])) & {"colocate", "colocated", "colocation", "hybrid"}
+             and (k.value or "").lower() in _TRUE]
+    if flags:
+        out.append("colocated: " + _sample(flags))
+    sleep = _first(ev.evidence, "engine-sleep")
+    if sleep:
+        out.append(f"colocated: the inference engine releases/resumes GPU memory to share devices "
+                   f"({ev.counts['engine-sleep']} sites, first at {sleep.file}:{sleep.line})")
+    frac = _first(ev.evidence, "fractional-gpu")
+    if frac:
+        out.append(f"colocated: Ray workers ask for a fraction of a GPU ({frac.file}:{frac.line})")
+    return bool(out), out
+
+
+def _pick(options: list[tuple[bool, str]]) -> str | None:
+    present = [words for ok, words in options if ok]
+    if not present:
+        return None
+    return present[0] + (f" (also: {', '.join(present[1:])})" if len(present) > 1 else "")
+
+
+_HANDOFF_KEY = re.compile(r"dump|handoff|exchange|record")
+
+
+def _trajectory_transport(verdict: str, c: dict[str, int], keys: list[ConfigKey]) -> str:
+    ray = c.get("ray-actor", 0) + c.get("ray-init", 0) + c.get("ray-object-store", 0)
+    files = any(k.cls == "comm" and _HANDOFF_KEY.search(k.key.rsplit(".", 1)[-1].lower()) for k in keys)
+    picked = _pick([
+        (ray > 0, "Ray object store"),
+        (c.get("mp-queue", 0) > 0, "multiprocessing queue"),
+        (c.get("zmq", 0) > 0, "ZMQ"),
+        (c.get("http-generate", 0) > 0, "HTTP from an inference server"),
+        (c.get("grpc", 0) > 0, "gRPC"),
+        (c.get("redis", 0) > 0, "Redis"),
+        (c.get("shared-memory", 0) > 0, "shared memory"),
+        (files, "shared files"),
+    ])
+    if picked:
+        return picked
+    return "in-process call" if verdict == SAME else "unknown"
+
+
+def _weight_transport(verdict: str, c: dict[str, int]) -> str:
+    picked = _pick([
+        (c.get("nccl-broadcast", 0) + c.get("ray-collective", 0) > 0, "NCCL broadcast"),
+        (c.get("cuda-ipc", 0) > 0, "CUDA IPC handles"),
+        (c.get("http-weights", 0) > 0, "HTTP to an inference server"),
+        (c.get("weights-from-disk", 0) > 0, "shared files"),
+        (c.get("weights-load", 0) > 0 and c.get("inference-engine", 0) > 0, "in-process call (load_weights into the engine)"),
+    ])
+    if picked:
+        return picked
+    if verdict == SAME:
+        return "in-process call"
+    if c.get("ray-actor", 0):
+        return "Ray object store"
+    return "unknown"

@@ -1,0 +1,235 @@
+"""Classify a config key into ``process``, ``port`` or ``comm`` by its tokens and value.
+
+Keys are split into lower-case tokens (``snake_case``, ``kebab-case``, ``camelCase``,
+dotted), and rules match whole tokens or runs of tokens, never substrings, so
+``report`` is not ``port`` and ``transport_lr`` is nothing. Every hit says which
+token (or value) decided it. ``[tool.gyrelint.topology]`` can add tokens per class
+and ignore keys.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+
+CLASSES = ("process", "port", "comm")
+
+
+def tokenize(key: str) -> list[str]:
+    """``actor_rollout_ref.rollout.tensorModelParallel-size`` → ``[actor, rollout, ref, ..., size]``."""
+    out: list[str] = []
+    for part in _SPLIT.split(key):
+        if not part:
+            continue
+        if part.islower() or part.isupper() or part.isdigit():
+            out.append(part.lower())
+        else:
+            out.extend(m.lower() for m in _CAMEL.findall(part))
+    return out
+
+
+# --- the token vocabulary ---------------------------------------------------------
+# Single tokens that decide a class on their own.
+PROCESS_TOKENS = {
+    "nnodes", "nodes", "num_nodes", "rank", "ranks", "local_rank", "node_rank", "devices", "gpus",
+    "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines", "placement",
+    "colocate", "colocated", "colocation", "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
+    "bundles", "actors",
+}
+# Runs of tokens (matched contiguously).
+PROCESS_RUNS = [
+    ("world", "size"), ("num", "gpus"), ("n", "gpus"), ("gpus", "per"), ("gpu", "per"), ("per", "node"),
+    ("num", "gpu"), ("n", "gpu"), ("gpu", "count"), ("gpu", "ids"), ("device", "ids"), ("device", "count"),
+    ("num", "devices"), ("hybrid", "engine"), ("num", "servers"), ("n", "servers"), ("num", "instances"),
+    ("num", "processes"), ("num", "proc"), ("num", "engines"), ("num", "actors"), ("num", "machines"),
+    ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
+    ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
+    ("fsdp", "size"), ("mesh", "shape"),
+]
+# Tokens that mean something else when present (a LoRA rank is a matrix rank).
+PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
+                "dataloader", "loader", "data_loader", "tokenizer", "tokenization", "preprocessing", "preprocess",
+                "map", "dataset"}
+# Standalone parallelism abbreviations only count when they are the whole last segment.
+_ABBREV = {"tp", "pp", "dp", "ep", "cp", "fsdp"}
+# Leaves too generic to classify by themselves.
+_GENERIC = {"type", "kind", "mode", "method", "name", "path", "dir", "root", "size", "num", "count", "enabled",
+            "enable", "timeout", "impl", "backend"}
+
+PORT_TOKENS = {
+    "port", "ports", "host", "hosts", "hostname", "hostnames", "addr", "address", "addresses", "url", "urls",
+    "uri", "endpoint", "endpoints", "ip", "ips", "router", "routers", "nic", "ifname",
+}
+PORT_RUNS = [("api", "base"), ("base", "url"), ("server", "address")]
+# URLs that locate a download or a web page, not a peer of the run.
+PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage", "download", "image", "video",
+             "logo", "project", "license", "paper", "website", "github", "git", "email", "mail", "swanlab",
+             "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer"}
+
+COMM_TOKENS = {
+    "queue", "queues", "shm", "rpc", "grpc", "ray", "nccl", "gloo", "zmq", "zeromq", "http", "https",
+    "redis", "etcd", "nfs", "ipc", "mpi", "hccl", "ucx", "rdma", "infiniband", "nvlink", "mooncake",
+    "kafka", "rabbitmq", "nats", "pubsub", "websocket", "handoff", "collective", "p2p",
+}
+COMM_RUNS = [
+    ("shared", "memory"), ("dump", "dir"), ("dump", "path"), ("dump", "folder"), ("dump", "root"),
+    ("handoff", "dir"), ("exchange", "dir"), ("name", "resolve"), ("object", "store"), ("dist", "backend"),
+    ("distributed", "backend"), ("executor", "backend"), ("comm", "backend"), ("communication", "backend"),
+    ("collective", "backend"), ("process", "group"), ("init", "method"), ("weight", "sync"),
+    ("weights", "sync"), ("update", "weights", "method"), ("sync", "method"), ("record", "root"),
+    ("nfs", "record"),
+]
+COMM_VETO: set[str] = set()
+
+# Values that name a transport on their own (the whole value, lower-cased).
+COMM_VALUES = {"nccl", "gloo", "mpi", "hccl", "ray", "zmq", "zeromq", "grpc", "redis", "etcd", "etcd3", "nfs",
+               "ipc", "cuda_ipc", "shm", "shared_memory", "http", "https", "tcp", "ucx", "rdma", "mooncake",
+               "nixl", "mp", "multiprocessing"}
+_URL_VALUE = re.compile(r"^(?:tcp|http|https|grpc|zmq|ipc|ws|wss|redis|etcd|nccl)://", re.I)
+_IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
+
+
+@dataclass(slots=True)
+class Vocabulary:
+    """The token rules, extended and filtered by ``[tool.gyrelint.topology]``."""
+
+    tokens: dict[str, set[str]] = field(default_factory=lambda: {
+        "process": set(PROCESS_TOKENS), "port": set(PORT_TOKENS), "comm": set(COMM_TOKENS)})
+    runs: dict[str, list[tuple[str, ...]]] = field(default_factory=lambda: {
+        "process": list(PROCESS_RUNS), "port": list(PORT_RUNS), "comm": list(COMM_RUNS)})
+    key_globs: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CLASSES})
+    ignore_tokens: set[str] = field(default_factory=set)
+    ignore_globs: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_settings(cls, topology: dict[str, Any] | None) -> tuple[Vocabulary, list[str]]:
+        """Build from the settings table; returns problems as one-line messages."""
+        vocab = cls()
+        problems: list[str] = []
+        for name, value in (topology or {}).items():
+            if name not in (*CLASSES, "ignore"):
+                continue
+            items = [value] if isinstance(value, str) else value
+            if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+                problems.append(f"[tool.gyrelint.topology] {name} must be a list of strings; ignored")
+                continue
+            for item in items:
+                vocab._add(name, item)
+        return vocab, problems
+
+    def _add(self, cls: str, item: str) -> None:
+        if "*" in item or "?" in item or "." in item:
+            (self.ignore_globs if cls == "ignore" else self.key_globs[cls]).append(item)
+            return
+        toks = tuple(tokenize(item))
+        if not toks:
+            return
+        if cls == "ignore":
+            if len(toks) == 1:
+                self.ignore_tokens.add(toks[0])
+            else:
+                self.ignore_globs.append(item)
+            return
+        if len(toks) == 1:
+            self.tokens[cls].add(toks[0])
+        else:
+            self.runs[cls].append(toks)
+
+
+def _ngrams(tokens: list[str]) -> set[tuple[str, ...]]:
+    """Every run of 2 or 3 adjacent tokens, to test token runs by set lookup."""
+    out: set[tuple[str, ...]] = set()
+    for n in (2, 3):
+        for i in range(len(tokens) - n + 1):
+            out.add(tuple(tokens[i : i + n]))
+    return out
+
+
+def _joined(tokens: list[str]) -> set[str]:
+    """Adjacent pairs joined with ``_`` so ``local_rank``/``num_nodes`` match as one token."""
+    return {f"{a}_{b}" for a, b in zip(tokens, tokens[1:], strict=False)}
+
+
+def classify(key: str, value: object = None, vocab: Vocabulary | None = None) -> tuple[str, str] | None:
+    """``(class, reason)`` for a key, or None when it is none of the three classes."""
+    vocab = vocab or _DEFAULT
+    if vocab.ignore_globs and any(fnmatch.fnmatchcase(key, g) for g in vocab.ignore_globs):
+        return None
+    for cls in CLASSES:
+        for g in vocab.key_globs[cls]:
+            if fnmatch.fnmatchcase(key, g):
+                return cls, f"key matches '{g}'"
+    # the last dotted segment names the key; parents only give context for vetoes
+    last = key.rsplit(".", 1)[-1]
+    toks = tokenize(last)
+    if not toks or vocab.ignore_tokens & set(toks):
+        return None
+    ctx = set(tokenize(key))
+    words = set(toks) | _joined(toks)
+    grams = _ngrams(toks)
+    hits: list[tuple[str, str]] = []
+    # comm first: ``nccl_port`` is about a port, but ``dist_backend`` is comm; order by specificity below
+    for cls in ("port", "comm", "process"):
+        veto = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO}[cls]
+        if veto & ctx:
+            continue
+        for run in vocab.runs[cls]:
+            if run in grams or (len(run) > 3 and any(tuple(toks[i : i + len(run)]) == run for i in range(len(toks)))):
+                hits.append((cls, f"tokens '{'_'.join(run)}'"))
+                break
+        else:
+            found = sorted(words & vocab.tokens[cls])
+            if cls == "process":
+                found = [t for t in found if t not in _ABBREV or toks == [t]]
+            if found:
+                hits.append((cls, f"token '{found[0]}'"))
+    if hits:
+        return _pick(hits, toks)
+    if len(toks) == 1 and toks[0] in _GENERIC and "." in key:
+        # ``name_resolve.type`` / ``queue.size``: a generic leaf takes its meaning from the parent
+        parent = key.rsplit(".", 2)[-2]
+        res = classify(parent, None, vocab)
+        if res is not None:
+            return res[0], f"{res[1]} (parent '{parent}')"
+    return classify_value(value)
+
+
+def _pick(hits: list[tuple[str, str]], toks: list[str]) -> tuple[str, str]:
+    """Several classes matched: the token nearest the end of the key wins (``rank_port`` is a port)."""
+    if len(hits) == 1:
+        return hits[0]
+
+    def pos(hit: tuple[str, str]) -> int:
+        tok = hit[1].split("'")[1].split("_")[-1]
+        return max((i for i, t in enumerate(toks) if t == tok), default=-1)
+
+    return max(hits, key=pos)
+
+
+def classify_value(value: object) -> tuple[str, str] | None:
+    """A value can decide on its own: ``tcp://host:port``, ``nccl``, an IPv4 address."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip().strip("'\"")
+    low = v.lower()
+    if low in COMM_VALUES:
+        return "comm", f"value '{v}'"
+    if _URL_VALUE.match(v):
+        scheme = low.split(":", 1)[0]
+        return ("port" if scheme in {"tcp", "http", "https", "ws", "wss"} else "comm"), f"value '{v[:40]}'"
+    if _IPV4.match(v):
+        return "port", f"value '{v}' is an address"
+    return None
+
+
+def classify_many(keys: Iterable[tuple[str, object]], vocab: Vocabulary | None = None) -> list[tuple[str, str] | None]:
+    return [classify(k, v, vocab) for k, v in keys]
+
+
+_DEFAULT = Vocabulary()

@@ -1,0 +1,236 @@
+"""Code evidence for the topology: what the code does to start processes and talk between them.
+
+Each signal describes a *library* API (ray, multiprocessing, torch.distributed,
+zmq, grpc, HTTP servers and clients, vLLM/SGLang engine calls), matched on the
+canonical callee name, never on a framework's own class or function names.
+Link checks are scopes that verify a connection: a health/ready endpoint polled by a
+client, a connection attempt retried with a sleep and a log line, a monitored barrier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ..graphs import Graphs
+from ..index import Index
+from ..index.summary import CallSite, FileSummary
+from ..model import CodeEvidence
+from .names import Namer
+
+_MAX_PER_SIGNAL = 200
+
+# (signal, exact canonical names, canonical prefixes)
+_TABLE: list[tuple[str, set[str], tuple[str, ...]]] = [
+    ("ray-init", {"ray.init"}, ()),
+    ("ray-placement-group", set(), ("ray.util.placement_group",)),
+    ("ray-collective", set(), ("ray.util.collective",)),
+    ("ray-object-store", {"ray.get", "ray.put", "ray.wait"}, ()),
+    ("dist-init", {"torch.distributed.init_process_group", "torch.distributed.new_group",
+                   "torch.distributed.new_subgroups", "torch.distributed.device_mesh.init_device_mesh",
+                   "torch.distributed.init_device_mesh", "deepspeed.init_distributed",
+                   "torch.distributed.distributed_c10d.init_process_group", "torch.distributed.distributed_c10d.new_group",
+                   "torch.distributed.distributed_c10d._new_process_group_helper",
+                   "vllm.distributed.utils.StatelessProcessGroup.create"}, ("accelerate.Accelerator",)),
+    ("nccl-broadcast", {"torch.distributed.broadcast", "torch.distributed.broadcast_object_list",
+                        "torch.distributed.distributed_c10d.broadcast"},
+     ("vllm.distributed.device_communicators.pynccl", "cupy.cuda.nccl")),
+    ("mp-process", {"concurrent.futures.ProcessPoolExecutor"}, ()),
+    ("zmq", set(), ("zmq.",)),
+    ("grpc", set(), ("grpc.", "grpcio.")),
+    ("redis", set(), ("redis.",)),
+    ("etcd", set(), ("etcd3.", "etcd.")),
+    ("shared-memory", {"multiprocessing.shared_memory.SharedMemory", "multiprocessing.shared_memory.ShareableList"}, ()),
+    ("cuda-ipc", {"torch.multiprocessing.reductions.reduce_tensor", "torch.multiprocessing.reductions.rebuild_cuda_tensor"},
+     ("cupy.cuda.runtime.ipc",)),
+    ("http-server", {"uvicorn.run", "uvicorn.Server", "uvicorn.Config", "flask.Flask", "aiohttp.web.Application",
+                     "aiohttp.web.run_app", "aiohttp.web.AppRunner", "http.server.HTTPServer",
+                     "http.server.ThreadingHTTPServer", "starlette.applications.Starlette"},
+     ("fastapi.FastAPI", "fastapi.APIRouter")),
+    ("http-client", {"urllib.request.urlopen"},
+     ("requests.", "httpx.", "aiohttp.ClientSession", "aiohttp.request", "openai.OpenAI", "openai.AsyncOpenAI")),
+    ("inference-engine", {"vllm.LLM", "vllm.AsyncLLMEngine", "vllm.LLMEngine", "vllm.AsyncLLMEngine.from_engine_args",
+                          "vllm.LLMEngine.from_engine_args", "sglang.Engine", "vllm.engine.llm_engine.LLMEngine",
+                          "vllm.engine.async_llm_engine.AsyncLLMEngine", "vllm.v1.engine.async_llm.AsyncLLM",
+                          "sglang.srt.entrypoints.engine.Engine"}, ()),
+    ("subprocess", {"subprocess.Popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
+                    "subprocess.check_output", "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell",
+                    "os.system", "os.posix_spawn"}, ()),
+]
+_MP_ROOTS = ("multiprocessing.", "torch.multiprocessing.", "multiprocess.")
+_MP_PROCESS = {"Process", "Pool", "spawn", "start_processes", "set_start_method", "get_context"}
+_MP_QUEUE = {"Queue", "SimpleQueue", "JoinableQueue", "Pipe", "Manager"}
+# Engine APIs (vLLM / SGLang) named by the library, matched on the method name.
+_ENGINE_METHODS = {
+    "update_weights_from_distributed": "nccl-broadcast",
+    "init_weights_update_group": "nccl-broadcast",
+    "update_weights_from_tensor": "cuda-ipc",
+    "update_weights_from_disk": "weights-from-disk",
+    "collective_rpc": "engine-rpc",
+    "wake_up": "engine-sleep",
+    "release_memory_occupation": "engine-sleep",
+    "resume_memory_occupation": "engine-sleep",
+    "share_memory_": "shared-memory",
+    "_share_cuda_": "cuda-ipc",
+    "load_weights": "weights-load",
+}
+_SOCKET = {"socket.socket.bind": "socket-server", "socket.socket.listen": "socket-server", "socket.create_server": "socket-server",
+           "socket.socket.connect": "socket-client", "socket.create_connection": "socket-client"}
+_SERVER_WORDS = re.compile(r"launch_server|\bserve\b|uvicorn|--port|api_server|entrypoints|--host|http_server|vllm|sglang")
+_GEN_PATH = re.compile(r"/generate\b|/v1/completions|/v1/chat/completions|/completions\b|/v1/responses|/generate_", re.I)
+_WEIGHT_PATH = re.compile(r"update_weights?|load_weights|init_weights_update_group|init_communicator|update_named_param|"
+                          r"weights_update|/set_weights|sync_weights", re.I)
+_HEALTH_PATH = re.compile(r"/health\b|/health_generate|/ping\b|/ready\b|/readyz|/healthz|/v1/models\b|/get_model_info|"
+                          r"/server_info|/get_server_info", re.I)
+_READY_WORDS = re.compile(r"^(?:ping|health|health_check|check_health|is_healthy|is_ready|wait_until_ready|wait_for_server|"
+                          r"wait_server_ready|wait_for_ready|heartbeat|is_alive|check_alive)$")
+_LOG_ROOTS = ("logging.", "logger.", "log.", "warnings.warn", "print", "loguru.")
+_SLEEP = {"time.sleep", "asyncio.sleep"}
+
+
+@dataclass(slots=True)
+class EvidenceResult:
+    evidence: list[CodeEvidence]
+    link_checks: list[CodeEvidence]
+    counts: dict[str, int]
+
+
+_EXACT = {name: signal for signal, exact, _p in _TABLE for name in exact}
+_PREFIXES = [(p, signal) for signal, _e, prefixes in _TABLE for p in prefixes]
+_ROOTS = {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
+    r.rstrip(".").split(".", 1)[0] for r in _MP_ROOTS} | {"socket"}
+
+
+def _classify_call(call: CallSite, names: tuple[str, ...]) -> str | None:
+    for name in names:
+        if name.split(".", 1)[0] not in _ROOTS:
+            continue
+        signal = _EXACT.get(name)
+        if signal:
+            return signal
+        for prefix, signal in _PREFIXES:
+            if name.startswith(prefix):
+                return signal
+        if name.startswith(_MP_ROOTS):
+            last = name.rsplit(".", 1)[-1]
+            if last in _MP_QUEUE:
+                return "mp-queue"
+            if last in _MP_PROCESS:
+                return "mp-process"
+        if name in _SOCKET:
+            return _SOCKET[name]
+        if name.startswith("socket.socket.") or name == "socket.socket":
+            return "socket"
+    attr = call.attr
+    if attr == "remote" and call.receiver:
+        return "ray-actor"
+    if attr in _ENGINE_METHODS:
+        return _ENGINE_METHODS[attr]
+    return None
+
+
+def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> EvidenceResult:
+    evidence: list[CodeEvidence] = []
+    links: list[CodeEvidence] = []
+    counts: dict[str, int] = defaultdict(int)
+
+    def add(signal: str, path: str, line: int, detail: str) -> None:
+        counts[signal] += 1
+        if counts[signal] <= _MAX_PER_SIGNAL:
+            evidence.append(CodeEvidence(signal, path, line, detail))
+
+    for path, s in index.summaries.items():
+        namer = namers[path]
+        scope_strings: dict[str, list[str]] = defaultdict(list)
+        for st in s.strings:
+            scope_strings[st.scope].append(st.value)
+        scope_calls: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]] = defaultdict(list)
+        for call in s.calls:
+            names = namer.names(call)
+            signal = _classify_call(call, names)
+            scope_calls[call.scope].append((call, names, signal))
+            gpus = call.kwarg("num_gpus")
+            if gpus is not None and gpus.kind == "lit" and isinstance(gpus.value, float) and 0 < gpus.value < 1 \
+                    and (call.attr in ("options", "remote") or "ray.remote" in names):
+                add("fractional-gpu", path, call.line, f"num_gpus={gpus.value}")
+            if signal is None:
+                continue
+            detail = names[0]
+            if signal == "subprocess":
+                text = " ".join(_lit_strings(call)) + " " + " ".join(scope_strings.get(call.scope, ()))
+                if _SERVER_WORDS.search(text):
+                    signal, detail = "subprocess-server", f"{names[0]} launching a server"
+            elif signal == "http-client":
+                text = " ".join(_lit_strings(call)) + " " + " ".join(scope_strings.get(call.scope, ()))
+                if _WEIGHT_PATH.search(text):
+                    signal = "http-weights"
+                elif _GEN_PATH.search(text):
+                    signal = "http-generate"
+            elif signal == "http-server":
+                paths = [x for x in _lit_strings(call) if x.startswith("/")]
+                detail = f"{names[0]} {paths[0]}" if paths else names[0]
+            add(signal, path, call.line, detail)
+        _decorators(s, namer, add)
+        for scope, calls in scope_calls.items():
+            if not any(sig for _c, _n, sig in calls) and not any(
+                    _READY_WORDS.match(c.attr if c.attr != "remote" else c.func.replace("()", "").split(".")[-2:][0])
+                    for c, _n, _s in calls):
+                continue
+            link = _link_check(scope, calls, scope_strings.get(scope, ()))
+            if link:
+                signal, line, detail = link
+                links.append(CodeEvidence(signal, path, line, f"{_scope_name(s, scope)}: {detail}"))
+    return EvidenceResult(evidence, links, dict(counts))
+
+
+def _decorators(s: FileSummary, namer: Namer, add) -> None:
+    """``@ray.remote`` on a class or function makes it a Ray actor or task."""
+    for defs in (s.classes, s.functions):
+        for d in defs:
+            for deco in d.decorators:
+                canon = namer.canon(deco.removesuffix("()"), d.qualname).replace("()", "")
+                if canon == "ray.remote" and not deco.endswith("()"):
+                    add("ray-actor", s.path, d.line, f"@ray.remote {d.qualname}")
+
+
+def _lit_strings(call: CallSite) -> list[str]:
+    out = []
+    for a in (*call.args, *(v for _, v in call.kwargs)):
+        if a.kind == "lit":
+            if isinstance(a.value, str):
+                out.append(a.value)
+            elif isinstance(a.value, tuple):
+                out.extend(x for x in a.value if isinstance(x, str))
+    return out
+
+
+def _scope_name(s: FileSummary, scope: str) -> str:
+    return s.module if scope == "<module>" else f"{s.module}.{scope}"
+
+
+def _link_check(scope: str, calls: list[tuple[CallSite, tuple[str, ...], str | None]],
+                strings: list[str]) -> tuple[str, int, str] | None:
+    """A scope that verifies a link: polls a health endpoint, or retries a connection with a sleep and a log."""
+    for c, _names, _sig in calls:
+        probe = c.func.replace("()", "").split(".")
+        words = [w for w in probe[-2:] if w != "remote"]
+        if words and _READY_WORDS.match(words[-1]):
+            return "ready-wait", c.line, f"calls {c.func}"
+    connects = [c for c, _n, sig in calls if sig in {"http-client", "http-generate", "http-weights", "socket-client",
+                                                      "zmq", "grpc", "redis", "etcd"}]
+    if not connects:
+        for c, names, _sig in calls:
+            if any(n.endswith("monitored_barrier") for n in names):
+                return "monitored-barrier", c.line, "torch.distributed.monitored_barrier"
+        return None
+    text = " ".join(strings) + " " + " ".join(x for c in connects for x in _lit_strings(c))
+    m = _HEALTH_PATH.search(text)
+    if m:
+        return "health-check", connects[0].line, f"polls {m.group(0)}"
+    sleeps = any(any(n in _SLEEP for n in names) for _c, names, _s in calls)
+    logs = any(any(n.startswith(_LOG_ROOTS) or n in {"print", "warnings.warn"} for n in names)
+               or c.attr in {"warning", "warn", "info", "error", "exception", "debug"} for c, names, _s in calls)
+    if sleeps and logs:
+        return "retry-with-logging", connects[0].line, "connection retried with sleep and a log line"
+    return None

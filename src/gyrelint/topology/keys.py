@@ -1,0 +1,153 @@
+"""Gather config keys from every source, classify them, keep the classified ones."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from pathlib import Path
+
+from ..graphs import Graphs
+from ..index import Index
+from ..model import ConfigKey, Diagnostic
+from ..settings import Settings
+from .classify import Vocabulary, classify
+from .names import Namer
+from .sources import RawKey
+from .sources.python_src import FieldRefs, python_keys
+from .sources.shell import markdown_shell_blocks, read_shell
+from .sources.structured import read_env, read_ini, read_json, read_toml
+from .sources.yaml_src import YamlFile, read_yaml, yaml_keys
+
+# JSON files that hold data rather than settings
+_DATA_JSON = re.compile(r"(?:^|[._-])(?:lock|vocab|tokenizer|merges|special_tokens_map|added_tokens)(?:[._-]|$)", re.I)
+_MAX_MARKDOWN = 512 * 1024
+
+
+def read_config_text(index: Index, rel: str, limit: int, diags: list[Diagnostic]) -> str | None:
+    """Text of a config file; too big → diagnostic and None; not UTF-8 → diagnostic, read with replacements."""
+    path = index.root / rel
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            diags.append(Diagnostic(rel, 0, f"{size // 1024} KiB is over the max-file-size limit ({limit // 1024} KiB); "
+                                    "config keys not read, raise [tool.gyrelint] max-file-size to include it", "size"))
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        diags.append(Diagnostic(rel, 0, f"unreadable ({exc.strerror}); skipped", "input"))
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        diags.append(Diagnostic(rel, line, "not valid UTF-8; undecodable bytes replaced, save the file as UTF-8", "decode"))
+        return data.decode("utf-8", errors="replace")
+
+
+def _env_files(index: Index) -> list[str]:
+    """``.env`` files (no suffix, so discovery does not list them) in the folders the repo has."""
+    dirs = {posixpath.dirname(p) for p in (*index.files.python, *index.files.other)}
+    out = []
+    for d in sorted(dirs):
+        try:
+            names = os.listdir(index.root / d if d else index.root)
+        except OSError:
+            continue
+        for name in names:
+            if name == ".env" or name.startswith(".env."):
+                rel = f"{d}/{name}" if d else name
+                if (index.root / rel).is_file():
+                    out.append(rel)
+    return out
+
+
+def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
+             diags: list[Diagnostic], field_refs: FieldRefs) -> list[RawKey]:
+    limit = settings.max_file_size
+    out: list[RawKey] = []
+    yaml_files: dict[str, YamlFile] = {}
+    for rel in [*index.files.other, *_env_files(index)]:
+        name = rel.rsplit("/", 1)[-1]
+        suffix = os.path.splitext(name)[1].lower()
+        if name == ".env" or name.startswith(".env.") or suffix == ".env":
+            kind = "env"
+        elif suffix in (".yaml", ".yml"):
+            kind = "yaml"
+        elif suffix == ".toml":
+            kind = "toml"
+        elif suffix == ".json":
+            if _DATA_JSON.search(name):
+                continue
+            kind = "json"
+        elif suffix in (".ini", ".cfg"):
+            kind = "ini"
+        elif suffix in (".sh", ".bash"):
+            kind = "shell"
+        elif suffix == ".md":
+            kind = "markdown"
+        else:
+            continue
+        text = read_config_text(index, rel, min(limit, _MAX_MARKDOWN) if kind == "markdown" else limit,
+                                diags if kind != "markdown" else [])
+        if text is None:
+            continue
+        if kind == "yaml":
+            yaml_files[rel] = read_yaml(rel, text, diags)
+        elif kind == "toml":
+            out.extend(read_toml(rel, text, diags))
+        elif kind == "json":
+            out.extend(read_json(rel, text, diags))
+        elif kind == "ini":
+            out.extend(read_ini(rel, text, diags))
+        elif kind == "env":
+            out.extend(read_env(rel, text, diags))
+        elif kind == "shell":
+            out.extend(read_shell(rel, text))
+        else:
+            for start, block in markdown_shell_blocks(text):
+                out.extend(read_shell(rel, block, source="readme", line_offset=start))
+    out.extend(yaml_keys(yaml_files))
+    out.extend(python_keys(index, graphs, namers, field_refs))
+    return out
+
+
+def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
+                    vocab: Vocabulary, diags: list[Diagnostic]) -> list[ConfigKey]:
+    field_refs: FieldRefs = {}
+    raws = raw_keys(index, graphs, settings, namers, diags, field_refs)
+    seen: set[tuple[str, str, int]] = set()
+    out: list[ConfigKey] = []
+    texts: dict[str, list[str]] = {}
+    for r in raws:
+        hit = classify(r.key, r.value, vocab)
+        if hit is None:
+            continue
+        line = r.line
+        ref = field_refs.get((r.file, r.key))
+        if ref is not None:
+            line = _field_line(index, r.file, ref[0].line, ref[0].end_line, ref[1], texts) or line
+        ident = (r.key, r.file, line)
+        if ident in seen:
+            continue
+        seen.add(ident)
+        out.append(ConfigKey(r.key, hit[0], r.value, r.file, line, hit[1], r.source))
+    out.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
+    return out
+
+
+def _field_line(index: Index, path: str, start: int, end: int, name: str, texts: dict[str, list[str]]) -> int:
+    """Line of ``name: ...`` inside a class body (the summary records the class line only)."""
+    if path not in texts:
+        try:
+            texts[path] = (Path(index.root) / path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            texts[path] = []
+    lines = texts[path]
+    pat = re.compile(r"^\s+" + re.escape(name) + r"\s*:")
+    for no in range(max(start, 1), min(end, len(lines)) + 1):
+        if pat.match(lines[no - 1]):
+            return no
+    return 0

@@ -1,0 +1,102 @@
+"""Canonical names for call sites: ``dist.init_process_group`` → ``torch.distributed.init_process_group``.
+
+Uses the graphs stage's resolved targets when it has them; otherwise a small
+fallback maps a callee's first name through the file's imports, and a receiver
+through the local (or ``self.``) assignment that created it, which is enough for
+``sock = socket.socket(); sock.bind(...)`` and ``ctx = zmq.Context(); ctx.socket(...)``.
+"""
+
+from __future__ import annotations
+
+from ..graphs import Graphs
+from ..index.summary import CallSite, FileSummary
+
+
+def import_map(summary: FileSummary) -> dict[str, str]:
+    """Local name → dotted target for every import of the file (any scope)."""
+    out: dict[str, str] = {}
+    pkg = summary.module.split(".") if summary.is_package else summary.module.split(".")[:-1]
+    for imp in summary.imports:
+        if imp.name == "*":
+            continue
+        module = imp.module
+        if imp.level:
+            base = pkg[: len(pkg) - (imp.level - 1)] if imp.level - 1 <= len(pkg) else []
+            module = ".".join([*base, module] if module else base)
+        if imp.name is None:
+            out[imp.bound] = module if imp.asname else module.split(".", 1)[0]
+        else:
+            out[imp.bound] = f"{module}.{imp.name}" if module else imp.name
+    return out
+
+
+class Namer:
+    """Canonical dotted names of the call sites of one file."""
+
+    def __init__(self, summary: FileSummary, graphs: Graphs | None = None) -> None:
+        self.summary = summary
+        self.imports = import_map(summary)
+        self.types: dict[tuple[str, str], str] = {}  # (scope or class, name) -> creating call, canonical
+        self.resolved: dict[tuple[int, str], tuple[str, ...]] = {}
+        self._memo: dict[tuple[str, str], str] = {}
+        if graphs is not None and graphs.resolved:
+            for calls in graphs.resolved.values():
+                for rc in calls:
+                    if rc.file == summary.path and rc.targets:
+                        self.resolved[(rc.site.line, rc.site.func)] = rc.targets
+        for a in summary.assignments:
+            if a.value_kind == "call" and isinstance(a.value, str) and not a.augmented:
+                owner = a.scope.rsplit(".", 1)[0] if a.target.startswith("self.") else a.scope
+                self.types.setdefault((owner, a.target), a.value)
+
+    def canon(self, text: str, scope: str = "", depth: int = 0) -> str:
+        """Dotted text with imports and known receivers replaced by what they name."""
+        if depth > 4 or not text:
+            return text
+        head, _, rest = text.partition(".")
+        if head == "self" and rest:
+            owner = scope.rsplit(".", 1)[0] if "." in scope else scope
+            attr, _, tail = rest.partition(".")
+            made = self._type(owner, f"self.{attr}") or self._type_any_method(owner, f"self.{attr}")
+            if made:
+                return self._join(self.canon(made, scope, depth + 1), tail)
+            return text
+        made = self._type(scope, head)
+        if made and made != text:
+            return self._join(self.canon(made, scope, depth + 1), rest)
+        target = self.imports.get(head.removesuffix("()"))
+        if target:
+            return self._join(target + ("()" if head.endswith("()") else ""), rest)
+        return text
+
+    def _type(self, scope: str, name: str) -> str | None:
+        while True:
+            t = self.types.get((scope, name))
+            if t:
+                return t
+            if "." not in scope:
+                return self.types.get(("<module>", name)) if scope != "<module>" else None
+            scope = scope.rsplit(".", 1)[0]
+
+    def _type_any_method(self, owner: str, name: str) -> str | None:
+        for (sc, nm), t in self.types.items():
+            if nm == name and (sc == owner or sc.startswith(owner + ".")):
+                return t
+        return None
+
+    @staticmethod
+    def _join(base: str, rest: str) -> str:
+        base = base.replace("()", "")
+        rest = rest.replace("()", "")
+        return f"{base}.{rest}" if rest else base
+
+    def names(self, call: CallSite) -> tuple[str, ...]:
+        """Canonical names for a call site: resolver targets first, the fallback otherwise."""
+        got = self.resolved.get((call.line, call.func)) if self.resolved else None
+        memo = (call.scope, call.func)
+        own = self._memo.get(memo)
+        if own is None:
+            own = self._memo[memo] = self.canon(call.func, call.scope).replace("()", "")
+        if got:
+            return tuple(dict.fromkeys((*got, own)))
+        return (own,)

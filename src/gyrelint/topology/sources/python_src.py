@@ -1,0 +1,182 @@
+"""Config keys declared in Python, read from the index summaries (never re-parsed).
+
+- argparse ``add_argument`` anywhere (helpers that take a parser, argument groups,
+  parsers merged from several modules); flags built by a prefixing wrapper
+  (``f"--{prefix}-port"``) are expanded from the wrapper's literal call sites;
+  dotted flags (``--vllm.num_engines``) are nested keys.
+- click / typer options.
+- dataclass, attrs, pydantic and OmegaConf structured config fields; a field typed
+  with another config class nests its fields under the field name.
+- environment variables read or set in code (``os.environ["MASTER_ADDR"]``).
+"""
+
+from __future__ import annotations
+
+from ...graphs import Graphs
+from ...index import Index
+from ...index.summary import Arg, CallSite, ClassDef, FileSummary
+from ..names import Namer
+from . import RawKey, value_text
+
+_DATACLASS_DECOS = {"dataclass", "dataclasses.dataclass", "define", "frozen", "mutable", "attr.s", "attrs",
+                    "attr.attrs", "attrs.define", "attrs.frozen", "attr.define", "pydantic.dataclasses.dataclass"}
+_MODEL_BASES = {"BaseModel", "BaseSettings", "pydantic.BaseModel", "pydantic_settings.BaseSettings",
+                "pydantic.BaseSettings"}
+_BUILDERS = {"dacite.from_dict": "dacite", "dacite.core.from_dict": "dacite", "omegaconf.OmegaConf.structured": "OmegaConf",
+             "omegaconf.OmegaConf.to_object": "OmegaConf", "hydra.core.config_store.ConfigStore.store": "Hydra ConfigStore",
+             "hydra.core.config_store.ConfigStore.instance.store": "Hydra ConfigStore"}
+_ENV_CALLS = {"os.environ.get", "os.getenv", "os.environ.setdefault", "os.putenv", "os.environ.pop"}
+_MAX_NEST = 6
+
+
+def _lit(arg: Arg | None) -> object:
+    return arg.value if arg is not None and arg.kind == "lit" else None
+
+
+def _flag_name(call: CallSite) -> tuple[str | None, bool]:
+    """The long option of an ``add_argument``/``option`` call; True when it is a template."""
+    names = [a.value for a in call.args if a.kind == "lit" and isinstance(a.value, str)]
+    flags = [n for n in names if n.startswith("-")]
+    if not flags:
+        return None, False
+    longs = [f for f in flags if f.startswith("--")]
+    best = max(longs or flags, key=len)
+    return best.lstrip("-"), "{}" in best
+
+
+FieldRefs = dict[tuple[str, str], tuple[ClassDef, str]]  # (file, key) -> (class, field) for late line lookup
+
+
+def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer], field_refs: FieldRefs) -> list[RawKey]:
+    """All keys declared in Python; dataclass fields carry their class line until ``field_refs`` places them."""
+    out: list[RawKey] = []
+    templates: dict[str, list[tuple[str, CallSite, FileSummary]]] = {}  # wrapper function name -> flags
+    classes: dict[str, list[tuple[ClassDef, FileSummary]]] = {}
+    builders: dict[str, str] = {}
+    for path, s in index.summaries.items():
+        namer = namers[path]
+        for call in s.calls:
+            attr = call.attr
+            if attr == "add_argument" or attr == "add_option":
+                name, template = _flag_name(call)
+                if not name:
+                    continue
+                if template:
+                    templates.setdefault(call.scope.rsplit(".", 1)[-1], []).append((name, call, s))
+                    continue
+                out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line, "argparse"))
+            elif attr in ("option", "Option", "argument"):
+                canon = namer.names(call)
+                if any(c.startswith(("click.", "typer.", "asyncclick.")) for c in canon):
+                    name, _ = _flag_name(call)
+                    if name:
+                        out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line,
+                                          "typer" if any(c.startswith("typer.") for c in canon) else "click"))
+            elif attr in ("get", "getenv", "setdefault", "putenv", "pop"):
+                canon = namer.names(call)
+                if any(c in _ENV_CALLS for c in canon) and call.args and isinstance(_lit(call.args[0]), str):
+                    default = call.args[1] if len(call.args) > 1 else call.kwarg("default")
+                    out.append(RawKey(str(call.args[0].value), value_text(_lit(default)), path, call.line, "env (python)"))
+            if attr in ("from_dict", "structured", "to_object", "store") or call.func.endswith(".store"):
+                for c in namer.names(call):
+                    if c in _BUILDERS:
+                        for a in (*call.args, *(v for _, v in call.kwargs)):
+                            if a.kind == "name" and isinstance(a.value, str):
+                                builders[a.value.rsplit(".", 1)[-1]] = _BUILDERS[c]
+        for sub in s.subscripts:
+            if sub.receiver in ("os.environ", "environ") or namer.canon(sub.receiver, sub.scope) == "os.environ":
+                out.append(RawKey(sub.key, None, path, sub.line, "env (python)"))
+        for c in s.classes:
+            classes.setdefault(c.name, []).append((c, s))
+    out.extend(_expand_templates(index, templates))
+    out.extend(_config_classes(classes, builders, field_refs))
+    return out
+
+
+def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSite, FileSummary]]]) -> list[RawKey]:
+    """``def add(name, default): parser.add_argument(f"--rollout-{name}", default=default)`` and its callers."""
+    if not templates:
+        return []
+    out: list[RawKey] = []
+    used: set[str] = set()
+    for path, s in index.summaries.items():
+        for call in s.calls:
+            wrapper = call.attr
+            if wrapper not in templates or not call.args or not isinstance(_lit(call.args[0]), str):
+                continue
+            filler = str(call.args[0].value).lstrip("-")
+            default = call.kwarg("default") or (call.args[1] if len(call.args) > 1 else None)
+            for template, inner, _ in templates[wrapper]:
+                used.add(wrapper)
+                value = _lit(default) if default is not None else _lit(inner.kwarg("default"))
+                out.append(RawKey(template.replace("{}", filler, 1).replace("{}", "*"), value_text(value), path, call.line,
+                                  "argparse"))
+    for wrapper, items in templates.items():
+        if wrapper in used:
+            continue
+        for template, inner, s in items:
+            out.append(RawKey(template.replace("{}", "*").strip("-."), value_text(_lit(inner.kwarg("default"))), s.path,
+                              inner.line, "argparse"))
+    return out
+
+
+def _is_config_class(c: ClassDef, names: set[str], builders: dict[str, str]) -> bool:
+    for d in c.decorators:
+        d = d.removesuffix("()")
+        if d in _DATACLASS_DECOS or d.rsplit(".", 1)[-1] == "dataclass":
+            return True
+    for b in c.bases:
+        if b in _MODEL_BASES or b.rsplit(".", 1)[-1] in {"BaseModel", "BaseSettings"}:
+            return True
+    return c.name in builders
+
+
+def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], builders: dict[str, str],
+                    field_refs: FieldRefs) -> list[RawKey]:
+    names = set(classes)
+    config: dict[str, tuple[ClassDef, FileSummary]] = {}
+    for name, defs in classes.items():
+        for c, s in defs:
+            if _is_config_class(c, names, builders):
+                config.setdefault(name, (c, s))
+    # a subclass of a config class is a config class too (inherits its fields)
+    changed = True
+    while changed:
+        changed = False
+        for name, defs in classes.items():
+            if name in config:
+                continue
+            for c, s in defs:
+                if any(b.rsplit(".", 1)[-1] in config for b in c.bases):
+                    config[name] = (c, s)
+                    changed = True
+                    break
+    nested_type = {}
+    for name, (c, _s) in config.items():
+        for f in c.fields:
+            t = (f.annotation or "").rsplit(".", 1)[-1]
+            if t in config and t != name:
+                nested_type[(name, f.name)] = t
+    children = set(nested_type.values())
+    out: list[RawKey] = []
+
+    def emit(name: str, prefix: str, depth: int, seen: tuple[str, ...]) -> None:
+        c, s = config[name]
+        source = "dataclass" if not builders.get(name) else f"dataclass ({builders[name]})"
+        if any(b.rsplit(".", 1)[-1] in {"BaseModel", "BaseSettings"} for b in c.bases):
+            source = "pydantic"
+        for f in c.fields:
+            if f.name.startswith("_") or f.annotation and f.annotation.rsplit(".", 1)[-1] == "ClassVar":
+                continue
+            key = f"{prefix}.{f.name}" if prefix else f.name
+            sub = nested_type.get((name, f.name))
+            if sub and depth < _MAX_NEST and sub not in seen:
+                emit(sub, key, depth + 1, (*seen, sub))
+                continue
+            field_refs[(s.path, key)] = (c, f.name)
+            out.append(RawKey(key, value_text(_lit(f.default)), s.path, c.line, source))
+
+    for name in sorted(config):
+        if name not in children:
+            emit(name, "", 0, (name,))
+    return out

@@ -1,0 +1,123 @@
+"""Launch scripts (and shell blocks of Markdown): env vars, flags and Hydra overrides.
+
+``export MASTER_ADDR=10.0.0.1`` and ``NNODES=2`` are environment keys; after the
+command word, ``--flag value`` / ``--flag=value`` are flags (``--vllm.num_engines``
+reads as the nested key ``vllm.num_engines``) and ``a.b.c=v`` / ``+a.b=v`` / ``++a.b=v``
+are Hydra overrides. Shell variables stay as text (``$NNODES``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from . import RawKey
+
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+_OVERRIDE = re.compile(r"^(\+{0,2})([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)=(.*)$", re.S)
+_FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)\s*$")
+_SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
+_MAX_LINES = 20_000
+
+
+def logical_lines(text: str) -> list[tuple[int, str]]:
+    """Join backslash continuations; each logical line keeps its first line number."""
+    out: list[tuple[int, str]] = []
+    buf: list[str] = []
+    start = 0
+    for no, raw in enumerate(text.splitlines()[:_MAX_LINES], 1):
+        if not buf:
+            start = no
+        stripped = raw.rstrip()
+        if stripped.endswith("\\"):
+            buf.append(stripped[:-1])
+            continue
+        buf.append(stripped)
+        out.append((start, " ".join(buf)))
+        buf = []
+    if buf:
+        out.append((start, " ".join(buf)))
+    return out
+
+
+def _split(line: str) -> list[str]:
+    try:
+        return shlex.split(line, comments=True, posix=True)
+    except ValueError:
+        return line.split("#", 1)[0].split()
+
+
+def read_shell(path: str, text: str, source: str = "script", line_offset: int = 0) -> list[RawKey]:
+    out: list[RawKey] = []
+    for line, logical in logical_lines(text):
+        body = logical.strip()
+        if body.startswith("$ "):
+            body = body[2:]
+        if not body or body.startswith("#"):
+            continue
+        for segment in re.split(r"\s*(?:&&|\|\||;|\|)\s*", body):
+            out.extend(_command(_split(segment), path, line + line_offset, source))
+    return out
+
+
+def _command(tokens: list[str], path: str, line: int, source: str) -> list[RawKey]:
+    out: list[RawKey] = []
+    i = 0
+    if tokens[:1] in (["export"], ["declare"], ["local"], ["readonly"]):
+        i = 1
+        while i < len(tokens) and tokens[i].startswith("-"):
+            i += 1
+        for tok in tokens[i:]:
+            m = _ASSIGN.match(tok)
+            if m:
+                out.append(RawKey(m.group(1), m.group(2) or None, path, line, "env"))
+        return out
+    # leading VAR=value words are environment for the command (or plain shell variables)
+    while i < len(tokens):
+        m = _ASSIGN.match(tokens[i])
+        if not m:
+            break
+        out.append(RawKey(m.group(1), m.group(2) or None, path, line, "env" if i + 1 < len(tokens) else source))
+        i += 1
+    i += 1  # the command word
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.startswith("--") and len(tok) > 2:
+            name, eq, value = tok[2:].partition("=")
+            if not eq:
+                nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+                if nxt is not None and not nxt.startswith("-") and not _OVERRIDE.match(nxt):
+                    value = nxt
+                    i += 1
+                else:
+                    value = "true"
+            if name and re.match(r"^[A-Za-z_][\w\-.]*$", name):
+                out.append(RawKey(name, value or None, path, line, source))
+        else:
+            m = _OVERRIDE.match(tok)
+            if m and (m.group(1) or "." in m.group(2) or not m.group(2).isupper()):
+                out.append(RawKey(m.group(2), m.group(3) or None, path, line, "hydra-override"))
+        i += 1
+    return out
+
+
+def markdown_shell_blocks(text: str) -> list[tuple[int, str]]:
+    """(first line, text) of each fenced shell block of a Markdown file."""
+    blocks: list[tuple[int, str]] = []
+    inside = False
+    lang_ok = False
+    start = 0
+    buf: list[str] = []
+    for no, raw in enumerate(text.splitlines()[:_MAX_LINES], 1):
+        m = _FENCE.match(raw)
+        if m and not inside:
+            inside, lang_ok, start, buf = True, m.group(2).lower() in _SHELL_LANGS, no, []
+            continue
+        if m and inside:
+            if lang_ok and buf:
+                blocks.append((start, "\n".join(buf)))
+            inside = False
+            continue
+        if inside:
+            buf.append(raw)
+    return blocks
