@@ -1,12 +1,86 @@
-"""`gyrelint logcheck` (being built)."""
+"""`gyrelint logcheck LOG...`: check a run's counters (sampled, consumed, steps, policy version)."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
 
 import click
 
+from ..logcheck import (
+    DEFAULT_PROFILE,
+    DEFAULT_THRESHOLD,
+    PROFILES,
+    LogInputError,
+    PatternError,
+    build_rules,
+    check_logs,
+)
+from ..logcheck.follow import follow as follow_logs
+from ..logcheck.render import follow_line, to_dict, to_text
+from ..settings import load_settings
 from .common import fail
 
 
 @click.command()
-@click.argument("args", nargs=-1)
-def command(args: tuple[str, ...]) -> None:
-    """(being built)"""
-    fail("'logcheck' is not available in this build yet")
+@click.argument("logs", nargs=-1, required=True, metavar="LOG...")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default=DEFAULT_PROFILE, show_default=True,
+              help="Counter names to look for; 'auto' knows all built-in ones. Probe lines are always read.")
+@click.option("--pattern", "patterns", multiple=True, metavar="COUNTER=REGEX",
+              help="Extra line regex for sampled|consumed|step|policy_version (repeatable). Group 1 is a running "
+                   "total; COUNTER+=REGEX makes it an increment; no group counts matching lines.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=DEFAULT_THRESHOLD, show_default=True,
+              help="Largest fraction of sampled trajectories that may go unconsumed before it is flagged.")
+@click.option("--follow", is_flag=True, help="Tail the logs and print the verdict each time it changes.")
+@click.option("--max-seconds", type=click.FloatRange(min=0), default=None,
+              help="With --follow: stop after this many seconds.")
+@click.option("--until", "until", metavar="REGEX", default=None,
+              help="With --follow: stop after a line matching REGEX.")
+def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt: str, threshold: float,
+            follow: bool, max_seconds: float | None, until: str | None) -> None:
+    """Check a run from its logs: trajectories sampled and consumed, training steps, policy version.
+
+    Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
+    lines and TensorBoard scalars exported as CSV. Exit 0 healthy, 1 problem, 2 unreadable input.
+    """
+    settings, _ = load_settings(Path.cwd())
+    try:
+        rules = build_rules(profile, patterns, settings.counters)
+        until_rx = re.compile(until) if until else None
+    except PatternError as exc:
+        source = "pyproject.toml" if "tool.gyrelint" in str(exc) or "pattern" not in str(exc) else "--pattern"
+        fail(f"{source}: {exc}")
+        return
+    except re.error as exc:
+        fail(f"--until: invalid regex ({exc})")
+        return
+    files = list(logs)
+    try:
+        if follow:
+            def emit(verdict, elapsed):  # type: ignore[no-untyped-def]
+                if fmt == "json":
+                    click.echo(json.dumps({**to_dict(verdict, files, profile), "elapsed": round(elapsed, 3)}))
+                else:
+                    click.echo(follow_line(verdict, elapsed))
+                sys.stdout.flush()
+
+            verdict = follow_logs(files, rules, threshold, emit, max_seconds=max_seconds, until=until_rx)
+        else:
+            verdict = check_logs(files, rules, threshold)
+    except LogInputError as exc:
+        fail(str(exc))
+        return
+    if verdict.status == "no-counters":
+        fail(f"{', '.join(files)}: no run counter found (sampled, consumed, step, policy_version); "
+             "log them with gyrelint.probe, or pass --pattern COUNTER=REGEX / --profile")
+    if fmt == "json":
+        if not follow:
+            click.echo(json.dumps(to_dict(verdict, files, profile), indent=2))
+    elif follow:
+        click.echo(to_text(verdict))
+    else:
+        click.echo(to_text(verdict))
+    sys.exit(verdict.exit_code)

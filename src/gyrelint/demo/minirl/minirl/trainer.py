@@ -108,5 +108,5 @@ class Trainer:
                 self.sync_weights()
             print(f"trainer step={step} loss={metrics['loss']:.4f} grad_norm={metrics['grad_norm']:.4f} "
                   f"reward_mean={metrics['reward_mean']:.3f} staleness={metrics['staleness']} "
-                  f"consumed_total={self.consumed} weights_version={self.version}", flush=True)
+                  f"consumed_total={self.consumed}", flush=True)
         return True

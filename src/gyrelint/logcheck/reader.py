@@ -1,0 +1,264 @@
+"""Turn log files into records: one per line (or CSV row), each with its numeric key/values.
+
+Formats, decided per line so a console log mixing styles still reads: gyrelint probe lines,
+JSON objects (nested keys flattened with ``/``), Python dict reprs (``{'loss': 0.1, ...}``,
+possibly after a prefix), and ``key: value`` / ``key=value`` / ``key:value`` pairs (verl's
+``step:3 - actor/pg_loss:...`` lines). CSV files (TensorBoard scalar exports ``Wall time,Step,Value``,
+long ``step,tag,value`` tables or wide ``step,<tag>,<tag>...`` tables) are read per row.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import gzip
+import io
+import json
+import math
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PROBE_RE = re.compile(
+    r"gyrelint-probe (?P<name>[a-z_]+)=(?P<plus>\+?)(?P<n>-?\d+)(?: total=(?P<total>-?\d+))? pid=(?P<pid>\d+)"
+    r"(?: t=(?P<t>[\d.]+))?"
+)
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)"
+KV_RE = re.compile(
+    r"(?:(?P<q>['\"])(?P<qk>[^'\"\n]{1,160})(?P=q)|(?P<k>[A-Za-z_][\w./@\-]*))"
+    r"\s*[:=]\s*(?P<v>" + _NUM + r")(?![\w.])"
+)
+GLOBAL_STEP_RE = re.compile(r"(?i)\bglobal[ _]step\s*[:=]?\s*(\d+)\b")
+BINARY_SNIFF = 8192
+
+
+class LogInputError(Exception):
+    """A log that cannot be read (missing, binary, empty, truncated): exit code 2."""
+
+
+@dataclass(slots=True)
+class Record:
+    """One line (or CSV row) of one log with the numbers it carries."""
+
+    file: str
+    line: int
+    text: str
+    values: dict[str, float] = field(default_factory=dict)
+    stream: str = ""
+    probe: tuple[str, bool, float] | None = None  # (counter, is_delta, amount) for probe lines
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def _flatten(obj: object, prefix: str, out: dict[str, float]) -> None:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            _flatten(v, f"{prefix}/{k}" if prefix else str(k), out)
+    elif isinstance(obj, bool):
+        return
+    elif isinstance(obj, (int, float)):
+        out[prefix] = float(obj)
+
+
+def _to_float(text: str) -> float | None:
+    try:
+        v = float(text)
+    except ValueError:
+        return None
+    return v
+
+
+def _dict_values(text: str) -> dict[str, float] | None:
+    """The numbers of a JSON object or Python dict repr found in ``text`` (after any prefix)."""
+    start = text.find("{")
+    end = text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    body = text[start:end + 1]
+    obj: object = None
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        try:
+            obj = ast.literal_eval(body)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            obj = None
+    if not isinstance(obj, dict):
+        return None
+    out: dict[str, float] = {}
+    _flatten(obj, "", out)
+    return out
+
+
+def parse_line(text: str, file: str, line: int) -> Record | None:
+    """The record of one text line, or None when it carries no number at all."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if "gyrelint-probe" in stripped:
+        m = PROBE_RE.search(stripped)
+        if m:
+            name = m["name"]
+            return Record(file, line, stripped, {name: float(m["n"])}, f"{file}#pid{m['pid']}",
+                          (name, bool(m["plus"]), float(m["n"])))
+    values: dict[str, float] = {}
+    if "{" in stripped:
+        found = _dict_values(stripped)
+        if found:
+            values.update(found)
+            stripped_rest = stripped[: stripped.find("{")]
+        else:
+            stripped_rest = stripped
+    else:
+        stripped_rest = stripped
+    for m in KV_RE.finditer(stripped_rest if values else stripped):
+        key = m["qk"] if m["qk"] is not None else m["k"]
+        v = _to_float(m["v"])
+        if v is not None and key not in values:
+            values[key] = v
+    g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped)
+    if g and "global_step" not in values:
+        values["global_step"] = float(g.group(1))
+    if not values:
+        return None
+    return Record(file, line, stripped, values, file)
+
+
+def _truncated_tail(last: str) -> bool:
+    """Does the last line of a log look cut off mid-record?"""
+    s = last.strip()
+    if not s:
+        return False
+    if "gyrelint-probe" in s and s.startswith("gyrelint-probe") and not PROBE_RE.search(s):
+        return True
+    if "{" in s:
+        opened, closed = s.count("{"), s.count("}")
+        if opened > closed:
+            return True
+    return False
+
+
+def read_bytes(path: Path, display: str) -> bytes:
+    """The file's bytes (gzip undone), or a LogInputError naming the file and what to do."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise LogInputError(f"{display}: no such file; pass the path of a training log") from None
+    except IsADirectoryError:
+        raise LogInputError(f"{display}: is a directory; pass a log file (or a glob of them)") from None
+    except OSError as exc:
+        raise LogInputError(f"{display}: cannot read ({exc.strerror})") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error):
+            raise LogInputError(f"{display}: truncated or corrupt gzip file; pass a complete log") from None
+    return data
+
+
+def decode(data: bytes, display: str) -> str:
+    """Text of a log; binary data (NUL bytes, mostly undecodable) is an input error."""
+    if not data.strip():
+        raise LogInputError(f"{display}: empty log; pass the log the run wrote (is the path right, did it flush?)")
+    head = data[:BINARY_SNIFF]
+    text = data.decode("utf-8", errors="replace")
+    bad = text[:BINARY_SNIFF].count("\ufffd")
+    if b"\x00" in head or bad > max(8, len(head) // 10):
+        hint = "export the scalars to CSV (TensorBoard: 'Download CSV') and pass that" \
+            if "tfevents" in display else "pass a text, JSON-lines or CSV log"
+        raise LogInputError(f"{display}: binary file, not a text log; {hint}")
+    return text
+
+
+def _csv_header(first: str) -> list[str] | None:
+    try:
+        row = next(csv.reader([first]))
+    except (csv.Error, StopIteration):
+        return None
+    cols = [c.strip().strip('"').lower().replace(" ", "_") for c in row]
+    if len(cols) < 2 or "step" not in cols:
+        return None
+    return cols
+
+
+def _tag_from_filename(name: str) -> str:
+    stem = name[:-4] if name.lower().endswith(".csv") else name
+    if "-tag-" in stem:  # TensorBoard's download name: run-<run>-tag-<tag with / as _>.csv
+        return stem.split("-tag-", 1)[1]
+    return stem
+
+
+def read_csv(text: str, display: str, name: str) -> list[Record]:
+    lines = text.splitlines()
+    cols = _csv_header(lines[0]) if lines else None
+    if cols is None:
+        raise LogInputError(f"{display}: CSV without a 'step' column; export scalars as wall_time,step,value "
+                            "or step,tag,value")
+    rows = list(csv.reader(io.StringIO(text)))
+    if not text.endswith(("\n", "\r")) and len(rows) > 1 and len(rows[-1]) < len(cols):
+        raise LogInputError(f"{display}: truncated at line {len(rows)} (row has {len(rows[-1])} of "
+                            f"{len(cols)} columns); pass a complete export")
+    step_i = cols.index("step")
+    tag_i = next((cols.index(c) for c in ("tag", "metric", "name", "key") if c in cols), None)
+    value_i = cols.index("value") if "value" in cols else None
+    skip = {step_i, tag_i, value_i, *(i for i, c in enumerate(cols) if c in ("wall_time", "walltime", "time",
+                                                                         "timestamp", "run"))}
+    default_tag = _tag_from_filename(name)
+    records: list[Record] = []
+    for n, row in enumerate(rows[1:], start=2):
+        if not row or len(row) <= step_i:
+            continue
+        step = _to_float(row[step_i].strip())
+        if step is None:
+            continue
+        values = {"step": step}
+        if value_i is not None and value_i < len(row):
+            v = _to_float(row[value_i].strip())
+            tag = row[tag_i].strip() if tag_i is not None and tag_i < len(row) else default_tag
+            if v is not None and not math.isnan(v):
+                values[tag] = v
+        else:
+            for i, cell in enumerate(row):
+                if i in skip or i >= len(cols):
+                    continue
+                v = _to_float(cell.strip())
+                if v is not None and not math.isnan(v):
+                    values[cols[i] if tag_i is None else cols[i]] = v
+        records.append(Record(display, n, ",".join(row), values, display))
+    return records
+
+
+def is_csv(name: str, text: str) -> bool:
+    if name.lower().endswith(".csv"):
+        return True
+    first = text.split("\n", 1)[0]
+    return "," in first and "{" not in first and _csv_header(first) is not None \
+        and all(not any(ch.isdigit() for ch in c) for c in first.split(","))
+
+
+def read_log(path: Path, display: str | None = None) -> list[Record]:
+    """Every record of one complete log file; LogInputError if it cannot be read."""
+    display = display or str(path)
+    text = decode(read_bytes(path, display), display)
+    if is_csv(path.name, text):
+        return read_csv(text, display, path.name)
+    lines = text.split("\n")
+    last_i = max(i for i, s in enumerate(lines) if s.strip())
+    if _truncated_tail(lines[last_i]):
+        raise LogInputError(f"{display}: truncated at line {last_i + 1} (record cut off mid-line); "
+                            "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
+    return parse_lines(lines, display, start=1)
+
+
+def parse_lines(lines: list[str], display: str, start: int) -> list[Record]:
+    records: list[Record] = []
+    for i, raw in enumerate(lines, start=start):
+        # tqdm progress bars rewrite a line with carriage returns: read each state.
+        for seg in raw.split("\r") if "\r" in raw else (raw,):
+            rec = parse_line(seg, display, i)
+            if rec is not None:
+                records.append(rec)
+    return records
