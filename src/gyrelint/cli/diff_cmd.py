@@ -1,12 +1,210 @@
-"""`gyrelint diff` (being built)."""
+"""`gyrelint diff`: what a change (a fork, a branch, a release) moved in the online-RL loop.
+
+Both revisions are exported with ``git archive`` into temporary folders and analyzed
+there; the user's working tree, index and hooks are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import click
 
-from .common import fail
+from ..api import Analysis, analyze
+from ..gitrev import GitError, export, repo_prefix, resolve
+from ..model import Finding, Side
+from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors
+
+CROSS_CLASSES = ("process", "port", "comm")
+
+
+@dataclass(slots=True)
+class SideChange:
+    qualname: str
+    before: str
+    after: str
+    file: str
+    line: int
+
+
+@dataclass(slots=True)
+class DiffReport:
+    base: str
+    head: str
+    side_changes: list[SideChange] = field(default_factory=list)
+    boundary_added: list[str] = field(default_factory=list)
+    boundary_removed: list[str] = field(default_factory=list)
+    online_before: bool = False
+    online_after: bool = False
+    weight_sync: str = "unchanged"  # "broken" | "restored" | "changed" | "unchanged"
+    path_before: list[str] = field(default_factory=list)
+    path_after: list[str] = field(default_factory=list)
+    keys_added: list[dict[str, Any]] = field(default_factory=list)
+    keys_removed: list[dict[str, Any]] = field(default_factory=list)
+    verdict_before: str = "unknown"
+    verdict_after: str = "unknown"
+    new_findings: list[Finding] = field(default_factory=list)
+    fixed_findings: int = 0
+    chains_lost: list[str] = field(default_factory=list)
+    chains_gained: list[str] = field(default_factory=list)
+
+    @property
+    def regressed(self) -> bool:
+        return self.weight_sync == "broken" or bool(self.chains_lost)
+
+
+def _chains(a: Analysis) -> set[str]:
+    out = set()
+    for side in (Side.SAMPLING, Side.TRAINING):
+        if any(f.side == side and f.reached for f in a.functions.values()):
+            out.add(side.value)
+    return out
+
+
+def compare(base: Analysis, head: Analysis, base_label: str, head_label: str) -> DiffReport:
+    r = DiffReport(base_label, head_label)
+    for q, new in sorted(head.functions.items()):
+        old = base.functions.get(q)
+        if old is not None and old.side != new.side:
+            r.side_changes.append(SideChange(q, old.side.value, new.side.value, new.file, new.line))
+    bb, hb = set(base.boundary_modules), set(head.boundary_modules)
+    r.boundary_added, r.boundary_removed = sorted(hb - bb), sorted(bb - hb)
+    r.online_before, r.online_after = base.handoff.online, head.handoff.online
+    r.path_before, r.path_after = list(base.handoff.weight_sync_path), list(head.handoff.weight_sync_path)
+    if r.online_before and not r.online_after:
+        r.weight_sync = "broken"
+    elif r.online_after and not r.online_before:
+        r.weight_sync = "restored"
+    elif r.path_before != r.path_after:
+        r.weight_sync = "changed"
+
+    def keys(a: Analysis) -> dict[tuple[str, str], Any]:
+        return {(k.key, k.cls): k for k in a.topology.config_keys if k.cls in CROSS_CLASSES}
+
+    kb, kh = keys(base), keys(head)
+    r.keys_added = [{"key": k.key, "class": k.cls, "value": k.value, "file": k.file, "line": k.line}
+                    for key, k in sorted(kh.items()) if key not in kb]
+    r.keys_removed = [{"key": k.key, "class": k.cls, "value": k.value, "file": k.file, "line": k.line}
+                      for key, k in sorted(kb.items()) if key not in kh]
+    r.verdict_before, r.verdict_after = base.topology.verdict, head.topology.verdict
+    old_fps = {f.fingerprint for f in base.findings}
+    new_fps = {f.fingerprint for f in head.findings}
+    r.new_findings = [f for f in head.findings if f.fingerprint not in old_fps]
+    r.fixed_findings = len(old_fps - new_fps)
+    cb, ch = _chains(base), _chains(head)
+    r.chains_lost, r.chains_gained = sorted(cb - ch), sorted(ch - cb)
+    return r
+
+
+def to_json(r: DiffReport) -> dict[str, Any]:
+    return {
+        "schema": "gyrelint-diff/1",
+        "base": r.base,
+        "head": r.head,
+        "regressed": r.regressed,
+        "side_changes": [{"qualname": c.qualname, "before": c.before, "after": c.after, "file": c.file,
+                          "line": c.line} for c in r.side_changes],
+        "boundary_modules": {"added": r.boundary_added, "removed": r.boundary_removed},
+        "weight_sync": {"status": r.weight_sync, "online_before": r.online_before, "online_after": r.online_after,
+                        "path_before": r.path_before, "path_after": r.path_after},
+        "topology": {"verdict_before": r.verdict_before, "verdict_after": r.verdict_after,
+                     "keys_added": r.keys_added, "keys_removed": r.keys_removed},
+        "chains": {"lost": r.chains_lost, "gained": r.chains_gained},
+        "new_findings": [{"rule": f.rule, "severity": f.severity.value, "message": f.message, "file": f.file,
+                          "line": f.line, "fix": f.fix, "fingerprint": f.fingerprint} for f in r.new_findings],
+        "fixed_findings": r.fixed_findings,
+    }
+
+
+def render_text(r: DiffReport, markdown: bool = False) -> str:
+    h = (lambda s: f"#### {s}") if markdown else (lambda s: f"{s}:")
+    b = "- " if markdown else "  "
+    out = [("### " if markdown else "") + f"gyrelint diff {r.base} -> {r.head}"]
+    status = "REGRESSED" if r.regressed else "no loop regression"
+    out.append(f"{'**' if markdown else ''}{status}{'**' if markdown else ''}")
+    if r.chains_lost:
+        out.append(f"{b}chain lost: {', '.join(r.chains_lost)} (no longer reached from any entry point)")
+    if r.chains_gained:
+        out.append(f"{b}chain gained: {', '.join(r.chains_gained)}")
+    ws = {"broken": "weight-sync path BROKEN: the loop was online and is not any more",
+          "restored": "weight-sync path restored: the loop is online again",
+          "changed": "weight-sync path changed", "unchanged": "weight-sync path unchanged"}[r.weight_sync]
+    out.append(f"{b}{ws} (online {str(r.online_before).lower()} -> {str(r.online_after).lower()})")
+    if r.weight_sync in ("changed", "broken", "restored"):
+        out.append(f"{b}  before: {' -> '.join(r.path_before) or '(none)'}")
+        out.append(f"{b}  after:  {' -> '.join(r.path_after) or '(none)'}")
+    if r.verdict_before != r.verdict_after:
+        out.append(f"{b}topology: {r.verdict_before} -> {r.verdict_after}")
+    sections = [
+        ("functions whose side changed", [f"{c.qualname}: {c.before} -> {c.after} ({c.file}:{c.line})"
+                                          for c in r.side_changes]),
+        ("boundary modules added", r.boundary_added),
+        ("boundary modules removed", r.boundary_removed),
+        ("cross-process config keys added", [f"{k['key']} ({k['class']}) = {k['value']} ({k['file']}:{k['line']})"
+                                             for k in r.keys_added]),
+        ("new findings", [f"{f.file}:{f.line}: {f.rule} [{f.severity.value}] {f.message}" for f in r.new_findings]),
+    ]
+    for title, rows in sections:
+        if rows:
+            out.append(h(f"{title} ({len(rows)})"))
+            out += [f"{b}{x}" for x in rows[:200]]
+            if len(rows) > 200:
+                out.append(f"{b}... {len(rows) - 200} more")
+    if r.fixed_findings:
+        out.append(f"{r.fixed_findings} finding(s) fixed")
+    return "\n".join(out)
+
+
+def _analyze(path: Path, jobs: int | None, no_cache: bool) -> Analysis:
+    overrides: dict[str, Any] = {"jobs": jobs}
+    if no_cache:
+        overrides["use_cache"] = False
+    return analyze(path, **overrides)
+
+
+def run_diff(path: str, base: str, head: str | None, jobs: int | None = None, no_cache: bool = False) -> DiffReport:
+    top, prefix = repo_prefix(Path(path).resolve())
+    base_sha = resolve(top, base)
+    head_sha = resolve(top, head) if head else None
+    with tempfile.TemporaryDirectory(prefix="gyrelint-diff-") as tmp:
+        base_dir = export(top, base_sha, prefix, Path(tmp) / "base")
+        base_a = _analyze(base_dir, jobs, no_cache)
+        if head_sha:
+            head_dir = export(top, head_sha, prefix, Path(tmp) / "head")
+            head_a = _analyze(head_dir, jobs, no_cache)
+        else:
+            head_a = _analyze(Path(path), jobs, no_cache)
+    return compare(base_a, head_a, f"{base} ({base_sha[:10]})",
+                   f"{head} ({head_sha[:10]})" if head_sha else "working tree")
 
 
 @click.command()
-@click.argument("args", nargs=-1)
-def command(args: tuple[str, ...]) -> None:
-    """(being built)"""
-    fail("'diff' is not available in this build yet")
+@click.argument("path", required=False, default=".", type=click.Path())
+@click.option("--base", required=True, metavar="REF", help="The revision to compare against (e.g. upstream/main).")
+@click.option("--head", default=None, metavar="REF", help="The revision to check (default: the working tree).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--fail-on-new", is_flag=True, help="Also exit 1 when the head has findings the base has not.")
+@analysis_options
+@input_errors
+def command(path: str, base: str, head: str | None, fmt: str, fail_on_new: bool, jobs: int | None, no_cache: bool,
+            entries: tuple[str, ...]) -> None:
+    """Compare the online-RL loop of two git revisions of the repository at PATH.
+
+    Reports functions whose side changed, boundary modules added or removed, the
+    weight-sync path broken or restored, cross-process config keys added and new
+    findings. Exit 1 when the loop regresses (online -> not online, or a chain lost)."""
+    try:
+        report = run_diff(path, base, head, jobs, no_cache)
+    except GitError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        click.echo(json.dumps(to_json(report), indent=2))
+    else:
+        click.echo(render_text(report, markdown=fmt == "markdown"))
+    failed = report.regressed or (fail_on_new and bool(report.new_findings))
+    sys.exit(EXIT_FINDINGS if failed else EXIT_OK)

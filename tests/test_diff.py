@@ -1,0 +1,121 @@
+"""`gyrelint diff`: two git revisions compared without touching the checkout; loop regressions exit 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gyrelint.cli import main
+from gyrelint.cli.diff_cmd import compare
+from gyrelint.gitrev import GitError, check_ref
+from gyrelint.model import ConfigKey, Handoff, Side, Topology
+from gyrelint.rules.testing import fn, make_analysis
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rules_timeout"
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_OPTIONAL_LOCKS": "0"}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
+                          env=GIT_ENV).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    r = tmp_path / "repo"
+    shutil.copytree(FIXTURE, r)
+    (r / "pyproject.toml").write_text('[tool.gyrelint]\nselect = ["GYR008"]\n')
+    sync = r / "pkg" / "sync.py"
+    sync.write_text(sync.read_text().replace("hours=10", "minutes=10"))
+    git(r, "init", "-q", "-b", "main")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "clean")
+    sync.write_text(sync.read_text().replace("minutes=10", "hours=10"))
+    git(r, "commit", "-q", "-am", "fault")
+    return r
+
+
+def state(repo: Path) -> tuple:
+    idx = repo / ".git" / "index"
+    return git(repo, "status", "--porcelain"), idx.stat().st_mtime_ns, git(repo, "rev-parse", "HEAD"), \
+        sorted(p.name for p in (repo / ".git" / "hooks").iterdir()) if (repo / ".git" / "hooks").exists() else []
+
+
+def test_diff_reports_new_findings_and_leaves_the_checkout_alone(repo: Path):
+    (repo / "pkg" / "wip.py").write_text("x = 1\n")  # the user's uncommitted work
+    before = state(repo)
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--format", "json"],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert [f["rule"] for f in data["new_findings"]] == ["GYR008"]
+    assert data["regressed"] is False
+    assert state(repo) == before
+    assert (repo / "pkg" / "wip.py").read_text() == "x = 1\n"
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--fail-on-new"])
+    assert r.exit_code == 1 and "new findings (1)" in r.output
+
+
+def test_diff_against_the_working_tree_and_from_a_subfolder(repo: Path):
+    sync = repo / "pkg" / "sync.py"
+    sync.write_text(sync.read_text().replace("hours=10", "minutes=5"))
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD", "--format", "json"], catch_exceptions=False)
+    data = json.loads(r.output)
+    assert data["new_findings"] == [] and data["fixed_findings"] == 1 and data["head"] == "working tree"
+    r = CliRunner().invoke(main, ["diff", str(repo / "pkg"), "--base", "HEAD~1", "--head", "HEAD", "--format", "json"],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("ref", ["-x", "--output=/tmp/x", "a;b", "$(touch x)", "a b", "HEAD..main", "`id`", ""])
+def test_hostile_refs_are_rejected(repo: Path, ref: str):
+    with pytest.raises(GitError):
+        check_ref(ref)
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", ref])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_unknown_ref_and_non_repo_exit_2(repo: Path, tmp_path: Path):
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", "no-such-branch"])
+    assert r.exit_code == 2 and "unknown revision" in r.output
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    r = CliRunner().invoke(main, ["diff", str(plain), "--base", "HEAD"])
+    assert r.exit_code == 2 and "not inside a git repository" in r.output
+
+
+def test_ordinary_refs_pass_validation():
+    for ref in ("main", "upstream/main", "v1.2.3", "HEAD~3", "HEAD^", "a1b2c3d", "release-1.16", "v1^{}"):
+        assert check_ref(ref) == ref
+
+
+def test_compare_finds_what_moved():
+    base = make_analysis([fn("p.gen.rollout", Side.SAMPLING), fn("p.train.step", Side.TRAINING),
+                          fn("p.util.pack", Side.NEUTRAL)],
+                         handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.sync.push"]),
+                         boundary_modules=["p.proto"],
+                         topology=Topology(config_keys=[ConfigKey("a.nnodes", "process", "1", "c.yaml", 1)]))
+    head = make_analysis([fn("p.gen.rollout", Side.SAMPLING, reached=False), fn("p.train.step", Side.TRAINING),
+                          fn("p.util.pack", Side.HANDOFF, kind="trajectory")],
+                         handoff=Handoff(online=False), boundary_modules=["p.util"],
+                         topology=Topology(config_keys=[ConfigKey("a.nnodes", "process", "1", "c.yaml", 1),
+                                                        ConfigKey("rollout.port", "port", "8000", "c.yaml", 4),
+                                                        ConfigKey("lr", "other", "1", "c.yaml", 5)]))
+    r = compare(base, head, "base", "head")
+    assert [(c.qualname, c.before, c.after) for c in r.side_changes] == [("p.util.pack", "neutral", "handoff")]
+    assert (r.boundary_added, r.boundary_removed) == (["p.util"], ["p.proto"])
+    assert r.weight_sync == "broken" and r.chains_lost == ["sampling"] and r.regressed
+    assert [k["key"] for k in r.keys_added] == ["rollout.port"]
+    back = compare(head, base, "head", "base")
+    assert back.weight_sync == "restored" and not back.regressed and back.chains_gained == ["sampling"]
+    same = compare(base, base, "a", "b")
+    assert not same.regressed and same.side_changes == [] and same.weight_sync == "unchanged"
