@@ -223,7 +223,7 @@ def test_svg_tooltips_and_identical_bytes(analysis):
     nid = node_id(f"{P}.rollout.Sampler.generate")
     gen = re.search(rf'<g id="{nid}" class="([^"]*)"', svg)
     assert gen and "side-sampling" in html.unescape(gen.group(1))
-    assert re.search(r'xlink:title="[^"]*looprl/rollout\.py:11', svg), "evidence file:line missing from tooltips"
+    assert re.search(r'xlink:title="[^"]*looprl/rollout\.py:12', svg), "evidence file:line missing from tooltips"
     png1 = render_image(dot_text, "png")
     assert png1 == render_image(dot_text, "png")
 

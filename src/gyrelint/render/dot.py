@@ -608,7 +608,7 @@ def _legend() -> list[str]:
               '<TR><TD><FONT COLOR="#8a8a8a">──▶</FONT></TD><TD ALIGN="LEFT">call (dotted: weak)</TD></TR>'
               '<TR><TD>▣</TD><TD ALIGN="LEFT">collapsed group (count)</TD></TR>')
     table = f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3"><TR><TD COLSPAN="2"><B>legend</B></TD></TR>{cells}</TABLE>>'
-    return [f'  legend [shape=plaintext, id="legend", class="legend", label={table}];', "  { rank=max; legend; }"]
+    return [f'  legend [shape=plaintext, id="legend", class="legend", label={table}];']
 
 
 def to_dot(g: MapGraph) -> str:
@@ -626,8 +626,8 @@ def to_dot(g: MapGraph) -> str:
     ]
     for n in by_side.get(ENTRY, []):
         out.append(_node_line(n))
-    if by_side.get(ENTRY):
-        out.append("  { rank=min; " + " ".join(n.id for n in by_side[ENTRY]) + "; }")
+    out += _legend()
+    out.append("  { rank=min; " + " ".join(["legend"] + [n.id for n in by_side.get(ENTRY, [])]) + "; }")
     for side in ("driver", "sampling", "handoff", "training", "neutral"):
         members = by_side.get(side, [])
         if not members:
@@ -639,7 +639,6 @@ def to_dot(g: MapGraph) -> str:
         for n in members:
             out.append(_node_line(n))
         out.append("  }")
-    out += _legend()
     out += _layout_hints(g, by_side)
     for e in g.edges:
         out.append(f"  {e.src} -> {e.dst} " + _edge_attrs(g, e) + ";")

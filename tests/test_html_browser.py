@@ -1,0 +1,102 @@
+"""Drive the HTML report in headless Chromium (Debian's package, through Playwright)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+from test_map_support import P, fixture_analysis
+
+from gyrelint.render.dot import node_id
+from gyrelint.render.html import write_report
+
+CHROMIUM = os.environ.get("GYRELINT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the dev extra installs it
+    sync_playwright = None
+
+_why = ("Chromium is not installed (apt-get install chromium)" if not CHROMIUM else
+        "GraphViz 'dot' is not installed (apt-get install graphviz)" if not shutil.which("dot") else
+        "the playwright package is not installed (pip install -e '.[dev]')" if sync_playwright is None else "")
+if _why:
+    print(f"test_html_browser: skipped: {_why}")
+pytestmark = pytest.mark.skipif(bool(_why), reason=_why or "n/a")
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    page_path = write_report(fixture_analysis(), out)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1366, "height": 820})
+        problems: list[str] = []
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("dialog", lambda d: (problems.append(f"dialog opened: {d.message}"), d.dismiss()))
+        page.on("request", lambda r: problems.append(f"network: {r.url}") if not r.url.startswith(("file:", "data:")) else None)
+        page.goto(page_path.as_uri())
+        page.wait_for_selector("body[data-ready='1']", timeout=15000)
+        yield page, problems, out
+        browser.close()
+
+
+def test_click_node_opens_evidence(browser_page):
+    page, problems, _ = browser_page
+    page.click(f"#{node_id(f'{P}.rollout.Sampler.generate')}")
+    panel = page.locator("#panel")
+    panel.locator("h2").wait_for()
+    text = panel.inner_text()
+    assert f"{P}.rollout.Sampler.generate" in text
+    assert "inference-engine-generate" in text  # the signal
+    assert f"{P}/rollout.py:12" in text  # file:line of the evidence
+    assert f"{P}.main.train_loop" in text and "driver" in text  # caller with its side
+    assert f"{P}.rollout.Sampler.score" in text  # callee
+    # the snippet shows the docstring's <script> as text, highlighted evidence line
+    assert "<script>alert('generate')</script>" in text
+    assert "self.engine.generate(prompts)" in page.locator("#panel .ln.hit").first.inner_text()
+    assert page.locator("#panel script").count() == 0
+    assert not problems, problems
+
+
+def test_side_filter(browser_page):
+    page, problems, _ = browser_page
+    training_row = page.locator(f'#t-functions tr:has(a[data-q="{P}.trainer.Trainer.update"])')
+    sampling_row = page.locator(f'#t-functions tr:has(a[data-q="{P}.rollout.Sampler.generate"])')
+    assert training_row.is_visible()
+    page.uncheck('#filters input[value="training"]')
+    assert not training_row.is_visible()
+    assert sampling_row.is_visible()
+    node = page.locator(f"#{node_id(f'{P}.trainer.Trainer.update')}")
+    assert "dim" in (node.get_attribute("class") or "")
+    assert "dim" not in (page.locator(f"#{node_id(f'{P}.rollout.Sampler.generate')}").get_attribute("class") or "")
+    page.check('#filters input[value="training"]')
+    assert training_row.is_visible()
+    # module filter and rule filter
+    page.fill("#f-module", "buffer")
+    assert not sampling_row.is_visible()
+    page.fill("#f-module", "")
+    page.select_option("#f-rule", "GYR003")
+    assert page.locator('#t-findings tr[data-rule="GYR010"]').is_hidden()
+    assert page.locator('#t-findings tr[data-rule="GYR003"]').is_visible()
+    page.select_option("#f-rule", "")
+    assert not problems, problems
+
+
+def test_config_value_is_text_and_screenshot(browser_page):
+    page, problems, out = browser_page
+    cell = page.locator("#t-config td code", has_text="alert('config')")
+    assert cell.inner_text() == "<script>alert('config')</script>"
+    page.click(f"#{node_id(f'{P}.rollout.Sampler.generate')}")
+    page.uncheck('#filters input[value="driver"]')
+    shot = out / "report.png"
+    page.screenshot(path=str(shot))
+    assert shot.read_bytes()[:4] == b"\x89PNG"
+    dest = os.environ.get("GYRELINT_SCREENSHOT")
+    if dest:  # used once to refresh docs/report.png
+        shutil.copy(shot, dest)
+    page.check('#filters input[value="driver"]')
+    assert not problems, problems
