@@ -1,4 +1,4 @@
-"""Placeholder wiring; the signal catalog and side propagation replace this."""
+"""Stage 4 entry point: signals → sides → handoff, weight-sync path, field contract, modules."""
 
 from __future__ import annotations
 
@@ -6,8 +6,14 @@ from dataclasses import dataclass, field
 
 from ..graphs import Graphs
 from ..index import Index
-from ..model import FunctionReport, Handoff, ModuleReport
+from ..model import Diagnostic, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
+from .catalog import SIGNALS, user_signals
+from .facts import Facts, build_facts, fallback_edges
+from .fields import field_contract, trajectory_containers
+from .handoff import boundary_modules, module_reports, weight_sync_path
+from .sides import SideResult, assign_sides, call_edges
+from .signals import Match, Matcher
 
 
 @dataclass(slots=True)
@@ -16,10 +22,61 @@ class Semantics:
     modules: list[ModuleReport] = field(default_factory=list)
     boundary_modules: list[str] = field(default_factory=list)
     handoff: Handoff = field(default_factory=Handoff)
+    containers: list[str] = field(default_factory=list)  # trajectory container classes
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sides: dict[str, SideResult] = field(default_factory=dict)  # full scoring, for explain/debug views
+
+
+def _has_function_edges(graphs: Graphs) -> bool:
+    g = graphs.calls
+    for u, v in g.edges():
+        if u in graphs.functions and v in graphs.functions:
+            return True
+    return False
 
 
 def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
+    """Label every indexed function and find the handoff both ways."""
     sem = Semantics()
+    signals = list(SIGNALS)
+    extra, errors = user_signals(settings.signals)
+    signals += extra
+    sem.diagnostics += [Diagnostic("pyproject.toml", 0, f"[tool.gyrelint] {e}; ignored", "config") for e in errors]
+    facts: Facts = build_facts(index, graphs)
+    if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
+        fallback_edges(facts)
+    matcher = Matcher(signals)
+    matches: dict[str, list[Match]] = {}
+    for q, fn in facts.functions.items():
+        m = matcher.match(fn, facts)
+        if m:
+            matches[q] = m
+    sides = assign_sides(facts, matches, graphs)
+    sem.sides = sides
+    for q, fn in facts.functions.items():
+        r = sides.get(q)
+        rep = FunctionReport(q, fn.file, fn.line, reached=q in graphs.reached)
+        if r is not None:
+            rep.side, rep.handoff_kind, rep.evidence = r.side, r.kind, r.evidence
+        sem.functions[q] = rep
+    # every function the graphs stage knows (e.g. indexed but grouped differently) appears too
     for q, info in graphs.functions.items():
-        sem.functions[q] = FunctionReport(q, info.file, info.definition.line, reached=q in graphs.reached)
+        if q not in sem.functions:
+            sem.functions[q] = FunctionReport(q, info.file, info.definition.line, reached=q in graphs.reached)
+    h = sem.handoff
+    h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
+    h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
+    edges = call_edges(facts, graphs)
+    h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached)
+    containers = trajectory_containers(facts, sides)
+    sem.containers = sorted(containers)
+    h.fields = field_contract(index, facts, sides, containers)
+    sem.boundary_modules = boundary_modules(facts, sides, containers)
+    sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def _ranked(sem: Semantics, sides: dict[str, SideResult], kind: HandoffKind) -> list[str]:
+    picked = [q for q, f in sem.functions.items() if f.side == Side.HANDOFF and f.handoff_kind == kind]
+    key = "trajectory" if kind == HandoffKind.TRAJECTORY else "weight_sync"
+    return sorted(picked, key=lambda q: (not sem.functions[q].reached, -sides[q].own.get(key, 0.0), q))

@@ -1,0 +1,869 @@
+"""The signal catalog: what a function body does that places it on a side.
+
+Every signal names a library API or a code pattern, never one framework's classes.
+Each carries examples that must and must not match; ``tests/test_signals_catalog.py``
+runs them through the whole pipeline. Every example is a module defining ``target``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..graphs.model import EXACT
+from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
+from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
+
+
+# ---------------------------------------------------------------- helpers for checks
+def _lib(prefix: str):
+    """Typed calls must come from this library; untyped ones fall through to roles/kwargs."""
+
+    def check(c: CallFact, fn: FnFacts, s: float) -> float:
+        if c.names and not any(n.startswith(prefix) for n in c.names):
+            return 0.0
+        return s
+
+    return check
+
+
+_GEN_KWARGS = ("max_new_tokens", "do_sample", "generation_config", "sampling_params", "top_p", "top_k",
+               "temperature", "max_tokens", "num_return_sequences", "use_tqdm", "prompt_token_ids",
+               "logits_processor", "lora_request", "stop_token_ids", "min_new_tokens")
+_PARAMISH = frozenset({"named_parameters", "parameters", "state_dict", "param", "params", "weight", "weights",
+                       "named_params", "tensor", "tensors", "bucket", "buckets"})
+_ROLLOUTISH = ("rollout", "trajector", "experience", "episode", "sample", "completion", "transition", "buffer")
+_GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_generate)\b/?|/generate_stream\b")
+_WEIGHT_ENDPOINT = re.compile(
+    r"/(update_weights?\w*|init_weights?_update_group|init_weight_transfer\w*|load_weights?\w*|"
+    r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?)\b"
+)
+_HTTP_METHODS = frozenset({"post", "get", "put", "request", "urlopen", "_post", "_get", "apost", "async_post",
+                           "arequest", "fetch", "stream"})
+
+
+def _arg_tokens(c: CallFact) -> set[str]:
+    out: set[str] = set()
+    for a in c.site.args:
+        if isinstance(a.value, str) and a.kind != "lit":
+            out.update(tokens_of(a.value))
+    for k, a in c.site.kwargs:
+        out.add(k.lower())
+        if isinstance(a.value, str) and a.kind != "lit":
+            out.update(tokens_of(a.value))
+    return out
+
+
+def _resolved_to_repo(c: CallFact) -> bool:
+    return bool(c.targets) and c.kind == EXACT
+
+
+def _ctor(c: CallFact, fn: FnFacts, s: float) -> float:
+    """Constructor calls only: ``torch.optim.AdamW(...)``, not ``opt.step()``."""
+    return s if c.method[:1].isupper() or c.method.startswith(("get_", "create", "make", "from_", "init")) else 0.0
+
+
+def _backward_tensor(c: CallFact, fn: FnFacts, s: float) -> float:
+    if c.role in ("accelerator", "ds_engine"):
+        return 0.0  # engine-backward
+    if _resolved_to_repo(c):
+        return 0.0  # a repo method called backward: its own body decides
+    if not c.site.args and all(k in ("retain_graph", "gradient", "create_graph", "inputs") for k, _ in c.site.kwargs):
+        return max(s, MEDIUM)
+    return 0.0
+
+
+def _backward_engine(c: CallFact, fn: FnFacts, s: float) -> float:
+    if _resolved_to_repo(c) and c.role not in ("accelerator", "ds_engine"):
+        return 0.0
+    if not c.site.args and not c.site.star_args:
+        return 0.0
+    if c.role in ("accelerator", "ds_engine", "scaler"):
+        return max(s, c.role_strength)
+    return MEDIUM if "loss" in "".join(_arg_tokens(c)) else 0.0
+
+
+def _not_path_arg(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``load_weights("model.h5")`` is a checkpoint, not a weight push."""
+    if c.site.args and c.site.args[0].kind == "lit" and isinstance(c.site.args[0].value, str):
+        return 0.0
+    recv = (c.site.receiver or "").lower()
+    if any(w in recv for w in ("model_runner", "model_executor", "driver_worker", "llm_engine", "vllm", "sglang")):
+        return max(s, MEDIUM)
+    if c.role == "llm_engine":
+        return max(s, c.role_strength)
+    if any(k == "weights" for k, _ in c.site.kwargs) or (c.site.args and c.site.args[0].kind == "other"):
+        return max(s, MEDIUM)
+    return s
+
+
+def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A method name that only one library API uses counts as medium evidence."""
+    return max(s, MEDIUM) if not _resolved_to_repo(c) else s
+
+
+def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data."""
+    toks = fn.tokens()
+    if toks & _PARAMISH or any("param" in t or "weight" in t for t in _arg_tokens(c)):
+        return s
+    return 0.0  # a broadcast of data or flags
+
+
+def _rpc_weights(c: CallFact, fn: FnFacts, s: float) -> float:
+    lits = [a.value for a in c.site.args if a.kind == "lit" and isinstance(a.value, str)]
+    if any(re.search(r"weight|param|load|update", v) for v in lits):
+        return max(s, MEDIUM)
+    if lits:
+        return 0.0  # some other worker method
+    return s
+
+
+def _tcp_group(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``init_process_group`` with its own ``tcp://`` rendezvous: a group built for one transfer."""
+    vals = [a.value for a in c.site.args] + [a.value for _, a in c.site.kwargs]
+    if any(isinstance(v, str) and "tcp://" in v for v in vals):
+        return max(s, STRONG if c.names else MEDIUM)
+    if c.method in ("init_process_group",) and not any(k in ("init_method", "store") for k, _ in c.site.kwargs):
+        return 0.0
+    if any(k == "store" for k, _ in c.site.kwargs) or any("tcp://" in v for v, _ in fn.literals()):
+        return max(s, MEDIUM)
+    return 0.0 if c.method == "init_process_group" else s
+
+
+def _completions_create(c: CallFact, fn: FnFacts, s: float) -> float:
+    if c.names:
+        return s
+    return MEDIUM if (c.site.receiver or "").endswith("completions") else 0.0
+
+
+def _generate_call(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``.generate()`` on a model or engine; a repo helper called generate speaks for itself."""
+    if c.role in ("llm_engine", "hf_model") or c.names:
+        return s
+    if any(k in _GEN_KWARGS for k, _ in c.site.kwargs):
+        return max(s, MEDIUM)
+    return 0.0
+
+
+def _rollout_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    toks = _arg_tokens(c)
+    if any(any(w in t for w in _ROLLOUTISH) for t in toks):
+        return s
+    return 0.0
+
+
+def _checkpointish(c: CallFact, fn: FnFacts, s: float) -> float:
+    toks = _arg_tokens(c) | set(tokens_of(c.site.func))
+    if toks & {"state_dict", "checkpoint", "ckpt", "model", "optimizer", "save_pretrained", "from_pretrained"}:
+        return s
+    return s if c.method in ("save_pretrained", "from_pretrained", "save_checkpoint", "load_checkpoint") else 0.0
+
+
+def _rollout_receiver(c: CallFact, fn: FnFacts, s: float) -> float:
+    recv = (c.site.receiver or "").lower()
+    if c.role == "llm_engine" or any(w in recv for w in ("rollout", "inference", "vllm", "sglang", "engine", "sampler")):
+        return max(s, MEDIUM)
+    return 0.0
+
+
+def _pyobj(c: CallFact, fn: FnFacts, s: float) -> float:
+    if c.role == "zmq_socket":
+        return s
+    return MEDIUM if c.method.endswith(("_pyobj", "_multipart")) else 0.0
+
+
+# ---------------------------------------------------------------- body patterns
+def _lines_of(fn: FnFacts, pred) -> int:
+    for c in fn.calls:
+        if pred(c):
+            return c.site.line
+    return fn.line
+
+
+def _has_call(fn: FnFacts, *methods: str) -> bool:
+    return any(c.method in methods for c in fn.calls)
+
+
+def _tok_has(toks: frozenset[str], *parts: str) -> bool:
+    return any(p in t for t in toks for p in parts)
+
+
+def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    toks = fn.tokens()
+    if not (_tok_has(toks, "advantage") or "adv" in toks or _tok_has(toks, "gae")):
+        return ()
+    discount = _tok_has(toks, "gamma", "discount")
+    lam = _tok_has(toks, "lam", "gae")
+    backwards = _has_call(fn, "reversed", "flip", "cumsum", "discount_cumsum") or "lastgaelam" in toks
+    if discount and lam and (backwards or _tok_has(toks, "return")):
+        return ((_lines_of(fn, lambda c: c.method in ("reversed", "flip", "range")), STRONG),)
+    if discount and backwards and _tok_has(toks, "return"):
+        return ((fn.line, MEDIUM),)
+    return ()
+
+
+def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    toks = fn.tokens()
+    if not _has_call(fn, "std", "std_mean", "var"):
+        return ()
+    if not _has_call(fn, "mean", "std_mean"):
+        return ()
+    if not (_tok_has(toks, "advantage") or "adv" in toks or "advs" in toks):
+        return ()
+    if _tok_has(toks, "reward", "score", "return"):
+        return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), STRONG),)
+    return ((fn.line, MEDIUM),)
+
+
+def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    toks = fn.tokens()
+    clamp = _has_call(fn, "clamp", "clip", "clamp_", "clip_by_value")
+    ratio = "ratio" in toks or _tok_has(toks, "ratio") or _has_call(fn, "exp")
+    adv = _tok_has(toks, "advantage") or "adv" in toks or "advantages" in toks
+    logp = _tok_has(toks, "logprob", "log_prob", "logp", "log_probs") or {"log", "prob"} <= toks or {"log", "probs"} <= toks
+    if clamp and ratio and adv and logp:
+        return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "clamp_")), STRONG),)
+    if ratio and adv and logp and _has_call(fn, "exp"):
+        return ((_lines_of(fn, lambda c: c.method == "exp"), MEDIUM),)
+    return ()
+
+
+def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    for c in fn.calls:
+        if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
+            return ((c.site.line, STRONG),)
+    toks = fn.tokens()
+    if ("kl" in toks or _tok_has(toks, "_kl", "kl_")) and (_tok_has(toks, "logprob", "log_prob", "logp")
+                                                             or {"log", "prob"} <= toks):
+        return ((fn.line, MEDIUM),)
+    return ()
+
+
+def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    toks = fn.tokens()
+    values = _tok_has(toks, "value", "vpred", "vf")
+    returns = _tok_has(toks, "return")
+    if not (values and returns):
+        return ()
+    if _has_call(fn, "mse_loss", "huber_loss", "smooth_l1_loss"):
+        return ((_lines_of(fn, lambda c: c.method.endswith("loss")), STRONG),)
+    if _has_call(fn, "clamp", "clip", "max", "maximum") and _tok_has(toks, "loss"):
+        return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "max", "maximum")), MEDIUM),)
+    return ()
+
+
+def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if _has_call(fn, "log_softmax") and _has_call(fn, "gather", "take_along_dim"):
+        return ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
+    if _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
+        return ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
+    return ()
+
+
+def _trainer_hook(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if fn.cls is None or fn.definition.name not in ("compute_loss", "training_step"):
+        return ()
+    seen: set[str] = set()
+    todo = [fn.cls]
+    while todo:
+        c = todo.pop()
+        if c in seen or len(seen) > 12:
+            continue
+        seen.add(c)
+        info = facts.classes.get(c)
+        if info is None:
+            continue
+        for b in info.bases:
+            if b.startswith(("transformers.", "trl.", "accelerate.", "lightning.", "pytorch_lightning.")) \
+                    and "Trainer" in b or b.endswith(("LightningModule",)):
+                return ((fn.line, STRONG),)
+            todo.append(b)
+    return ()
+
+
+def _http_call(fn: FnFacts) -> bool:
+    for c in fn.calls:
+        n = c.names[0] if c.names else ""
+        if n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.", "http.client", "openai.")):
+            return True
+        if c.method in _HTTP_METHODS and c.site.receiver is not None:
+            return True
+    return False
+
+
+def _endpoint(rx: re.Pattern[str]):
+    def body(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+        for value, line in fn.literals():
+            if "/" in value and rx.search(value):
+                return ((line, STRONG if _http_call(fn) else MEDIUM),)
+        return ()
+
+    return body
+
+
+def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if fn.cls is None:
+        return ()
+    grown = facts.class_appended(fn.cls)
+    if not grown:
+        return ()
+    for c in fn.calls:
+        if c.method in ("sample", "choices", "choice", "randint", "randperm", "shuffle", "popleft", "pop"):
+            texts = [c.site.receiver or ""] + [a.value for a in c.site.args if isinstance(a.value, str)]
+            for t in texts:
+                if t.startswith("self.") and t.split(".")[1].rstrip("()[]") in grown:
+                    return ((c.site.line, MEDIUM),)
+    return ()
+
+
+# ---------------------------------------------------------------- the catalog
+def _s(**kw) -> Signal:
+    return Signal(**kw)
+
+
+SIGNALS: tuple[Signal, ...] = (
+    # ======================== sampling ========================
+    _s(id="vllm-generate", side=SAMPLING, weight=3.0,
+       rationale="Generating with a vLLM engine (offline LLM or async engine) is the sampler acting with the policy.",
+       calls=("vllm.*.generate", "vllm.*.chat", "vllm.*.beam_search", "vllm.*.add_request"),
+       methods=("generate", "chat", "add_request", "beam_search"), roles=("llm_engine",), check=_lib("vllm."),
+       examples_match=(
+           "from vllm import LLM, SamplingParams\n\ndef target(prompts):\n    llm = LLM(model='m')\n"
+           "    return llm.generate(prompts, SamplingParams(n=4))\n",
+           "import vllm\n\nclass Roller:\n    def __init__(self):\n        self.engine = vllm.AsyncLLMEngine.from_engine_args(None)\n\n"
+           "    async def target(self, prompt, params):\n        async for out in self.engine.generate(prompt, params, 'r0'):\n"
+           "            last = out\n        return last\n",
+       ),
+       examples_nomatch=(
+           "def target(report):\n    return report.generate_summary()\n",
+           "from vllm import SamplingParams\n\ndef target(t):\n    return SamplingParams(temperature=t)\n",
+       )),
+    _s(id="vllm-sampling-params", side=SAMPLING, weight=1.5, setup=True,
+       rationale="vLLM SamplingParams only exist to parameterise generation.",
+       calls=("vllm.SamplingParams", "vllm.*.SamplingParams"),
+       examples_match=("from vllm import SamplingParams\n\ndef target(t):\n    return SamplingParams(temperature=t, max_tokens=64)\n",),
+       examples_nomatch=("def target(t):\n    return dict(temperature=t)\n",)),
+    _s(id="vllm-engine", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a vLLM engine sets up the inference side.",
+       calls=("vllm.LLM", "vllm.*.LLM", "vllm.*AsyncLLMEngine", "vllm.*.from_engine_args", "vllm.*.AsyncLLM",
+              "vllm.LLMEngine", "vllm.*.LLMEngine"),
+       examples_match=("from vllm import LLM\n\ndef target(path):\n    return LLM(model=path, tensor_parallel_size=2)\n",),
+       examples_nomatch=("from mylib import LLM\n\ndef target(path):\n    return LLM(path)\n",)),
+    _s(id="vllm-prompt-inputs", side=SAMPLING, weight=1.5,
+       rationale="TokensPrompt/TextPrompt are the request objects fed to a vLLM engine.",
+       calls=("vllm.*.TokensPrompt", "vllm.*.TextPrompt", "vllm.TokensPrompt", "vllm.TextPrompt"),
+       examples_match=("from vllm.inputs import TokensPrompt\n\ndef target(ids):\n    return [TokensPrompt(prompt_token_ids=i) for i in ids]\n",),
+       examples_nomatch=("def target(ids):\n    return [{'prompt_token_ids': i} for i in ids]\n",)),
+    _s(id="sglang-generate", side=SAMPLING, weight=3.0,
+       rationale="Generating with an SGLang engine is the sampler acting with the policy.",
+       calls=("sglang.*.generate", "sglang.*.async_generate"),
+       methods=("async_generate",), roles=("llm_engine",), name_only=True, check=_lib("sglang."),
+       examples_match=(
+           "import sglang as sgl\n\ndef target(prompts):\n    engine = sgl.Engine(model_path='m')\n"
+           "    return engine.generate(prompts, {'temperature': 1.0})\n",
+           "class R:\n    async def target(self, ids, params):\n"
+           "        return await self.inference_engine.async_generate(input_ids=ids, sampling_params=params)\n",
+       ),
+       examples_nomatch=("class R:\n    def target(self, x):\n        return self.table.generate_rows(x)\n",)),
+    _s(id="sglang-engine", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building an SGLang engine or server sets up the inference side.",
+       calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server"),
+       examples_match=("import sglang\n\ndef target(p):\n    return sglang.Engine(model_path=p)\n",),
+       examples_nomatch=("def target(p):\n    return Engine(p)\n",)),
+    _s(id="http-generate", side=SAMPLING, weight=3.0,
+       rationale="A request to an inference server's /generate or /v1/completions endpoint samples from the policy.",
+       body=_endpoint(_GEN_ENDPOINT),
+       examples_match=(
+           "import requests\n\ndef target(url, payload):\n    return requests.post(f'{url}/generate', json=payload).json()\n",
+           "import aiohttp\n\nasync def target(host, body):\n    async with aiohttp.ClientSession() as s:\n"
+           "        async with s.post(host + '/v1/chat/completions', json=body) as r:\n            return await r.json()\n",
+       ),
+       examples_nomatch=(
+           "import requests\n\ndef target(url):\n    return requests.get(f'{url}/health')\n",
+           "def target(path):\n    return open('/tmp/generated.txt').read()\n",
+       )),
+    _s(id="openai-completions", side=SAMPLING, weight=2.5,
+       rationale="An OpenAI-compatible chat/completions call samples from a served policy (agent rollouts).",
+       calls=("openai.*.completions.create", "openai.*.responses.create"),
+       methods=("create",), check=_completions_create, roles=("openai",), name_only=True,
+       examples_match=(
+           "from openai import OpenAI\n\ndef target(msgs):\n    client = OpenAI(base_url='http://x')\n"
+           "    return client.chat.completions.create(model='p', messages=msgs)\n",
+           "class Agent:\n    async def target(self, msgs):\n"
+           "        return await self.client.chat.completions.create(model='p', messages=msgs)\n",
+       ),
+       examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",)),
+    _s(id="hf-generate", side=SAMPLING, weight=3.0,
+       rationale="model.generate(...) on a language model decodes new tokens with the current weights.",
+       calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate"),
+       methods=("generate",), roles=("hf_model",), kwargs=_GEN_KWARGS, check=_generate_call,
+       examples_match=(
+           "from transformers import AutoModelForCausalLM\n\ndef target(ids):\n"
+           "    model = AutoModelForCausalLM.from_pretrained('gpt2')\n    return model.generate(ids, max_new_tokens=32)\n",
+           "def target(unwrapped_model, batch, cfg):\n    return unwrapped_model.generate(**batch, generation_config=cfg)\n",
+       ),
+       examples_nomatch=(
+           "def target(builder):\n    return builder.generate_report()\n",
+           "def target(ids):\n    return ids.generate()\n",
+       )),
+    _s(id="hf-generation-config", side=SAMPLING, weight=1.0, setup=True,
+       rationale="A GenerationConfig parameterises decoding, the sampling side's setup.",
+       calls=("transformers.GenerationConfig", "transformers.*.GenerationConfig"),
+       examples_match=("from transformers import GenerationConfig\n\ndef target(t):\n    return GenerationConfig(do_sample=True, temperature=t)\n",),
+       examples_nomatch=("def target(t):\n    return {'temperature': t}\n",)),
+    _s(id="env-step", side=SAMPLING, weight=2.5,
+       rationale="env.step(action) advances an environment with the policy's action: a rollout step.",
+       calls=("gym.*.step", "gymnasium.*.step"), methods=("step",), roles=("env",),
+       examples_match=(
+           "import gymnasium as gym\n\ndef target(policy):\n    env = gym.make('CartPole-v1')\n    obs, _ = env.reset()\n"
+           "    return env.step(policy(obs))\n",
+           "class Worker:\n    def target(self, action):\n        return self.env.step(action)\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\ndef target(params):\n    opt = torch.optim.SGD(params, lr=0.1)\n    opt.step()\n",
+           "class T:\n    def target(self):\n        self.lr_scheduler.step()\n",
+       )),
+    _s(id="env-reset", side=SAMPLING, weight=1.5,
+       rationale="env.reset() starts an episode of a rollout.",
+       calls=("gym.*.reset", "gymnasium.*.reset"), methods=("reset",), roles=("env",),
+       examples_match=("class W:\n    def target(self, seed):\n        return self.envs.reset(seed=seed)\n",),
+       examples_nomatch=("class W:\n    def target(self):\n        self.timer.reset()\n",)),
+    _s(id="env-make", side=SAMPLING, weight=1.0, setup=True,
+       rationale="Creating a gym environment sets up the acting side.",
+       calls=("gym.make", "gymnasium.make", "gym.vector.*", "gymnasium.vector.*", "gym.make_vec", "gymnasium.make_vec"),
+       check=_ctor,
+       examples_match=("import gym\n\ndef target(name):\n    return gym.make(name)\n",),
+       examples_nomatch=("def target(name):\n    return make(name)\n",)),
+    _s(id="logits-sampling", side=SAMPLING, weight=2.0,
+       rationale="Drawing tokens/actions from a distribution over logits is acting with the policy.",
+       calls=("torch.multinomial", "torch.distributions.*.sample", "torch.nn.functional.gumbel_softmax",
+              "torch.distributions.*.rsample"),
+       methods=("multinomial",), name_only=True, check=_specific_api,
+       examples_match=(
+           "import torch\n\ndef target(logits):\n    probs = torch.softmax(logits / 0.7, dim=-1)\n"
+           "    return torch.multinomial(probs, 1)\n",
+           "from torch.distributions import Categorical\n\ndef target(logits):\n"
+           "    dist = Categorical(logits=logits)\n    return dist.sample()\n",
+       ),
+       examples_nomatch=(
+           "import random\n\ndef target(items):\n    return random.sample(items, 3)\n",
+           "def target(sampler):\n    return sampler.sample()\n",
+       )),
+    # ======================== training ========================
+    _s(id="tensor-backward", side=TRAINING, weight=3.0,
+       rationale="loss.backward() computes gradients: the heart of a training step.",
+       calls=("torch.autograd.backward", "torch.autograd.grad"), methods=("backward",), name_only=True,
+       check=lambda c, fn, s: s if c.names else _backward_tensor(c, fn, s),
+       examples_match=(
+           "def target(model, batch):\n    loss = model(batch).mean()\n    loss.backward()\n",
+           "import torch\n\ndef target(loss):\n    torch.autograd.backward(loss)\n",
+       ),
+       examples_nomatch=(
+           "def target(cursor):\n    cursor.backward(3)\n",
+           "class T:\n    def backward(self):\n        pass\n\n    def target(self):\n        self.backward()\n",
+       )),
+    _s(id="engine-backward", side=TRAINING, weight=3.0,
+       rationale="Accelerate/DeepSpeed engines run backward on a loss for the training step.",
+       calls=("accelerate.*.backward", "deepspeed.*.backward"), methods=("backward",),
+       roles=("accelerator", "ds_engine", "scaler"), name_only=True, check=_backward_engine,
+       examples_match=(
+           "from accelerate import Accelerator\n\ndef target(model, batch):\n    acc = Accelerator()\n"
+           "    loss = model(batch)\n    acc.backward(loss)\n",
+           "class S:\n    def target(self, model_engine, loss):\n        model_engine.backward(loss)\n",
+       ),
+       examples_nomatch=("def target(tape, steps):\n    tape.backward(steps)\n",)),
+    _s(id="optimizer-step", side=TRAINING, weight=3.0,
+       rationale="Stepping an optimizer (or a DeepSpeed engine / grad scaler) updates the parameters.",
+       calls=("torch.optim.*.step", "torch_xla.*.optimizer_step", "bitsandbytes.optim.*.step"),
+       methods=("step",), roles=("optimizer", "ds_engine", "scaler"),
+       check=lambda c, fn, s: 0.0 if c.role == "scheduler" or any("lr_scheduler" in n for n in c.names) else s,
+       examples_match=(
+           "import torch\n\ndef target(model):\n    opt = torch.optim.AdamW(model.parameters())\n    opt.step()\n",
+           "class Actor:\n    def target(self, loss):\n        loss.backward()\n        self.actor_optim.step()\n",
+           "import deepspeed\n\ndef target(model, loss):\n    engine, *_ = deepspeed.initialize(model=model)\n    engine.step()\n",
+       ),
+       examples_nomatch=(
+           "import gym\n\ndef target(a):\n    env = gym.make('x')\n    return env.step(a)\n",
+           "from torch.optim.lr_scheduler import CosineAnnealingLR\n\ndef target(opt):\n"
+           "    sched = CosineAnnealingLR(opt, 10)\n    sched.step()\n",
+       )),
+    _s(id="optimizer-zero-grad", side=TRAINING, weight=1.5,
+       rationale="zero_grad clears gradients between training steps.",
+       calls=("torch.optim.*.zero_grad",), methods=("zero_grad",), roles=("optimizer", "hf_model", "ds_engine"),
+       name_only=True, check=_specific_api,
+       examples_match=("class T:\n    def target(self):\n        self.optimizer.zero_grad(set_to_none=True)\n",),
+       examples_nomatch=("def target(grid):\n    grid.zero()\n",)),
+    _s(id="grad-clip", side=TRAINING, weight=2.0,
+       rationale="Gradient clipping only happens between backward and the optimizer step.",
+       calls=("torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.*",
+              "accelerate.*.clip_grad_norm_"),
+       methods=("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_master_grads"), name_only=True,
+       check=_specific_api,
+       examples_match=(
+           "import torch\n\ndef target(model):\n    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n",
+           "class A:\n    def target(self):\n        return self.actor_module.clip_grad_norm_(max_norm=1.0)\n",
+       ),
+       examples_nomatch=("import numpy as np\n\ndef target(x):\n    return np.clip(x, 0, 1)\n",)),
+    _s(id="lr-scheduler-step", side=TRAINING, weight=1.5,
+       rationale="Advancing a learning-rate schedule follows an optimizer update.",
+       calls=("torch.optim.lr_scheduler.*.step", "transformers.*schedule*.step"), methods=("step",),
+       roles=("scheduler",),
+       examples_match=("class T:\n    def target(self):\n        self.lr_scheduler.step()\n",),
+       examples_nomatch=("class T:\n    def target(self, a):\n        return self.env.step(a)\n",)),
+    _s(id="optimizer-build", side=TRAINING, weight=1.0, setup=True,
+       rationale="Constructing an optimizer sets up the training side.",
+       calls=("torch.optim.*", "bitsandbytes.optim.*", "apex.optimizers.*", "deepspeed.ops.*", "transformers.AdamW",
+              "transformers.optimization.AdamW", "torchao.optim.*"),
+       check=_ctor,
+       examples_match=("import torch\n\ndef target(model):\n    return torch.optim.AdamW(model.parameters(), lr=1e-6)\n",),
+       examples_nomatch=("def target(model):\n    return make_sampler(model)\n",)),
+    _s(id="lr-scheduler-build", side=TRAINING, weight=0.8, setup=True,
+       rationale="Building a learning-rate schedule sets up the training side.",
+       calls=("torch.optim.lr_scheduler.*", "transformers.get_scheduler", "transformers.get_*schedule*",
+              "transformers.optimization.get_*"),
+       methods=("get_scheduler", "get_cosine_schedule_with_warmup", "get_linear_schedule_with_warmup",
+                "get_constant_schedule_with_warmup"),
+       name_only=True, check=_ctor,
+       examples_match=("from transformers import get_scheduler\n\ndef target(opt):\n"
+                       "    return get_scheduler('cosine', optimizer=opt, num_warmup_steps=10, num_training_steps=100)\n",),
+       examples_nomatch=("def target(cfg):\n    return cfg.get('scheduler')\n",)),
+    _s(id="deepspeed-initialize", side=TRAINING, weight=1.2, setup=True,
+       rationale="deepspeed.initialize wraps a model with its optimizer for training.",
+       calls=("deepspeed.initialize",),
+       examples_match=("import deepspeed\n\ndef target(model, cfg):\n    engine, opt, _, _ = deepspeed.initialize(model=model, config=cfg)\n"
+                       "    return engine\n",),
+       examples_nomatch=("def target(model, cfg):\n    return init(model, cfg)\n",)),
+    _s(id="accelerate-prepare", side=TRAINING, weight=0.8, setup=True,
+       rationale="Accelerator.prepare wraps model/optimizer/dataloader for distributed training.",
+       calls=("accelerate.*.prepare",), methods=("prepare",), roles=("accelerator",),
+       examples_match=("class T:\n    def target(self, model, opt):\n        return self.accelerator.prepare(model, opt)\n",),
+       examples_nomatch=("def target(stmt):\n    return stmt.prepare()\n",)),
+    _s(id="fsdp-wrap", side=TRAINING, weight=0.8, setup=True,
+       rationale="Sharding a module with FSDP prepares it for distributed training.",
+       calls=("torch.distributed.fsdp.*FullyShardedDataParallel", "torch.distributed.fsdp.fully_shard",
+              "torch.distributed._composable.fsdp.*fully_shard", "torch.distributed.fsdp.*.fully_shard"),
+       examples_match=("from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n"
+                       "def target(module):\n    return FSDP(module, use_orig_params=True)\n",),
+       examples_nomatch=("def target(module):\n    return wrap(module)\n",)),
+    _s(id="megatron-forward-backward", side=TRAINING, weight=3.0,
+       rationale="Megatron's forward_backward_func runs the pipelined forward and backward passes.",
+       calls=("megatron.core.*get_forward_backward_func", "megatron.core.pipeline_parallel.*forward_backward*"),
+       methods=("get_forward_backward_func",), name_only=True, check=_specific_api,
+       examples_match=("from megatron.core.pipeline_parallel import get_forward_backward_func\n\n"
+                       "def target(model, it, n):\n    fb = get_forward_backward_func()\n"
+                       "    return fb(forward_step_func=None, data_iterator=it, model=model, num_microbatches=n)\n",),
+       examples_nomatch=("def target(model, x):\n    return model.forward(x)\n",)),
+    _s(id="supervised-loss", side=TRAINING, weight=1.5,
+       rationale="Cross-entropy / MSE losses are training objectives.",
+       calls=("torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss", "torch.nn.functional.mse_loss",
+              "torch.nn.CrossEntropyLoss", "torch.nn.MSELoss", "torch.nn.functional.binary_cross_entropy*",
+              "torch.nn.functional.logsigmoid"),
+       examples_match=("import torch.nn.functional as F\n\ndef target(logits, labels):\n    return F.cross_entropy(logits, labels)\n",),
+       examples_nomatch=("def target(a, b):\n    return (a - b).abs().mean()\n",)),
+    _s(id="gae-advantage", side=TRAINING, weight=3.0,
+       rationale="Generalised advantage estimation (discount, lambda, backwards recursion) runs on the trainer.",
+       body=_gae,
+       examples_match=(
+           "import torch\n\ndef target(rewards, values, gamma, lam):\n    lastgaelam = 0\n    advantages_reversed = []\n"
+           "    for t in reversed(range(rewards.shape[-1])):\n        delta = rewards[:, t] + gamma * values[:, t + 1] - values[:, t]\n"
+           "        lastgaelam = delta + gamma * lam * lastgaelam\n        advantages_reversed.append(lastgaelam)\n"
+           "    advantages = torch.stack(advantages_reversed[::-1], dim=1)\n    returns = advantages + values\n"
+           "    return advantages, returns\n",
+       ),
+       examples_nomatch=("def target(xs):\n    return list(reversed(xs))\n",)),
+    _s(id="group-norm-advantage", side=TRAINING, weight=2.5,
+       rationale="Normalising rewards within a group of samples (GRPO-style) turns them into advantages.",
+       body=_group_norm,
+       examples_match=(
+           "def target(rewards, n):\n    grouped = rewards.view(-1, n)\n    mean = grouped.mean(dim=1, keepdim=True)\n"
+           "    std = grouped.std(dim=1, keepdim=True)\n    advantages = (grouped - mean) / (std + 1e-6)\n"
+           "    return advantages.flatten()\n",
+       ),
+       examples_nomatch=("def target(x):\n    return (x - x.mean()) / x.std()\n",)),
+    _s(id="policy-loss", side=TRAINING, weight=3.0,
+       rationale="A clipped importance-ratio objective on log-probs and advantages is a policy-gradient loss.",
+       body=_policy_loss,
+       examples_match=(
+           "import torch\n\ndef target(log_probs, old_log_probs, advantages, eps):\n"
+           "    ratio = torch.exp(log_probs - old_log_probs)\n    surr1 = ratio * advantages\n"
+           "    surr2 = ratio.clamp(1 - eps, 1 + eps) * advantages\n    return -torch.min(surr1, surr2).mean()\n",
+       ),
+       examples_nomatch=("import torch\n\ndef target(x, lo, hi):\n    return torch.clamp(torch.exp(x), lo, hi)\n",)),
+    _s(id="kl-penalty", side=TRAINING, weight=1.5,
+       rationale="A KL term between policy and reference log-probs regularises the training objective.",
+       calls=("torch.nn.functional.kl_div", "torch.distributions.kl_divergence", "torch.distributions.kl.*"),
+       body=_kl,
+       examples_match=(
+           "def target(logprob, ref_logprob):\n    kl = logprob - ref_logprob\n    return kl.clamp(-10, 10)\n",
+           "import torch.nn.functional as F\n\ndef target(p, q):\n    return F.kl_div(p, q, reduction='batchmean')\n",
+       ),
+       examples_nomatch=("def target(a, b):\n    diff = a - b\n    return diff\n",)),
+    _s(id="value-loss", side=TRAINING, weight=2.0,
+       rationale="Regressing value predictions onto returns is the critic's training loss.",
+       body=_value_loss,
+       examples_match=(
+           "import torch\n\ndef target(values, old_values, returns, clip):\n"
+           "    values_clipped = old_values + (values - old_values).clamp(-clip, clip)\n"
+           "    loss = torch.max((values - returns) ** 2, (values_clipped - returns) ** 2)\n    return 0.5 * loss.mean()\n",
+       ),
+       examples_nomatch=("def target(values, x):\n    return max(values) + x\n",)),
+    _s(id="token-logprobs", side=TRAINING, weight=1.2,
+       rationale="log_softmax + gather over logits recomputes per-token log-probs for the loss.",
+       body=_token_logprobs,
+       examples_match=(
+           "import torch\n\ndef target(logits, labels):\n    logp = torch.log_softmax(logits, dim=-1)\n"
+           "    return torch.gather(logp, -1, labels.unsqueeze(-1)).squeeze(-1)\n",
+       ),
+       examples_nomatch=("import torch\n\ndef target(logits):\n    return torch.softmax(logits, -1)\n",)),
+    _s(id="trainer-loss-hook", side=TRAINING, weight=2.5,
+       rationale="compute_loss/training_step overriding a training library's Trainer is its training step.",
+       body=_trainer_hook,
+       examples_match=(
+           "# gyrelint-example-target: MyTrainer.compute_loss\nfrom transformers import Trainer\n\n"
+           "class MyTrainer(Trainer):\n"
+           "    def compute_loss(self, model, inputs, return_outputs=False):\n        return model(**inputs).loss\n",
+       ),
+       examples_nomatch=("# gyrelint-example-target: Evaluator.compute_loss\n"
+                         "class Evaluator:\n    def compute_loss(self, x):\n        return x\n",)),
+    # ======================== trajectory handoff ========================
+    _s(id="queue-put", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Putting items on a queue hands work from a producer (the sampler) to a consumer.",
+       calls=("queue.*.put", "multiprocessing.*.put", "asyncio.*.put", "ray.util.queue.*.put"),
+       methods=("put", "put_nowait", "put_async"), roles=("queue",),
+       examples_match=(
+           "import queue\n\nclass P:\n    def __init__(self):\n        self.out = queue.Queue(maxsize=8)\n\n"
+           "    def target(self, batch):\n        self.out.put(batch)\n",
+           "def target(rollout_queue, traj):\n    rollout_queue.put_nowait(traj)\n",
+       ),
+       examples_nomatch=("def target(store, k, v):\n    store.put(k, v)\n",)),
+    _s(id="queue-get", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Taking items off a queue is the consumer end of a handoff.",
+       calls=("queue.*.get", "multiprocessing.*.get", "asyncio.*.get", "ray.util.queue.*.get"),
+       methods=("get", "get_nowait", "get_async"), roles=("queue",),
+       examples_match=(
+           "from ray.util.queue import Queue\n\ndef target(n):\n    q = Queue()\n    return [q.get() for _ in range(n)]\n",
+       ),
+       examples_nomatch=("def target(cfg):\n    return cfg.get('lr')\n",)),
+    _s(id="ray-put", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
+       rationale="ray.put places data in the object store for another process to fetch.",
+       calls=("ray.put",),
+       examples_match=("import ray\n\ndef target(batch):\n    return ray.put(batch)\n",),
+       examples_nomatch=("def target(d, x):\n    d.put(x)\n",)),
+    _s(id="zmq-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="ZMQ socket send/recv move payloads between processes.",
+       calls=("zmq.*.send_pyobj", "zmq.*.recv_pyobj", "zmq.*.send_multipart", "zmq.*.recv_multipart",
+              "zmq.*.send", "zmq.*.recv"),
+       methods=("send_pyobj", "recv_pyobj", "send_multipart", "recv_multipart", "send", "recv"),
+       roles=("zmq_socket",), name_only=True, check=_pyobj,
+       examples_match=(
+           "import zmq\n\ndef target(addr, batch):\n    sock = zmq.Context().socket(zmq.PUSH)\n    sock.connect(addr)\n"
+           "    sock.send_pyobj(batch)\n",
+           "class C:\n    def target(self):\n        return self.socket.recv_multipart()\n",
+       ),
+       examples_nomatch=("def target(mail, msg):\n    mail.send(msg)\n",)),
+    _s(id="zmq-socket", side=HANDOFF, kind=TRAJECTORY, weight=1.0, setup=True,
+       rationale="Opening a ZMQ socket sets up an inter-process transport.",
+       calls=("zmq.*.socket", "zmq.asyncio.Context", "zmq.Context"),
+       examples_match=("import zmq\n\ndef target(addr):\n    s = zmq.Context.instance().socket(zmq.PULL)\n    s.bind(addr)\n    return s\n",),
+       examples_nomatch=("import socket\n\ndef target(h):\n    return socket.create_connection(h)\n",)),
+    _s(id="shared-memory", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
+       rationale="Shared-memory blocks carry tensors between processes without copies.",
+       calls=("multiprocessing.shared_memory.SharedMemory", "multiprocessing.*.SharedMemory"),
+       methods=("share_memory_",), name_only=True, check=_specific_api,
+       examples_match=(
+           "from multiprocessing import shared_memory\n\ndef target(n):\n    return shared_memory.SharedMemory(create=True, size=n)\n",
+           "def target(buf):\n    buf.share_memory_()\n    return buf\n",
+       ),
+       examples_nomatch=("def target(buf):\n    return buf.clone()\n",)),
+    _s(id="object-collective", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
+       rationale="Broadcasting/gathering Python objects across ranks redistributes samples between processes.",
+       calls=("torch.distributed.broadcast_object_list", "torch.distributed.scatter_object_list",
+              "torch.distributed.gather_object", "torch.distributed.all_gather_object",
+              "accelerate.utils.gather_object", "accelerate.utils.broadcast_object_list",
+              "accelerate.utils.*.gather_object", "accelerate.utils.*.broadcast_object_list"),
+       examples_match=("import torch.distributed as dist\n\ndef target(items):\n    out = [None]\n"
+                       "    dist.scatter_object_list(out, items, src=0)\n    return out[0]\n",),
+       examples_nomatch=("def target(items):\n    return list(items)\n",)),
+    _s(id="tensordict-batch", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
+       rationale="TensorDict is a batch container for trajectories passed to the trainer.",
+       calls=("tensordict.TensorDict", "tensordict.*.TensorDict", "tensordict.TensorDict.*",
+              "tensordict.*.TensorDict.*"),
+       check=lambda c, fn, s: s if c.method[:1].isupper() or c.method in ("from_dict", "stack", "cat", "lazy_stack") else 0.0,
+       examples_match=("from tensordict import TensorDict\n\ndef target(ids, mask):\n"
+                       "    return TensorDict({'input_ids': ids, 'attention_mask': mask}, batch_size=ids.shape[0])\n",),
+       examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",)),
+    _s(id="replay-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Sampling from a stored list of appended experience is a replay buffer feeding the trainer.",
+       calls=("torchrl.data.*ReplayBuffer*", "torchrl.data.*.extend", "torchrl.data.*.sample"),
+       body=_replay_buffer,
+       examples_match=(
+           "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+           "    def add(self, exp):\n        self.items.append(exp)\n\n"
+           "    def target(self, n):\n        return random.sample(self.items, n)\n",
+       ),
+       examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
+    _s(id="trajectory-file", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
+       rationale="Writing rollouts/experience to files for another process to read is a file transport.",
+       calls=("torch.save", "pickle.dump", "json.dump", "numpy.save", "torch.load", "pickle.load"),
+       check=_rollout_payload,
+       examples_match=("import torch\n\ndef target(rollouts, path):\n    torch.save(rollouts, path)\n",),
+       examples_nomatch=("import torch\n\ndef target(model, path):\n    torch.save(model.state_dict(), path)\n",)),
+    _s(id="pipe-transport", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
+       rationale="A multiprocessing Pipe carries requests and results between processes.",
+       calls=("multiprocessing.Pipe", "multiprocessing.*.Pipe", "torch.multiprocessing.Pipe"),
+       examples_match=("import multiprocessing as mp\n\ndef target():\n    parent, child = mp.Pipe()\n    return parent, child\n",),
+       examples_nomatch=("def target(a, b):\n    return a | b\n",)),
+    # ======================== weight-sync handoff ========================
+    _s(id="engine-load-weights", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="load_weights([(name, tensor)]) on the inference model receives trainer parameters.",
+       calls=("vllm.*.load_weights",), methods=("load_weights",), roles=("llm_engine",), name_only=True,
+       check=_not_path_arg,
+       examples_match=(
+           "class WorkerExt:\n    def target(self, name, weight):\n"
+           "        self.model_runner.model.load_weights(weights=[(name, weight)])\n",
+           "def target(llm_model, named):\n    llm_model.load_weights([(n, p.data) for n, p in named])\n",
+       ),
+       examples_nomatch=("def target(net):\n    net.load_weights('weights.h5')\n",)),
+    _s(id="engine-update-weights-api", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Inference engines' update_weights_from_* / weight-update-group APIs push new parameters.",
+       calls=("sglang.*.update_weights_from_*", "sglang.*.init_weights_update_group", "vllm.*.update_weights*"),
+       methods=("update_weights_from_tensor", "update_weights_from_distributed", "update_weights_from_disk",
+                "update_weights_from_ipc", "update_weights_from_ipc_handles", "init_weights_update_group",
+                "init_weight_update_group", "update_weights_from_agent"),
+       name_only=True, check=_specific_api,
+       examples_match=(
+           "class R:\n    def target(self, named_tensors):\n"
+           "        self.engine.update_weights_from_tensor(named_tensors=named_tensors)\n",
+       ),
+       examples_nomatch=("class R:\n    def target(self, x):\n        self.weights.update(x)\n",)),
+    _s(id="weight-update-endpoint", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="HTTP admin endpoints of inference servers (update_weights, init group) push new weights.",
+       body=_endpoint(_WEIGHT_ENDPOINT),
+       examples_match=(
+           "import requests\n\ndef target(url, path):\n"
+           "    return requests.post(f'{url}/update_weights_from_disk', json={'model_path': path})\n",
+       ),
+       examples_nomatch=("import requests\n\ndef target(url):\n    return requests.post(f'{url}/flush_cache')\n",)),
+    _s(id="collective-rpc", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="vLLM collective_rpc runs a method on every worker, the usual path into the engine's weights.",
+       calls=("vllm.*.collective_rpc",), methods=("collective_rpc",), roles=("llm_engine",), name_only=True,
+       check=_rpc_weights,
+       examples_match=(
+           "class E:\n    async def target(self, name, dtype, shape):\n"
+           "        return await self.llm.collective_rpc('update_weight', args=(name, dtype, shape))\n",
+       ),
+       examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",)),
+    _s(id="param-broadcast", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Broadcasting parameters over a process group sends trainer weights to the inference workers.",
+       calls=("torch.distributed.broadcast", "ray.util.collective.broadcast", "vllm.*PyNcclCommunicator.broadcast",
+              "torch.distributed.distributed_c10d.broadcast"),
+       methods=("broadcast",), roles=("pg_comm",), check=_param_context,
+       examples_match=(
+           "import torch.distributed as dist\n\ndef target(model, group):\n"
+           "    for name, param in model.named_parameters():\n        dist.broadcast(param.data, 0, group=group)\n",
+           "class A:\n    def target(self, state_dict):\n        for k, v in state_dict.items():\n"
+           "            self.communicator.broadcast(v, src=0)\n",
+       ),
+       examples_nomatch=("import torch.distributed as dist\n\ndef target(flag):\n    dist.broadcast(flag, 0)\n    return flag\n",)),
+    _s(id="weight-sync-group", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.0, setup=True,
+       rationale="An ad-hoc NCCL group (tcp:// rendezvous, stateless group, PyNccl) exists to ship weights.",
+       calls=("torch.distributed.init_process_group", "vllm.*StatelessProcessGroup.create",
+              "vllm.*.PyNcclCommunicator", "ray.util.collective.init_collective_group",
+              "ray.util.collective.create_collective_group", "torch.distributed.distributed_c10d._new_process_group_helper"),
+       methods=("init_process_group",), name_only=True, check=_tcp_group,
+       examples_match=(
+           "import torch.distributed as dist\n\ndef target(host, port, rank, world):\n"
+           "    dist.init_process_group('nccl', init_method=f'tcp://{host}:{port}', rank=rank, world_size=world)\n",
+           "from vllm.distributed.utils import StatelessProcessGroup\n\ndef target(h, p, r, w):\n"
+           "    return StatelessProcessGroup.create(host=h, port=p, rank=r, world_size=w)\n",
+       ),
+       examples_nomatch=("import torch.distributed as dist\n\ndef target():\n    dist.init_process_group('nccl')\n",)),
+    _s(id="cuda-ipc", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="CUDA IPC handles share trainer tensors with a colocated inference engine.",
+       calls=("torch.multiprocessing.reductions.reduce_tensor", "torch.multiprocessing.reductions.rebuild_cuda_tensor"),
+       methods=("reduce_tensor", "rebuild_cuda_tensor", "_share_cuda_", "get_ipc_handle"), name_only=True,
+       check=_specific_api,
+       examples_match=("from torch.multiprocessing.reductions import reduce_tensor\n\ndef target(w):\n"
+                       "    return {'handle': reduce_tensor(w)}\n",),
+       examples_nomatch=("def target(w):\n    return w.cpu()\n",)),
+    _s(id="rollout-load-state-dict", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="load_state_dict into the rollout/inference model copies trainer weights into the sampler.",
+       methods=("load_state_dict",), roles=("llm_engine",), name_only=True, check=_rollout_receiver,
+       examples_match=("class S:\n    def target(self, actor):\n        self.rollout_model.load_state_dict(actor.state_dict())\n",),
+       examples_nomatch=("import torch\n\ndef target(model, path):\n    model.load_state_dict(torch.load(path))\n",)),
+    _s(id="ray-collective", side=HANDOFF, kind=WEIGHT_SYNC, weight=1.5,
+       rationale="ray.util.collective moves tensors between actors, typically weights.",
+       calls=("ray.util.collective.*",), check=_param_context,
+       examples_match=("import ray.util.collective as col\n\ndef target(params):\n    for p in params:\n"
+                       "        col.broadcast(p, src_rank=0, group_name='sync')\n",),
+       examples_nomatch=("import ray\n\ndef target(x):\n    return ray.get(x)\n",)),
+    _s(id="weight-update-call", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.0,
+       rationale="A call named like a weight update (update_weights/sync_weights) on an unresolved receiver: weak hint.",
+       methods=("update_weights", "update_weight", "sync_weights", "update_named_param", "update_named_params",
+                "broadcast_weights", "update_model_params", "sync_model_weights"),
+       name_only=True,
+       examples_match=("def target(engines, meta):\n    for e in engines:\n        e.update_weights.remote(meta)\n",),
+       examples_nomatch=("def target(d, x):\n    d.update(x)\n",)),
+    # ======================== neutral guards ========================
+    _s(id="data-sampler", side=NEUTRAL, weight=0.0,
+       rationale="Dataset samplers and random.sample draw data indices, not policy actions.",
+       calls=("torch.utils.data.*Sampler*", "random.sample", "random.choice", "random.choices", "numpy.random.choice"),
+       examples_match=("from torch.utils.data import DistributedSampler\n\ndef target(ds):\n    return DistributedSampler(ds)\n",),
+       examples_nomatch=("import torch\n\ndef target(p):\n    return torch.multinomial(p, 1)\n",)),
+    _s(id="mode-toggle", side=NEUTRAL, weight=0.0,
+       rationale="model.train()/eval() flip a flag; they neither sample nor train.",
+       methods=("train", "eval", "requires_grad_"), roles=("hf_model",),
+       examples_match=("def target(model):\n    model.eval()\n",),
+       examples_nomatch=("def target(trainer):\n    trainer.fit()\n",)),
+    _s(id="checkpoint-io", side=NEUTRAL, weight=0.0,
+       rationale="Saving/loading checkpoints moves weights to disk, not to the sampler.",
+       calls=("torch.save", "torch.load", "*.save_pretrained", "*.from_pretrained", "safetensors.*"),
+       methods=("save_pretrained", "save_checkpoint", "load_checkpoint"), name_only=True, check=_checkpointish,
+       examples_match=("import torch\n\ndef target(model, path):\n    torch.save(model.state_dict(), path)\n",),
+       examples_nomatch=("import torch\n\ndef target(rollouts, path):\n    torch.save(rollouts, path)\n",)),
+    _s(id="tokenizer-call", side=NEUTRAL, weight=0.0,
+       rationale="Tokenizing and decoding text is plumbing used by both sides.",
+       methods=("decode", "batch_decode", "apply_chat_template", "encode", "convert_ids_to_tokens"), roles=("tokenizer",),
+       examples_match=("def target(tokenizer, ids):\n    return tokenizer.batch_decode(ids, skip_special_tokens=True)\n",),
+       examples_nomatch=("def target(codec, b):\n    return codec.decode(b)\n",)),
+    _s(id="metrics-logging", side=NEUTRAL, weight=0.0,
+       rationale="Logging metrics reports on a run; it is neither side.",
+       calls=("wandb.log", "wandb.*.log", "mlflow.log_*", "torch.utils.tensorboard.*.add_scalar",
+              "swanlab.log", "tensorboardX.*.add_scalar"),
+       examples_match=("import wandb\n\ndef target(m):\n    wandb.log(m)\n",),
+       examples_nomatch=("def target(m):\n    return dict(m)\n",)),
+)
+
+
+def user_signals(entries: Iterable[dict]) -> tuple[list[Signal], list[str]]:
+    """Signals declared in ``[tool.gyrelint] signals``: ``{id, side, call|method, kind?, weight?}``."""
+    out: list[Signal] = []
+    errors: list[str] = []
+    for i, e in enumerate(entries):
+        sid = e.get("id") or f"user-{i + 1}"
+        side = e.get("side", "")
+        kind = e.get("kind") or e.get("handoff_kind")
+        if side in (TRAJECTORY, WEIGHT_SYNC):
+            side, kind = HANDOFF, side
+        if side not in (SAMPLING, TRAINING, HANDOFF, NEUTRAL):
+            errors.append(f"signal {sid!r}: side must be sampling, training, handoff, trajectory or weight_sync")
+            continue
+        if side == HANDOFF and kind not in (TRAJECTORY, WEIGHT_SYNC):
+            errors.append(f"signal {sid!r}: a handoff signal needs kind = \"trajectory\" or \"weight_sync\"")
+            continue
+        calls = e.get("call", e.get("calls", ()))
+        calls = (calls,) if isinstance(calls, str) else tuple(c for c in calls if isinstance(c, str))
+        methods = e.get("method", e.get("methods", ()))
+        methods = (methods,) if isinstance(methods, str) else tuple(m for m in methods if isinstance(m, str))
+        if not calls and not methods:
+            errors.append(f"signal {sid!r}: give call = \"lib.Class.method\" (glob allowed) or method = \"name\"")
+            continue
+        weight = e.get("weight", 3.0)
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool):
+            weight = 3.0
+        out.append(Signal(id=str(sid), side=side, kind=kind if side == HANDOFF else None, weight=float(weight),
+                          rationale=str(e.get("rationale", "declared in [tool.gyrelint] signals")),
+                          calls=calls, methods=methods, name_only=bool(methods), user=True,
+                          check=(lambda c, fn, s: max(s, MEDIUM)) if methods else None))
+    return out, errors

@@ -1,0 +1,86 @@
+"""Which run counters are logged: samples produced, samples consumed, training steps, policy version.
+
+A run can be verified only if it reports these; we look for logging calls
+(``wandb.log``, ``logger.log_metrics``, ``writer.add_scalar``, ``tracker.log``...) and
+the metric keys near them (literal arguments, dict-literal keys and metric-dict
+writes in the same function).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..index import Index
+
+COUNTERS = ("sampled", "consumed", "steps", "policy_version")
+
+_LOG_METHODS = frozenset({"log", "log_metrics", "log_dict", "add_scalar", "add_scalars", "log_metric",
+                          "log_scalar", "log_scalars", "log_stats", "update_metrics", "record"})
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "sampled": re.compile(r"(num|n|total|count)_?(samples|rollouts|trajector\w*|episodes|generated|generations|"
+                          r"completions|sequences)|(samples|rollouts|trajector\w*|episodes|completions)_?"
+                          r"(sampled|generated|collected|produced|seen|count|total)|rollout/\w*(count|num|samples)|"
+                          r"sampled|generated_tokens|num_gen", re.I),
+    "consumed": re.compile(r"consum|(samples|tokens|trajector\w*)_?(trained|used)|trained_(samples|on|tokens)|"
+                           r"num_train(ed)?_(samples|tokens)|train/(num_)?samples", re.I),
+    "steps": re.compile(r"global_step|(train|training|optim|optimizer|update|gradient)_?steps?\b|num_updates|"
+                        r"(^|/|_)steps?$|(^|/)iteration|epoch_step", re.I),
+    "policy_version": re.compile(r"(policy|weight|weights|model|param|params|actor)_?version|staleness|"
+                                 r"(^|/|_)version$", re.I),
+}
+
+
+@dataclass(slots=True)
+class CounterUse:
+    key: str
+    file: str
+    line: int
+
+
+@dataclass(slots=True)
+class Counters:
+    found: dict[str, list[CounterUse]] = field(default_factory=dict)  # counter -> uses
+
+    @property
+    def missing(self) -> list[str]:
+        return [c for c in COUNTERS if not self.found.get(c)]
+
+
+def _logging_scopes(index: Index) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for s in index.summaries.values():
+        for c in s.calls:
+            attr = c.func.rsplit(".", 1)[-1]
+            if attr in _LOG_METHODS and (c.args or c.kwargs or c.star_args):
+                head = c.func.split(".", 1)[0]
+                if attr == "log" and head in ("math", "np", "numpy", "torch", "jnp") or c.func.endswith("logger.log"):
+                    continue
+                out.setdefault(s.path, set()).add(c.scope)
+    return out
+
+
+def logged_counters(index: Index) -> Counters:
+    """Counter keys found in functions that log metrics."""
+    res = Counters()
+    scopes = _logging_scopes(index)
+    seen: set[tuple[str, str]] = set()
+    for s in index.summaries.values():
+        wanted = scopes.get(s.path)
+        if not wanted:
+            continue
+        keys: list[tuple[str, int]] = []
+        keys += [(x.key, x.line) for x in s.subscripts if x.scope in wanted and x.mode == "write"]
+        keys += [(st.value, st.line) for st in s.strings if st.scope in wanted and len(st.value) <= 80
+                 and " " not in st.value]
+        for c in s.calls:
+            if c.scope in wanted and c.func.rsplit(".", 1)[-1] in _LOG_METHODS:
+                keys += [(a.value, c.line) for a in c.args if a.kind == "lit" and isinstance(a.value, str)]
+        for key, line in keys:
+            for name, rx in _PATTERNS.items():
+                if rx.search(key) and (name, key) not in seen:
+                    seen.add((name, key))
+                    res.found.setdefault(name, []).append(CounterUse(key, s.path, line))
+    for uses in res.found.values():
+        uses.sort(key=lambda u: (u.file, u.line))
+    return res

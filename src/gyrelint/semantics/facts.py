@@ -1,0 +1,546 @@
+"""Per-function facts that signals match on: calls with canonical names and receiver roles.
+
+The summaries keep callees as dotted text (``self.actor_optim.step``). Signals need
+more: the library a name comes from (imports and aliases), the learned type of the
+receiver (``self.llm = LLM(...)`` elsewhere in the class), and, failing that, the
+*role* a receiver plays (optimizer, lr scheduler, environment, inference engine...)
+so that ``.step()`` on an optimizer, an env and a scheduler are three different
+facts. Resolved call targets from the graphs stage are merged in when present.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, field
+
+from ..graphs import Graphs
+from ..graphs.model import EXACT, WEAK
+from ..index import Index
+from ..index.summary import (
+    Assignment,
+    AttrAccess,
+    CallSite,
+    FileSummary,
+    FunctionDef,
+    StringConst,
+    Subscript,
+)
+
+STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
+
+_BUILTINS = frozenset(dir(builtins))
+_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+
+# Receiver roles from a known (library) type. Order matters: first match wins.
+_ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (role, re.compile(rx))
+    for role, rx in (
+        ("scheduler", r"^torch\.optim\.lr_scheduler\.|^transformers\.(optimization\.)?get_\w*sched|"
+                      r"^transformers\.(optimization\.)?get_scheduler|^diffusers\.optimization\.|LRScheduler"),
+        ("optimizer", r"^torch\.optim\.|^bitsandbytes\.optim\.|^apex\.optimizers\.|^deepspeed\.ops\.(adam|lamb|lion)|"
+                      r"^transformers\.(optimization\.)?(AdamW|Adafactor)$|^torchao\.optim|^megatron\.core\.optimizer\."),
+        ("scaler", r"^torch\.(cuda\.)?amp\.GradScaler|^torch\.cuda\.amp\.grad_scaler"),
+        ("env", r"^(gym|gymnasium)\.(make|vector|Env|Wrapper|envs)|^(gym|gymnasium)\.\w*Env|^textarena\.|^browsergym\."),
+        ("ds_engine", r"^deepspeed\.(initialize|DeepSpeedEngine|runtime\.engine)"),
+        ("accelerator", r"^accelerate\.(Accelerator|accelerator\.Accelerator)"),
+        ("llm_engine", r"^(vllm|sglang|lmdeploy|tensorrt_llm)\.(?!SamplingParams|inputs)"),
+        ("openai", r"^openai\.(OpenAI|AsyncOpenAI|AzureOpenAI|AsyncAzureOpenAI)"),
+        ("queue", r"^(queue|multiprocessing|asyncio|janus)\.(\w+\.)*(Simple|Joinable|Lifo|Priority)?Queue|"
+                  r"^ray\.util\.queue\.Queue|^torch\.multiprocessing\.(\w+\.)*Queue|Manager\.Queue|get_context\.Queue"),
+        ("zmq_socket", r"^zmq\.(asyncio\.)?Context\.(instance\.)?socket|^zmq\.(asyncio\.)?Socket"),
+        ("hf_model", r"^(transformers|peft|trl)\.\w*(Model|ForCausalLM|ForSequenceClassification|LMHead|PeftModel)|"
+                     r"\.from_pretrained$|^transformers\.PreTrainedModel|^torch\.nn\.Module"),
+        ("pg_comm", r"PyNcclCommunicator|StatelessProcessGroup|^torch\.distributed\.new_group|"
+                    r"^torch\.distributed\.ProcessGroup"),
+        ("dist_sampler", r"^torch\.utils\.data\.(\w+\.)*\w*Sampler"),
+        ("tokenizer", r"Tokenizer|^transformers\.AutoProcessor"),
+    )
+)
+
+# Receiver roles guessed from the receiver's own name: weak hints, never alone decisive
+# for a side. (specific, vague) patterns per role.
+_ROLE_NAMES: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
+    ("scheduler", re.compile(r"(^|_)(lr_)?scheduler(s)?$|(^|_)lr_sched$"), re.compile(r"(^|_)sched$")),
+    ("optimizer", re.compile(r"(^|_)optimi[sz]er(s)?$|(^|_)optim$"), re.compile(r"(^|_)opt$")),
+    ("scaler", re.compile(r"(^|_)(grad_)?scaler$"), None),
+    ("env", re.compile(r"(^|_)env(s|ironment)?$"), None),
+    ("accelerator", re.compile(r"(^|_)accelerator$"), None),
+    ("llm_engine", re.compile(r"(^|_)(llm|llms|vllm|sglang|inference_engine|llm_engine|vllm_engine|sglang_engine|"
+                              r"rollout_engine|inference_engines|vllm_engines|model_runner|model_executor|"
+                              r"driver_worker)$"), re.compile(r"(^|_)engine$")),
+    ("openai", re.compile(r"(^|_)(openai|openai_client|async_client|oai_client)$"), None),
+    ("queue", re.compile(r"(^|_)(queue|queues)$"), re.compile(r"(^|_)q$")),
+    ("zmq_socket", re.compile(r"(^|_)(socket|sock|zmq_socket)$"), None),
+    ("pg_comm", re.compile(r"(^|_)(communicator|model_update_group|weight_update_group|update_group|pynccl\w*|"
+                           r"nccl_group|nccl_comm|comm_group)$"), None),
+    ("hf_model", re.compile(r"(^|_)(model|policy|actor|policy_model|actor_model|unwrapped_model|lm|module)$"), None),
+    ("tokenizer", re.compile(r"(^|_)(tokenizer|processor|processing_class)$"), None),
+)
+
+# A repo class whose methods look like one of these interfaces plays that role.
+_ROLE_METHODS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("env", frozenset({"step", "reset"})),
+    ("optimizer", frozenset({"step", "zero_grad"})),
+)
+
+
+def tokens_of(text: str) -> list[str]:
+    return [t for t in _TOKEN_SPLIT.split(text.lower()) if t]
+
+
+@dataclass(slots=True)
+class CallFact:
+    """One call site seen through imports, learned types and the graphs stage."""
+
+    site: CallSite
+    method: str  # the attribute called; for ``h.m.remote()`` this is ``m``
+    names: tuple[str, ...]  # canonical external dotted names (``torch.optim.AdamW.step``)
+    role: str | None  # role of the receiver, see _ROLE_TYPES
+    role_strength: float  # STRONG when typed, MEDIUM for a specific name, WEAK for a vague one
+    targets: tuple[str, ...] = ()  # repo function qualnames this call reaches
+    kind: str = EXACT  # exact | weak (for targets)
+    ray: bool = False  # called through ``.remote``
+    repo: str | None = None  # canonical repo name of the callee text (``pkg.mod.Cls``), when local
+
+
+@dataclass(slots=True)
+class ClassFacts:
+    qualname: str
+    module: str
+    bases: tuple[str, ...]  # canonical names (repo qualnames or external dotted)
+    methods: set[str] = field(default_factory=set)
+    attr_types: dict[str, str] = field(default_factory=dict)  # self.<attr> -> canonical type
+    appended: set[str] = field(default_factory=set)  # self.<attr> grown by append/extend/put
+    fields: tuple[str, ...] = ()  # annotated class-level names (dataclass fields)
+    is_dataclass: bool = False
+    line: int = 0
+    file: str = ""
+
+
+@dataclass(slots=True)
+class FnFacts:
+    qualname: str
+    module: str
+    file: str
+    definition: FunctionDef
+    cls: str | None  # owning class qualname (full)
+    calls: list[CallFact] = field(default_factory=list)
+    subs: list[Subscript] = field(default_factory=list)
+    attrs: list[AttrAccess] = field(default_factory=list)
+    strings: list[StringConst] = field(default_factory=list)
+    assigns: list[Assignment] = field(default_factory=list)
+    local_types: dict[str, str] = field(default_factory=dict)
+    _tokens: frozenset[str] | None = None
+    _literals: list[tuple[str, int]] | None = None
+
+    @property
+    def line(self) -> int:
+        return self.definition.line
+
+    @property
+    def params(self) -> list[str]:
+        return [p.name for p in self.definition.params if p.name not in ("self", "cls")]
+
+    def tokens(self) -> frozenset[str]:
+        """Identifier pieces of the body: names assigned, called, read, keys, params."""
+        if self._tokens is None:
+            words: set[str] = set()
+            for p in self.definition.params:
+                words.add(p.name.lower())
+            for a in self.assigns:
+                words.update(tokens_of(a.target))
+                if isinstance(a.value, str) and a.value_kind in ("call", "name", "unpack"):
+                    words.update(tokens_of(a.value))
+            for c in self.calls:
+                words.update(tokens_of(c.site.func))
+                for arg in c.site.args:
+                    if arg.kind in ("name", "call", "other") and isinstance(arg.value, str):
+                        words.update(tokens_of(arg.value))
+                for k, arg in c.site.kwargs:
+                    words.add(k.lower())
+                    if arg.kind in ("name", "call") and isinstance(arg.value, str):
+                        words.update(tokens_of(arg.value))
+            for s in self.subs:
+                words.update(tokens_of(s.key))
+                words.update(tokens_of(s.receiver))
+            for at in self.attrs:
+                words.update(tokens_of(at.attr))
+                words.update(tokens_of(at.receiver))
+            for r in self.definition.returned:
+                words.update(tokens_of(r))
+            self._tokens = frozenset(words)
+        return self._tokens
+
+    def literals(self) -> list[tuple[str, int]]:
+        """String literals of the body with their lines: constants, literal args, f-string text."""
+        if self._literals is None:
+            out = [(s.value, s.line) for s in self.strings]
+            for c in self.calls:
+                for arg in c.site.args:
+                    if arg.kind == "lit" and isinstance(arg.value, str):
+                        out.append((arg.value, c.site.line))
+                for _, arg in c.site.kwargs:
+                    if arg.kind == "lit" and isinstance(arg.value, str):
+                        out.append((arg.value, c.site.line))
+            for a in self.assigns:
+                if a.value_kind == "lit" and isinstance(a.value, str):
+                    out.append((a.value, a.line))
+            self._literals = out
+        return self._literals
+
+
+@dataclass(slots=True)
+class Facts:
+    functions: dict[str, FnFacts] = field(default_factory=dict)
+    classes: dict[str, ClassFacts] = field(default_factory=dict)
+    # class simple-name lookups for quick "is this a repo class" checks
+    repo_modules: frozenset[str] = frozenset()
+    methods_by_name: dict[str, list[str]] = field(default_factory=dict)
+    contexts: dict[str, _FileContext] = field(default_factory=dict)  # module -> import context
+
+    def class_role(self, cls: str, depth: int = 0) -> str | None:
+        """A repo class's role from its bases (library types) or the methods it defines."""
+        c = self.classes.get(cls)
+        if c is None or depth > 6:
+            return None
+        for b in c.bases:
+            r = role_of_type(b) if b not in self.classes else self.class_role(b, depth + 1)
+            if r:
+                return r
+        for role, needed in _ROLE_METHODS:
+            if needed <= c.methods:
+                return role
+        return None
+
+    def class_attr_type(self, cls: str, attr: str, depth: int = 0) -> str | None:
+        c = self.classes.get(cls)
+        if c is None or depth > 6:
+            return None
+        t = c.attr_types.get(attr)
+        if t:
+            return t
+        for b in c.bases:
+            if b in self.classes:
+                t = self.class_attr_type(b, attr, depth + 1)
+                if t:
+                    return t
+        return None
+
+    def class_appended(self, cls: str) -> set[str]:
+        c = self.classes.get(cls)
+        return c.appended if c else set()
+
+
+def role_of_type(name: str) -> str | None:
+    for role, rx in _ROLE_TYPES:
+        if rx.search(name):
+            return role
+    return None
+
+
+def role_of_name(text: str) -> tuple[str | None, float]:
+    """Role hint from the receiver's text: last identifier first, then the chain."""
+    parts = [p.rstrip("()[]") for p in text.split(".") if p not in ("self", "cls")]
+    for i, part in enumerate(reversed(parts)):
+        low = part.lower()
+        for role, specific, vague in _ROLE_NAMES:
+            if specific.search(low):
+                return role, (MEDIUM if i == 0 else WEAK_EV)
+            if vague is not None and i == 0 and vague.search(low):
+                return role, WEAK_EV
+        if i >= 2:
+            break
+    return None, 0.0
+
+
+def _strip(seg: str) -> str:
+    while seg.endswith("()") or seg.endswith("[]"):
+        seg = seg[:-2]
+    return seg
+
+
+class _FileContext:
+    """Import aliases of one file, for turning local dotted text into canonical names."""
+
+    def __init__(self, s: FileSummary, repo_modules: frozenset[str]) -> None:
+        self.s = s
+        pkg = s.module if s.is_package else s.module.rpartition(".")[0]
+        self.aliases: dict[str, str] = {}
+        for imp in s.imports:
+            if imp.name == "*":
+                continue
+            base = imp.module
+            if imp.level:
+                parts = pkg.split(".") if pkg else []
+                up = imp.level - 1
+                parts = parts[: len(parts) - up] if up else parts
+                base = ".".join([*parts, imp.module] if imp.module else parts)
+            if imp.name is None:
+                full = base if imp.asname else base.split(".", 1)[0]
+            else:
+                full = f"{base}.{imp.name}" if base else imp.name
+            self.aliases.setdefault(imp.bound, full)
+        self.module = s.module
+        self.repo_modules = repo_modules
+        self.local_defs: set[str] = {f.qualname for f in s.functions if "." not in f.qualname}
+        self.local_defs.update(c.qualname for c in s.classes if "." not in c.qualname)
+
+
+def _canon_text(text: str, ctx: _FileContext, fn: FnFacts | None, facts: Facts, depth: int = 0) -> str | None:
+    """Canonical dotted name of ``text`` in the scope of ``fn``; None when unknown."""
+    if depth > 4 or not text or text.startswith("<"):
+        return None
+    parts = [_strip(p) for p in text.split(".")]
+    head = parts[0]
+    rest = parts[1:]
+    if head in ("self", "cls") and fn is not None and fn.cls:
+        if not rest:
+            return fn.cls
+        t = facts.class_attr_type(fn.cls, rest[0])
+        if t:
+            return ".".join([t, *rest[1:]])
+        return ".".join([fn.cls, *rest])
+    if fn is not None and head in fn.local_types:
+        t = fn.local_types[head]
+        return ".".join([t, *rest]) if t else None
+    if head in ctx.aliases:
+        return ".".join([ctx.aliases[head], *rest])
+    if head in ctx.local_defs:
+        return ".".join([ctx.module, head, *rest])
+    if not rest and head in _BUILTINS:
+        return f"<builtin>.{head}"
+    return None
+
+
+def _is_repo_name(name: str, facts: Facts) -> bool:
+    head = name.split(".", 1)[0]
+    return head in facts.repo_modules
+
+
+def build_facts(index: Index, graphs: Graphs) -> Facts:
+    """Group every summary record under its function and canonicalise its calls."""
+    facts = Facts()
+    facts.repo_modules = frozenset(s.module.split(".", 1)[0] for s in index.summaries.values())
+    contexts: list[tuple[_FileContext, dict[str, FnFacts]]] = []
+    # pass 1: functions and classes
+    for s in index.summaries.values():
+        ctx = _FileContext(s, facts.repo_modules)
+        facts.contexts[s.module] = ctx
+        by_scope: dict[str, FnFacts] = {}
+        for f in s.functions:
+            q = f"{s.module}.{f.qualname}"
+            fn = FnFacts(q, s.module, s.path, f, f"{s.module}.{f.class_name}" if f.class_name else None)
+            by_scope[f.qualname] = fn
+            facts.functions[q] = fn
+            facts.methods_by_name.setdefault(f.name, []).append(q)
+        for c in s.classes:
+            cq = f"{s.module}.{c.qualname}"
+            bases = tuple(_canon_text(b, ctx, None, facts) or b for b in c.bases)
+            is_dc = any(d.split(".")[-1].rstrip("()") in ("dataclass", "define", "attrs", "frozen") for d in c.decorators)
+            facts.classes[cq] = ClassFacts(cq, s.module, bases, fields=tuple(p.name for p in c.fields),
+                                           is_dataclass=is_dc, line=c.line, file=s.path)
+        for f in s.functions:
+            if f.class_name:
+                cf = facts.classes.get(f"{s.module}.{f.class_name}")
+                if cf is not None:
+                    cf.methods.add(f.name)
+        for a in s.assignments:
+            fn = by_scope.get(a.scope)
+            if fn is not None:
+                fn.assigns.append(a)
+        for x in s.subscripts:
+            fn = by_scope.get(x.scope)
+            if fn is not None:
+                fn.subs.append(x)
+        for at in s.attrs:
+            fn = by_scope.get(at.scope)
+            if fn is not None:
+                fn.attrs.append(at)
+        for st in s.strings:
+            fn = by_scope.get(st.scope)
+            if fn is not None:
+                fn.strings.append(st)
+        contexts.append((ctx, by_scope))
+    # resolved bases from the graphs stage beat our own guess
+    for cq, info in graphs.classes.items():
+        if cq in facts.classes and info.bases:
+            facts.classes[cq].bases = tuple(info.bases)
+    # pass 2: local and attribute types
+    for ctx, by_scope in contexts:
+        for fn in by_scope.values():
+            for p in fn.definition.params:
+                if p.annotation:
+                    t = _canon_text(p.annotation, ctx, None, facts)
+                    if t:
+                        fn.local_types[p.name] = t
+            for a in fn.assigns:
+                if a.augmented or not isinstance(a.value, str):
+                    continue
+                typ = None
+                if a.annotation:
+                    typ = _canon_text(a.annotation, ctx, None, facts)
+                if typ is None and a.value_kind in ("call", "name", "unpack"):
+                    typ = _canon_text(a.value, ctx, fn, facts)
+                if typ is None:
+                    continue
+                if a.target.startswith("self.") and a.target.count(".") == 1 and fn.cls:
+                    cf = facts.classes.get(fn.cls)
+                    if cf is not None:
+                        cf.attr_types.setdefault(a.target[5:], typ)
+                elif "." not in a.target:
+                    fn.local_types.setdefault(a.target, typ)
+            # self.x = param (typed param) was handled above via local_types of the param
+    for cls, attrs in graphs.attr_types.items():
+        cf = facts.classes.get(cls)
+        if cf is not None:
+            for k, v in attrs.items():
+                cf.attr_types[k] = v
+    # pass 3: calls
+    resolved = graphs.resolved
+    for ctx, by_scope in contexts:
+        for site in ctx.s.calls:
+            fn = by_scope.get(site.scope)
+            if fn is None:
+                continue
+            fn.calls.append(_call_fact(site, ctx, fn, facts))
+            if site.attr in ("append", "extend", "put", "put_nowait", "appendleft", "add") and fn.cls:
+                rec = site.receiver or ""
+                if rec.startswith("self.") and rec.count(".") == 1:
+                    cf = facts.classes.get(fn.cls)
+                    if cf is not None:
+                        cf.appended.add(rec[5:])
+    if resolved:
+        _merge_resolved(facts, graphs)
+    return facts
+
+
+def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> CallFact:
+    func = site.func
+    ray = False
+    parts = func.split(".")
+    if len(parts) >= 2 and parts[-1] == "remote":
+        ray = True
+        parts = parts[:-1]
+        if len(parts) >= 2 and parts[-1] == "options()":
+            parts = parts[:-1]
+        func = ".".join(parts)
+    method = _strip(parts[-1])
+    receiver = ".".join(parts[:-1]) if len(parts) > 1 else ""
+    names: list[str] = []
+    repo: str | None = None
+    canon = _canon_text(func, ctx, fn, facts)
+    if canon and not _is_repo_name(canon, facts):
+        names.append(canon)
+    elif canon:
+        repo = canon
+    role: str | None = None
+    strength = 0.0
+    if receiver:
+        rtype = _canon_text(receiver, ctx, fn, facts)
+        if rtype:
+            if rtype in facts.classes:
+                role = facts.class_role(rtype)
+                strength = MEDIUM if role else 0.0
+            elif not _is_repo_name(rtype, facts):
+                role = role_of_type(rtype)
+                strength = STRONG if role else 0.0
+        if role is None:
+            role, strength = role_of_name(receiver)
+    return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo)
+
+
+def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
+    """Attach the graphs stage's targets to our call facts (same caller, line and callee text)."""
+    for caller, calls in graphs.resolved.items():
+        fn = facts.functions.get(caller)
+        if fn is None:
+            continue
+        by_key: dict[tuple[int, str], CallFact] = {(c.site.line, c.site.func): c for c in fn.calls}
+        for rc in calls:
+            cf = by_key.get((rc.site.line, rc.site.func))
+            if cf is None:
+                continue
+            repo = tuple(t for t in rc.targets if t in facts.functions or t in facts.classes)
+            ext = tuple(t for t in rc.targets if t not in facts.functions and t not in facts.classes
+                        and not _is_repo_name(t, facts))
+            if repo:
+                cf.targets = repo
+                cf.kind = rc.kind
+            if ext:
+                cf.names = tuple(dict.fromkeys((*ext, *cf.names)))
+                if cf.role is None or cf.role_strength < STRONG:
+                    recv_type = ext[0].rpartition(".")[0]
+                    r = role_of_type(recv_type) if recv_type else None
+                    if r:
+                        cf.role, cf.role_strength = r, STRONG
+
+
+def fallback_edges(facts: Facts) -> dict[str, list[tuple[str, str]]]:
+    """A minimal call graph for when the graphs stage has no call edges.
+
+    ``self.m()`` within the class (and repo bases), same-module functions, imported
+    repo functions and classes (their ``__init__``), typed receivers; otherwise a weak
+    edge by method name when few repo functions carry it.
+    """
+    out: dict[str, list[tuple[str, str]]] = {}
+    for q, fn in facts.functions.items():
+        edges: list[tuple[str, str]] = []
+        for c in fn.calls:
+            tgt, kind = _fallback_target(c, fn, facts)
+            if tgt:
+                c.targets = tgt
+                c.kind = kind
+                edges.extend((t, kind) for t in tgt)
+        if edges:
+            out[q] = edges
+    return out
+
+
+def _method_in_class(cls: str, name: str, facts: Facts, depth: int = 0) -> str | None:
+    c = facts.classes.get(cls)
+    if c is None or depth > 6:
+        return None
+    if name in c.methods:
+        return f"{cls}.{name}"
+    for b in c.bases:
+        m = _method_in_class(b, name, facts, depth + 1)
+        if m:
+            return m
+    return None
+
+
+def _fallback_target(c: CallFact, fn: FnFacts, facts: Facts) -> tuple[tuple[str, ...], str]:
+    func = c.site.func
+    parts = func.split(".")
+    if c.ray and parts[-1] == "remote":
+        parts = parts[:-1]
+        if parts and parts[-1] == "options()":
+            parts = parts[:-1]
+    if not parts:
+        return (), EXACT
+    text = ".".join(parts)
+    if parts[0] in ("self", "cls") and len(parts) == 2 and fn.cls:
+        m = _method_in_class(fn.cls, _strip(parts[1]), facts)
+        if m:
+            return (m,), EXACT
+    ctx = facts.contexts.get(fn.module)
+    canon = _canon_text(text, ctx, fn, facts) if ctx is not None else None
+    if canon:
+        if canon in facts.functions:
+            return (canon,), EXACT
+        if canon in facts.classes:
+            init = _method_in_class(canon, "__init__", facts)
+            return ((init,), EXACT) if init else ((), EXACT)
+        owner, _, meth = canon.rpartition(".")
+        if owner in facts.classes:
+            m = _method_in_class(owner, meth, facts)
+            if m:
+                return (m,), EXACT
+        if not _is_repo_name(canon, facts):
+            return (), EXACT  # external library call
+    name = c.method
+    cands = facts.methods_by_name.get(name, [])
+    if len(parts) >= 2 and 0 < len(cands) <= 4 and not name.startswith("__"):
+        return tuple(q for q in cands if facts.functions[q].cls), WEAK
+    return (), EXACT

@@ -1,0 +1,150 @@
+"""The weight-sync path (is the loop online?), module sides and boundary modules."""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+
+from ..model import HandoffKind, ModuleReport, Side
+from .facts import Facts
+from .sides import SideResult
+
+# parameter-update evidence, strongest first
+_UPDATE_SIGNALS = ("optimizer-step", "megatron-forward-backward", "engine-backward", "tensor-backward",
+                   "trainer-loss-hook")
+# the receiving end inside the inference engine
+_RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict", "collective-rpc"})
+
+
+def _own_ids(r: SideResult) -> set[str]:
+    return {m.signal.id for m in r.own_matches}
+
+
+def _bfs(sources: list[str], adj: dict[str, list[str]], limit: int = 12) -> dict[str, tuple[int, str | None]]:
+    """Multi-source BFS: node -> (distance, predecessor towards the source)."""
+    seen: dict[str, tuple[int, str | None]] = {s: (0, None) for s in sources}
+    dq = deque(sources)
+    while dq:
+        u = dq.popleft()
+        d = seen[u][0]
+        if d >= limit:
+            continue
+        for v in adj.get(u, ()):
+            if v not in seen:
+                seen[v] = (d + 1, u)
+                dq.append(v)
+    return seen
+
+
+def _walk(node: str, seen: dict[str, tuple[int, str | None]]) -> list[str]:
+    out = [node]
+    while True:
+        prev = seen[out[-1]][1]
+        if prev is None or prev in out:
+            return out
+        out.append(prev)
+
+
+def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]],
+                     reached: set[str]) -> tuple[bool, list[str]]:
+    """Path from the parameter update to the sampler's weights, through the call graph.
+
+    Returns ``(online, path)``; the path reads update → … → common caller → … → sender
+    → … → receiver. A training function that calls the weight push itself gives a
+    direct path; otherwise the closest common caller of an update and a weight-sync
+    function (the step loop) joins them.
+    """
+    sync = [q for q, r in sides.items() if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC]
+    if not sync:
+        return False, []
+    updates: list[str] = []
+    for sig in _UPDATE_SIGNALS:
+        updates = [q for q, r in sides.items() if sig in _own_ids(r) and r.side in (Side.TRAINING, Side.DRIVER)]
+        if updates:
+            break
+    if not updates:
+        updates = [q for q, r in sides.items() if r.side == Side.TRAINING and r.own.get("training", 0) >= 1.0]
+    if not updates:
+        return False, []
+    fwd: dict[str, list[str]] = {}
+    rev: dict[str, list[str]] = {}
+    for u, row in edges.items():
+        # exact edges first so BFS prefers them at equal depth
+        for v, _d in sorted(row.items(), key=lambda kv: -kv[1]):
+            fwd.setdefault(u, []).append(v)
+            rev.setdefault(v, []).append(u)
+    sync_set = set(sync)
+    receivers = {q for q in sync if _own_ids(sides[q]) & _RECEIVER_SIGNALS}
+    # 1) an update function that reaches a weight push itself
+    from_update = _bfs(sorted(updates), fwd, limit=6)
+    direct = sorted((d, q) for q, (d, _) in from_update.items() if q in sync_set and d > 0)
+    best: list[str] | None = None
+    if direct:
+        best = list(reversed(_walk(direct[0][1], from_update)))
+    # 2) the closest common caller of an update and a weight push
+    up_anc = _bfs(sorted(updates), rev)
+    sync_anc = _bfs(sorted(sync_set - set(updates)), rev)
+    common = [(up_anc[q][0] + sync_anc[q][0], q not in reached, q) for q in up_anc if q in sync_anc
+              and up_anc[q][0] > 0 and sync_anc[q][0] > 0]
+    if common and best is None:
+        common.sort()
+        _, _, d = common[0]
+        up_part = _walk(d, up_anc)  # d -> ... -> update
+        sync_part = _walk(d, sync_anc)  # d -> ... -> sync
+        best = list(reversed(up_part)) + sync_part[1:]
+    if best is None:
+        return False, []
+    # 3) extend from the sender to the receiving end inside the engine, when linked
+    last = best[-1]
+    if last not in receivers and receivers:
+        to_recv = _bfs([last], fwd, limit=8)
+        hits = sorted((to_recv[q][0], q) for q in receivers if q in to_recv)
+        if hits:
+            tail = list(reversed(_walk(hits[0][1], to_recv)))
+            best += [q for q in tail[1:] if q not in best]
+    return True, best
+
+
+def module_sides(facts: Facts, sides: dict[str, SideResult]) -> dict[str, Side]:
+    """Majority side of a module's labelled functions (neutral when none is labelled)."""
+    per: dict[str, Counter] = {}
+    for q, fn in facts.functions.items():
+        per.setdefault(fn.module, Counter())
+        r = sides.get(q)
+        if r is not None and r.side != Side.NEUTRAL:
+            per[fn.module][r.side] += 1
+    for m in facts.contexts:
+        per.setdefault(m, Counter())
+    out: dict[str, Side] = {}
+    for m, cnt in per.items():
+        out[m] = cnt.most_common(1)[0][0] if cnt else Side.NEUTRAL
+    return out
+
+
+def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set[str]) -> list[str]:
+    """Modules that define the handoff surface: trajectory containers, transports, weight pushes.
+
+    Judged by what a module defines, not by who imports it: a module qualifies when it
+    defines a trajectory container class, or when handoff functions are a real share
+    of what it defines publicly.
+    """
+    handoff: Counter = Counter()
+    labelled: Counter = Counter()
+    for q, fn in facts.functions.items():
+        r = sides.get(q)
+        if r is None or r.side == Side.NEUTRAL:
+            continue
+        public = not fn.definition.name.startswith("_") or fn.definition.name == "__init__"
+        labelled[fn.module] += 1
+        if r.side == Side.HANDOFF and public:
+            handoff[fn.module] += 1
+    out = {facts.classes[c].module for c in containers if c in facts.classes}
+    for m, n in handoff.items():
+        if n >= 2 and n >= 0.3 * labelled[m] or n >= 1 and n >= 0.5 * labelled[m]:
+            out.add(m)
+    return sorted(out)
+
+
+def module_reports(facts: Facts, sides: dict[str, SideResult], boundary: list[str]) -> list[ModuleReport]:
+    ms = module_sides(facts, sides)
+    b = set(boundary)
+    return [ModuleReport(m, s, m in b) for m, s in sorted(ms.items())]

@@ -1,0 +1,233 @@
+"""Sides: score each function from its own signals, then propagate over the call graph.
+
+Callees are labelled before their callers (strongly connected components in reverse
+topological order). A caller inherits the *label* of each callee (not every raw
+signal below it), decayed per edge: exact edges pass more than weak name-only ones.
+So a function that only delegates to the sampler is sampling, one that drives both
+the sampler and the trainer is a driver, and a thin wrapper over a weight push is a
+weight-sync handoff. The body decides: a function's own strong evidence wins over
+what it merely calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..graphs import Graphs
+from ..graphs.model import EXACT
+from ..model import Evidence, HandoffKind, Side
+from .facts import Facts
+from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
+
+KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
+THRESHOLD = 1.0
+CAP = 3.0
+DECAY_EXACT = 0.7
+DECAY_WEAK = 0.3
+SETUP_FACTOR = 0.5  # setup-only evidence (building an engine/optimizer) passes on at half strength
+
+
+@dataclass(slots=True)
+class Origin:
+    """Where a side's strongest evidence comes from."""
+
+    signal: str
+    file: str
+    line: int
+    via: str  # "own" or "callee:<qualname>"
+    score: float
+
+
+@dataclass(slots=True)
+class SideResult:
+    side: Side = Side.NEUTRAL
+    kind: HandoffKind | None = None
+    own: dict[str, float] = field(default_factory=dict)
+    total: dict[str, float] = field(default_factory=dict)
+    export: dict[str, float] = field(default_factory=dict)
+    origins: dict[str, Origin] = field(default_factory=dict)
+    own_matches: list[Match] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
+    """Per side key: sum over distinct signals of their best match; setup part; best match."""
+    best: dict[str, Match] = {}
+    for m in matches:
+        if m.signal.guard:
+            continue
+        cur = best.get(m.signal.id)
+        if cur is None or m.score > cur.score:
+            best[m.signal.id] = m
+    score: dict[str, float] = {}
+    setup: dict[str, float] = {}
+    top: dict[str, Match] = {}
+    for m in best.values():
+        k = m.signal.kind if m.signal.side == HANDOFF else m.signal.side
+        if k is None:
+            continue
+        score[k] = score.get(k, 0.0) + m.score
+        if m.signal.setup:
+            setup[k] = setup.get(k, 0.0) + m.score
+        if k not in top or m.score > top[k].score:
+            top[k] = m
+    return score, setup, top
+
+
+def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
+    """caller -> callee -> decay factor, from resolved calls and the call graph."""
+    out: dict[str, dict[str, float]] = {}
+    for q, fn in facts.functions.items():
+        row: dict[str, float] = {}
+        for c in fn.calls:
+            if not c.targets:
+                continue
+            if c.kind == EXACT:
+                d = DECAY_EXACT
+            else:
+                d = DECAY_WEAK / max(1.0, len(c.targets) ** 0.5)
+            for t in c.targets:
+                if t != q and t in facts.functions and row.get(t, 0.0) < d:
+                    row[t] = d
+        if row:
+            out[q] = row
+    g = graphs.calls
+    if g.number_of_edges():
+        for u, v, data in g.edges(data=True):
+            if u == v or u not in facts.functions or v not in facts.functions:
+                continue
+            d = DECAY_EXACT if data.get("kind", EXACT) == EXACT else DECAY_WEAK
+            row = out.setdefault(u, {})
+            if row.get(v, 0.0) < d:
+                row[v] = d
+    return out
+
+
+def _order(functions: list[str], edges: dict[str, dict[str, float]]) -> list[list[str]]:
+    """Strongly connected components, callees first."""
+    g = nx.DiGraph()
+    g.add_nodes_from(functions)
+    for u, row in edges.items():
+        for v in row:
+            g.add_edge(u, v)
+    cond = nx.condensation(g)
+    members = cond.graph["mapping"]
+    comps: dict[int, list[str]] = {}
+    for node, comp in members.items():
+        comps.setdefault(comp, []).append(node)
+    order = list(nx.topological_sort(cond))
+    return [comps[c] for c in reversed(order)]
+
+
+def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) -> dict[str, SideResult]:
+    edges = call_edges(facts, graphs)
+    results: dict[str, SideResult] = {}
+    prepared: dict[str, tuple[dict[str, float], dict[str, float], dict[str, Match]]] = {
+        q: own_scores(matches.get(q, [])) for q in facts.functions
+    }
+    for comp in _order(list(facts.functions), edges):
+        rounds = 2 if len(comp) > 1 else 1
+        for _ in range(rounds):
+            for q in comp:
+                results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
+    return results
+
+
+def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dict[str, SideResult],
+           own_matches: list[Match]) -> SideResult:
+    own, setup, top = prep
+    fn = facts.functions[q]
+    r = SideResult(own=own, own_matches=own_matches)
+    total = dict(own)
+    origins: dict[str, Origin] = {
+        k: Origin(m.signal.id, fn.file, m.line, "own", own[k]) for k, m in top.items()
+    }
+    inherited: dict[str, list[tuple[float, str]]] = {}
+    for callee, decay in out_edges.items():
+        cr = results.get(callee)
+        if cr is None:
+            continue
+        for k, v in cr.export.items():
+            if v > 0:
+                inherited.setdefault(k, []).append((v * decay, callee))
+    for k, vals in inherited.items():
+        vals.sort(reverse=True)
+        best, callee = vals[0]
+        extra = sum(v for v, _ in vals[1:4]) * 0.2
+        inh = min(best + extra, best * 1.5)
+        total[k] = total.get(k, 0.0) + inh
+        co = results[callee].origins.get(k)
+        if k not in origins or inh > origins[k].score:
+            if co is not None:
+                origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh)
+    r.total = total
+    r.origins = origins
+    s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
+    own_w = own.get(WEIGHT_SYNC, 0.0)
+    own_tr = own.get(TRAJECTORY, 0.0)
+    own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
+    if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
+        r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
+    elif s >= THRESHOLD and t >= THRESHOLD and min(s, t) >= 0.35 * max(s, t):
+        r.side = Side.DRIVER
+    else:
+        best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
+        if own_tr >= THRESHOLD and own_tr >= own_main and best_k != WEIGHT_SYNC:
+            best_k, best_v = TRAJECTORY, max(best_v, own_tr)
+        if best_v >= THRESHOLD:
+            if best_k == SAMPLING:
+                r.side = Side.SAMPLING
+            elif best_k == TRAINING:
+                r.side = Side.TRAINING
+            else:
+                r.side = Side.HANDOFF
+                r.kind = HandoffKind.TRAJECTORY if best_k == TRAJECTORY else HandoffKind.WEIGHT_SYNC
+    # what callers inherit: only the label's sides, setup evidence at half strength
+    def passed(k: str) -> float:
+        v = total.get(k, 0.0) - SETUP_FACTOR * setup.get(k, 0.0)
+        return min(max(v, 0.0), CAP)
+
+    if r.side == Side.DRIVER:
+        r.export = {SAMPLING: passed(SAMPLING), TRAINING: passed(TRAINING)}
+    elif r.side == Side.SAMPLING:
+        r.export = {SAMPLING: passed(SAMPLING)}
+    elif r.side == Side.TRAINING:
+        r.export = {TRAINING: passed(TRAINING)}
+    elif r.side == Side.HANDOFF:
+        k = TRAJECTORY if r.kind == HandoffKind.TRAJECTORY else WEIGHT_SYNC
+        r.export = {k: passed(k)}
+    else:
+        r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
+    r.evidence = _evidence(fn.file, r, own_matches)
+    return r
+
+
+def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Evidence]:
+    """Own signals (strongest first, one per signal and line), then the deciding callees."""
+    ev: list[Evidence] = []
+    seen: set[tuple[str, int]] = set()
+    for m in sorted((m for m in own_matches if not m.signal.guard), key=lambda m: (-m.score, m.line)):
+        key = (m.signal.id, m.line)
+        if key in seen:
+            continue
+        seen.add(key)
+        ev.append(Evidence(m.signal.id, file, m.line, "own"))
+        if len(ev) >= 6:
+            break
+    if r.side == Side.DRIVER:
+        wanted = [SAMPLING, TRAINING]
+    elif r.side == Side.SAMPLING:
+        wanted = [SAMPLING]
+    elif r.side == Side.TRAINING:
+        wanted = [TRAINING]
+    elif r.side == Side.HANDOFF:
+        wanted = [TRAJECTORY if r.kind == HandoffKind.TRAJECTORY else WEIGHT_SYNC]
+    else:
+        wanted = []
+    for k in wanted:
+        o = r.origins.get(k)
+        if o is not None and o.via != "own":
+            ev.append(Evidence(o.signal, o.file, o.line, o.via))
+    return ev
