@@ -54,7 +54,12 @@ class Series:
         rises = sum(1 for a, b in zip(vals, vals[1:], strict=False) if b > a)
         if rises == 0 and len(vals) == 1 and vals[0] >= 1:
             return 1  # one report of step >= 1: at least one step was done
+        if self.mode == "total" and rises:  # a step counter may skip values (logged every k steps)
+            return max(rises, int(vals[-1] - vals[0]))
         return rises
+
+    def last(self) -> float:
+        return sum(self.values) if self.mode == "delta" else (self.obs[-1].value if self.obs else 0.0)
 
 
 @dataclass(slots=True)
@@ -137,8 +142,9 @@ class Collector:
         if not self.key_rules:
             return
         for key, value in rec.values.items():
+            spellings = (key, *rec.aliases.get(key, ()))
             for rule in self.key_rules:
-                if rule.counter in seen or not rule.key.fullmatch(key):  # type: ignore[union-attr]
+                if rule.counter in seen or not any(rule.key.fullmatch(k) for k in spellings):  # type: ignore[union-attr]
                     continue
                 seen.add(rule.counter)
                 self.obs[rule.counter].append(Obs(rule.counter, rule.mode, value, rec, key, rule.precedence))

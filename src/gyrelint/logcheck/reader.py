@@ -47,6 +47,7 @@ class Record:
     values: dict[str, float] = field(default_factory=dict)
     stream: str = ""
     probe: tuple[str, bool, float] | None = None  # (counter, is_delta, amount) for probe lines
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key -> other spellings to match
 
     @property
     def where(self) -> str:
@@ -94,7 +95,7 @@ def _dict_values(text: str) -> dict[str, float] | None:
 
 
 def parse_line(text: str, file: str, line: int) -> Record | None:
-    """The record of one text line, or None when it carries no number at all."""
+    """The record of one text line (None for a blank one); line patterns may match it without numbers."""
     stripped = text.strip()
     if not stripped:
         return None
@@ -122,8 +123,6 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
     g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped)
     if g and "global_step" not in values:
         values["global_step"] = float(g.group(1))
-    if not values:
-        return None
     return Record(file, line, stripped, values, file)
 
 
@@ -184,6 +183,15 @@ def _csv_header(first: str) -> list[str] | None:
     return cols
 
 
+def _slash_variants(tag: str) -> tuple[str, ...]:
+    """TensorBoard's CSV download names turn ``/`` into ``_``: the spellings with the first k ``_`` restored."""
+    if "/" in tag or "_" not in tag:
+        return ()
+    parts = tag.split("_")
+    return tuple("/".join(parts[: k + 1]) + "_" + "_".join(parts[k + 1:]) if k + 1 < len(parts) else "/".join(parts)
+                 for k in range(1, min(len(parts), 4)))
+
+
 def _tag_from_filename(name: str) -> str:
     stem = name[:-4] if name.lower().endswith(".csv") else name
     if "-tag-" in stem:  # TensorBoard's download name: run-<run>-tag-<tag with / as _>.csv
@@ -207,6 +215,7 @@ def read_csv(text: str, display: str, name: str) -> list[Record]:
     skip = {step_i, tag_i, value_i, *(i for i, c in enumerate(cols) if c in ("wall_time", "walltime", "time",
                                                                          "timestamp", "run"))}
     default_tag = _tag_from_filename(name)
+    aliases = {default_tag: _slash_variants(default_tag)} if value_i is not None and tag_i is None else {}
     records: list[Record] = []
     for n, row in enumerate(rows[1:], start=2):
         if not row or len(row) <= step_i:
@@ -227,7 +236,7 @@ def read_csv(text: str, display: str, name: str) -> list[Record]:
                 v = _to_float(cell.strip())
                 if v is not None and not math.isnan(v):
                     values[cols[i] if tag_i is None else cols[i]] = v
-        records.append(Record(display, n, ",".join(row), values, display))
+        records.append(Record(display, n, ",".join(row), values, display, aliases=aliases))
     return records
 
 

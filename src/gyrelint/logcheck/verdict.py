@@ -138,8 +138,8 @@ def check_steps(step: CounterView, consumed: CounterView) -> Check:
         why = " (nothing was consumed)" if consumed.present and consumed.total() <= 0 else ""
         return Check("steps", "problem", f"training steps did not increase: step stayed at {_fmt(max(vals))} "
                      f"over {len(vals)} report(s){why}", STEPS_HINT, _ev(step.first_lines(1) + step.last_lines(2)))
-    last = max(s.values[-1] for s in step.series if s.obs) if step.series[0].mode != "delta" else advanced
-    return Check("steps", "ok", f"{advanced} training step(s) advanced (last: {_fmt(last)})",
+    last = max(s.last() for s in step.series)
+    return Check("steps", "ok", f"training steps advanced by {advanced} (last: {_fmt(last)})",
                  evidence=_ev(step.first_lines(1) + step.last_lines(1)))
 
 
@@ -224,7 +224,8 @@ def judge(collector: Collector, threshold: float = DEFAULT_THRESHOLD) -> Verdict
         counters["policy_version"]["first"] = vals[0]
         counters["policy_version"]["last"] = vals[-1]
     if step.present:
-        counters["step"]["total"] = max(s.advanced() for s in step.series)
+        counters["step"]["advanced"] = max(s.advanced() for s in step.series)
+        counters["step"]["total"] = max(s.last() for s in step.series)
     problems = [c for c in checks if c.status == "problem"]
     if problems:
         status, headline = "problem", problems[0].message
