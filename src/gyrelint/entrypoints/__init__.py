@@ -228,10 +228,10 @@ class _Finder:
             bases = self._bases(src_dir, launch.cwd)
             target = launch.target[2:] if launch.target.startswith("./") else launch.target
             path = self._file(target, bases, suffixes=launch.uncertain)
-            if path is None and "/" not in target:
+            if path is None and not launch.uncertain:
                 path = self._by_name(target)
             if path is None:
-                if launch.uncertain or path is None and self._ambiguous(target):
+                if launch.uncertain or self._ambiguous(target):
                     self.scan.unresolved += 1
                     return
                 self._missing(found_by, rel, launch.line, command, f"file '{launch.target}'", file=launch.target)
@@ -306,21 +306,25 @@ class _Finder:
         return None
 
     def _named(self, target: str) -> list[str]:
-        name = posixpath.basename(target)
+        """Repo files whose path ends with ``target`` (leading ``./`` and ``../`` dropped)."""
+        parts = [p for p in posixpath.normpath(target).split("/") if p not in ("", ".", "..")]
+        if not parts:
+            return []
         if self._names is None:
             self._names = {}
             for p in self.index.files.python:
                 self._names.setdefault(posixpath.basename(p), []).append(p)
-        return self._names.get(name, [])
+        tail = "/".join(parts)
+        return [p for p in self._names.get(parts[-1], []) if p == tail or p.endswith("/" + tail)]
 
     def _by_name(self, target: str) -> str | None:
-        """A bare ``python x.py`` in a README usually means "from the folder that holds x.py":
-        accept it when exactly one file of the repo has that name."""
+        """``python x.py`` in a README often means "from the folder that holds x.py" (a sub-project,
+        an example folder): accept it when exactly one file of the repo ends with that path."""
         found = self._named(target)
         return found[0] if len(found) == 1 else None
 
     def _ambiguous(self, target: str) -> bool:
-        return "/" not in target and len(self._named(target)) > 1
+        return len(self._named(target)) > 1
 
     def _existing(self, rel: str) -> str | None:
         path = self.root / rel
@@ -384,31 +388,25 @@ class _Finder:
         return result
 
     def _guard_function(self, s: FileSummary) -> str | None:
-        """First function of this repo that the main guard calls (or passes, as in ``fire.Fire(main)``)."""
+        """The function the main guard runs: the last function of this file it calls (or passes, as in
+        ``fire.Fire(main)``), since argument parsing comes first; else the last repo function it calls."""
         own = {f.qualname for f in s.functions if f.class_name is None and "." not in f.qualname}
         aliases = self._aliases(s)
+        own_hit: str | None = None
+        repo_hit: str | None = None
         for call in sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= (s.main_guard_line or 0)),
                            key=lambda c: c.line):
             names = [call.func] + [str(a.value) for a in call.args if a.kind in ("name", "call")]
             for name in names:
                 name = name[:-2] if name.endswith("()") else name
                 if name in own:
-                    return f"{s.module}.{name}"
+                    own_hit = f"{s.module}.{name}"
+                    continue
                 full = aliases.get(name)
                 if full and "." in full:
                     mod, _, fn = full.rpartition(".")
                     path = self.mod2path.get(mod)
                     target = self._summary(path) if path else None
                     if target is not None and any(f.qualname == fn for f in target.functions):
-                        return full
-        return None
-
-
-def entry_roots(entries: list[EntryPoint]) -> list[str]:
-    """Files an analysis should start from (existing entries only), de-duplicated, in order."""
-    out: list[str] = []
-    for e in entries:
-        if e.exists and e.file and e.file not in out:
-            out.append(e.file)
-    return out
-
+                        repo_hit = full
+        return own_hit or repo_hit
