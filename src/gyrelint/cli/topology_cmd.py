@@ -1,12 +1,90 @@
-"""`gyrelint topology` (being built)."""
+"""`gyrelint topology`: one process or many, the transports, and the config keys that say so."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
 
 import click
 
-from .common import fail
+from ..model import Topology
+from ..render.json_report import SCHEMA, to_report
+from .common import analysis_options, input_errors, run_analysis
+
+_CLASSES = ("process", "port", "comm")
 
 
 @click.command()
-@click.argument("args", nargs=-1)
-def command(args: tuple[str, ...]) -> None:
-    """(being built)"""
-    fail("'topology' is not available in this build yet")
+@click.argument("path", required=False, type=click.Path())
+@click.option("--demo", is_flag=True, help="Analyze the online-RL example repo bundled with gyrelint.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--class", "classes", type=click.Choice(_CLASSES), multiple=True,
+              help="Only list keys of this class in the key table (repeatable).")
+@analysis_options
+@input_errors
+def command(path: str | None, demo: bool, fmt: str, classes: tuple[str, ...], jobs: int | None, no_cache: bool,
+            entries: tuple[str, ...]) -> None:
+    """Do the sampling and training chains of the repository at PATH run in one process or
+    many? Prints the verdict with its reasons ranked, the trajectory and weight transports,
+    the link checks, the code evidence and the config keys by class (file:line and value)."""
+    analysis = run_analysis(path, demo=demo, jobs=jobs, no_cache=no_cache, entries=entries, run_rules=False)
+    topo = analysis.topology
+    if classes:
+        topo = Topology(topo.verdict, topo.reasons, topo.colocated, [k for k in topo.config_keys if k.cls in classes],
+                        topo.code_evidence, topo.trajectory_transport, topo.weight_transport, topo.link_checks)
+        analysis.topology = topo
+    if fmt == "json":
+        report = to_report(analysis)
+        out = {"schema": SCHEMA, "root": report["root"], "topology": report["topology"],
+               "diagnostics": [d for d in report["diagnostics"] if d["kind"] in ("config", "parse", "decode", "size")]}
+        click.echo(json.dumps(out, indent=2))
+        return
+    click.echo(render_topology(topo, analysis.given_root))
+    for d in analysis.diagnostics:
+        if d.kind in ("config",) or (d.kind in ("parse", "decode", "size") and not d.file.endswith(".py")):
+            click.echo(f"gyrelint: {d}", err=True)
+
+
+def render_topology(t: Topology, root: str = "") -> str:
+    """The topology as plain text: verdict, reasons, transports, link checks, evidence, keys."""
+    lines: list[str] = []
+    head = f"topology of {root}: " if root else "topology: "
+    lines.append(head + t.verdict + (" (colocated: sampler and trainer share devices)" if t.colocated else ""))
+    lines.append(f"  trajectory transport: {t.trajectory_transport}")
+    lines.append(f"  weight transport:     {t.weight_transport}")
+    lines.append("")
+    lines.append("reasons (strongest first):")
+    for i, r in enumerate(t.reasons, 1):
+        lines.append(f"  {i:2}. {r}")
+    if not t.reasons:
+        lines.append("  (none)")
+    lines.append("")
+    if t.link_checks:
+        lines.append(f"link checks ({len(t.link_checks)}):")
+        for c in t.link_checks[:12]:
+            lines.append(f"  {c.signal:20} {c.file}:{c.line}  {c.detail}")
+        if len(t.link_checks) > 12:
+            lines.append(f"  ... and {len(t.link_checks) - 12} more")
+    else:
+        lines.append("link checks: none (no health check, ready wait or logged connection retry found)")
+    lines.append("")
+    counts = Counter(e.signal for e in t.code_evidence)
+    lines.append("code evidence:")
+    for signal, n in counts.most_common():
+        first = next(e for e in t.code_evidence if e.signal == signal)
+        lines.append(f"  {signal:20} {n:5}  first at {first.file}:{first.line}  {first.detail}")
+    if not counts:
+        lines.append("  (none)")
+    lines.append("")
+    by_class = Counter(k.cls for k in t.config_keys)
+    lines.append("config keys: " + ", ".join(f"{c} {by_class.get(c, 0)}" for c in _CLASSES))
+    for cls in _CLASSES:
+        keys = [k for k in t.config_keys if k.cls == cls]
+        if not keys:
+            continue
+        lines.append(f"  [{cls}]")
+        width = min(max(len(k.key) for k in keys), 56)
+        for k in keys:
+            value = "-" if k.value is None else k.value
+            lines.append(f"    {k.key:{width}} = {value[:40]:16} {k.file}:{k.line}  ({k.reason}; {k.source})")
+    return "\n".join(lines)

@@ -70,7 +70,10 @@ PORT_RUNS = [("api", "base"), ("base", "url"), ("server", "address")]
 # URLs that locate a download or a web page, not a peer of the run.
 PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage", "download", "image", "video",
              "logo", "project", "license", "paper", "website", "github", "git", "email", "mail", "swanlab",
-             "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer"}
+             "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer",
+             # a mixture-of-experts router is a layer, not a network router
+             "coef", "loss", "aux", "dtype", "moe", "expert", "experts", "logits", "replay", "topk", "bias", "jitter",
+             "lr", "balance", "capacity", "score", "scores"}
 
 COMM_TOKENS = {
     "queue", "queues", "shm", "rpc", "grpc", "ray", "nccl", "gloo", "zmq", "zeromq", "http", "https",
@@ -106,6 +109,7 @@ class Vocabulary:
     key_globs: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CLASSES})
     ignore_tokens: set[str] = field(default_factory=set)
     ignore_globs: list[str] = field(default_factory=list)
+    memo: dict[tuple[str, object], tuple[str, str] | None] = field(default_factory=dict)  # per-run cache
 
     @classmethod
     def from_settings(cls, topology: dict[str, Any] | None) -> tuple[Vocabulary, list[str]]:
@@ -158,7 +162,16 @@ def _joined(tokens: list[str]) -> set[str]:
 
 def classify(key: str, value: object = None, vocab: Vocabulary | None = None) -> tuple[str, str] | None:
     """``(class, reason)`` for a key, or None when it is none of the three classes."""
-    vocab = vocab or _DEFAULT
+    vocab = vocab or Vocabulary()
+    memo_key = (key, value if isinstance(value, (str, int, float, bool)) or value is None else str(value))
+    if memo_key in vocab.memo:
+        return vocab.memo[memo_key]
+    result = _classify(key, value, vocab)
+    vocab.memo[memo_key] = result
+    return result
+
+
+def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | None:
     if vocab.ignore_globs and any(fnmatch.fnmatchcase(key, g) for g in vocab.ignore_globs):
         return None
     for cls in CLASSES:
@@ -231,5 +244,3 @@ def classify_value(value: object) -> tuple[str, str] | None:
 def classify_many(keys: Iterable[tuple[str, object]], vocab: Vocabulary | None = None) -> list[tuple[str, str] | None]:
     return [classify(k, v, vocab) for k, v in keys]
 
-
-_DEFAULT = Vocabulary()

@@ -94,11 +94,16 @@ class EvidenceResult:
     evidence: list[CodeEvidence]
     link_checks: list[CodeEvidence]
     counts: dict[str, int]
+    reached: dict[str, int]  # signal -> sites inside code reached from an entry point (empty without a call graph)
 
 
+# library modules/functions whose names say NCCL or IPC (vLLM/SGLang weight-transfer helpers, cupy, pynccl)
+_ENGINE_ROOTS = {"vllm", "sglang", "cupy", "ray", "deepspeed", "megatron", "torch"}
+_NCCL_NAME = re.compile(r"(?:^|[._])(?:py)?nccl(?:[._]|$)")
+_IPC_NAME = re.compile(r"(?:^|[._])(?:cuda_ipc|ipc_handles?|ipc)(?:[._]|$)")
 _EXACT = {name: signal for signal, exact, _p in _TABLE for name in exact}
 _PREFIXES = [(p, signal) for signal, _e, prefixes in _TABLE for p in prefixes]
-_ROOTS = {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
+_ROOTS = _ENGINE_ROOTS | {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
     r.rstrip(".").split(".", 1)[0] for r in _MP_ROOTS} | {"socket"}
 
 
@@ -122,8 +127,16 @@ def _classify_call(call: CallSite, names: tuple[str, ...]) -> str | None:
             return _SOCKET[name]
         if name.startswith("socket.socket.") or name == "socket.socket":
             return "socket"
+        if name.split(".", 1)[0] in _ENGINE_ROOTS:
+            low = name.lower()
+            if "available" in low or low.endswith("version"):
+                continue
+            if _NCCL_NAME.search(low):
+                return "nccl-broadcast"
+            if _IPC_NAME.search(low):
+                return "cuda-ipc"
     attr = call.attr
-    if attr == "remote" and call.receiver:
+    if attr == "remote" and "." in call.func:
         return "ray-actor"
     if attr in _ENGINE_METHODS:
         return _ENGINE_METHODS[attr]
@@ -134,9 +147,14 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
     evidence: list[CodeEvidence] = []
     links: list[CodeEvidence] = []
     counts: dict[str, int] = defaultdict(int)
+    reached: dict[str, int] = defaultdict(int)
+    live = graphs.reached if graphs is not None else set()
+    scope_owner = ""
 
     def add(signal: str, path: str, line: int, detail: str) -> None:
         counts[signal] += 1
+        if live and scope_owner in live:
+            reached[signal] += 1
         if counts[signal] <= _MAX_PER_SIGNAL:
             evidence.append(CodeEvidence(signal, path, line, detail))
 
@@ -146,17 +164,22 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
         for st in s.strings:
             scope_strings[st.scope].append(st.value)
         scope_calls: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]] = defaultdict(list)
+        interesting: set[str] = set()
         for call in s.calls:
             names = namer.names(call)
             signal = _classify_call(call, names)
+            scope_owner = s.module if call.scope == "<module>" else f"{s.module}.{call.scope}"
             scope_calls[call.scope].append((call, names, signal))
-            gpus = call.kwarg("num_gpus")
+            attr = call.attr
+            if signal or _READY_WORDS.match(attr if attr != "remote" else call.func.replace("()", "").split(".")[-2:][0]):
+                interesting.add(call.scope)
+            gpus = call.kwarg("num_gpus") if call.kwargs else None
             if gpus is not None and gpus.kind == "lit" and isinstance(gpus.value, float) and 0 < gpus.value < 1 \
-                    and (call.attr in ("options", "remote") or "ray.remote" in names):
+                    and (attr in ("options", "remote") or "ray.remote" in names):
                 add("fractional-gpu", path, call.line, f"num_gpus={gpus.value}")
             if signal is None:
                 continue
-            detail = names[0]
+            detail = names[0] if names[0].split(".", 1)[0] in _ROOTS else call.func.replace("()", "")
             if signal == "subprocess":
                 text = " ".join(_lit_strings(call)) + " " + " ".join(scope_strings.get(call.scope, ()))
                 if _SERVER_WORDS.search(text):
@@ -173,15 +196,13 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
             add(signal, path, call.line, detail)
         _decorators(s, namer, add)
         for scope, calls in scope_calls.items():
-            if not any(sig for _c, _n, sig in calls) and not any(
-                    _READY_WORDS.match(c.attr if c.attr != "remote" else c.func.replace("()", "").split(".")[-2:][0])
-                    for c, _n, _s in calls):
+            if scope not in interesting:
                 continue
             link = _link_check(scope, calls, scope_strings.get(scope, ()))
             if link:
                 signal, line, detail = link
                 links.append(CodeEvidence(signal, path, line, f"{_scope_name(s, scope)}: {detail}"))
-    return EvidenceResult(evidence, links, dict(counts))
+    return EvidenceResult(evidence, links, dict(counts), dict(reached))
 
 
 def _decorators(s: FileSummary, namer: Namer, add) -> None:

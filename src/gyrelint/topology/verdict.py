@@ -144,8 +144,8 @@ def decide(keys: list[ConfigKey], ev: EvidenceResult) -> Topology:
         code_evidence=ev.evidence,
         link_checks=ev.link_checks,
     )
-    topo.trajectory_transport = _trajectory_transport(verdict, counts, keys)
-    topo.weight_transport = _weight_transport(verdict, counts)
+    topo.trajectory_transport = _trajectory_transport(verdict, ev, keys)
+    topo.weight_transport = _weight_transport(verdict, ev)
     return topo
 
 
@@ -171,42 +171,49 @@ def _colocated(keys: list[ConfigKey], ev: EvidenceResult) -> tuple[bool, list[st
     return bool(out), out
 
 
-def _pick(options: list[tuple[bool, str]]) -> str | None:
-    present = [words for ok, words in options if ok]
+def _pick(options: list[tuple[tuple[str, ...], bool, str]], ev: EvidenceResult) -> str | None:
+    """The first present transport names the link; code reached from an entry point goes first."""
+    present = [(sigs, words) for sigs, ok, words in options if ok]
     if not present:
         return None
-    return present[0] + (f" (also: {', '.join(present[1:])})" if len(present) > 1 else "")
+    if ev.reached:
+        present.sort(key=lambda p: not any(ev.reached.get(sig, 0) for sig in p[0]))
+    words = [w for _s, w in present]
+    return words[0] + (f" (also: {', '.join(words[1:])})" if len(words) > 1 else "")
 
 
 _HANDOFF_KEY = re.compile(r"dump|handoff|exchange|record")
 
 
-def _trajectory_transport(verdict: str, c: dict[str, int], keys: list[ConfigKey]) -> str:
-    ray = c.get("ray-actor", 0) + c.get("ray-init", 0) + c.get("ray-object-store", 0)
+def _trajectory_transport(verdict: str, ev: EvidenceResult, keys: list[ConfigKey]) -> str:
+    c = ev.counts
+    ray = ("ray-actor", "ray-init", "ray-object-store")
     files = any(k.cls == "comm" and _HANDOFF_KEY.search(k.key.rsplit(".", 1)[-1].lower()) for k in keys)
     picked = _pick([
-        (ray > 0, "Ray object store"),
-        (c.get("mp-queue", 0) > 0, "multiprocessing queue"),
-        (c.get("zmq", 0) > 0, "ZMQ"),
-        (c.get("http-generate", 0) > 0, "HTTP from an inference server"),
-        (c.get("grpc", 0) > 0, "gRPC"),
-        (c.get("redis", 0) > 0, "Redis"),
-        (c.get("shared-memory", 0) > 0, "shared memory"),
-        (files, "shared files"),
-    ])
+        (ray, any(c.get(x, 0) for x in ray), "Ray object store"),
+        (("mp-queue",), c.get("mp-queue", 0) > 0, "multiprocessing queue"),
+        (("zmq",), c.get("zmq", 0) > 0, "ZMQ"),
+        (("http-generate",), c.get("http-generate", 0) > 0, "HTTP from an inference server"),
+        (("grpc",), c.get("grpc", 0) > 0, "gRPC"),
+        (("redis",), c.get("redis", 0) > 0, "Redis"),
+        (("shared-memory",), c.get("shared-memory", 0) > 0, "shared memory"),
+        ((), files, "shared files"),
+    ], ev)
     if picked:
         return picked
     return "in-process call" if verdict == SAME else "unknown"
 
 
-def _weight_transport(verdict: str, c: dict[str, int]) -> str:
+def _weight_transport(verdict: str, ev: EvidenceResult) -> str:
+    c = ev.counts
     picked = _pick([
-        (c.get("nccl-broadcast", 0) + c.get("ray-collective", 0) > 0, "NCCL broadcast"),
-        (c.get("cuda-ipc", 0) > 0, "CUDA IPC handles"),
-        (c.get("http-weights", 0) > 0, "HTTP to an inference server"),
-        (c.get("weights-from-disk", 0) > 0, "shared files"),
-        (c.get("weights-load", 0) > 0 and c.get("inference-engine", 0) > 0, "in-process call (load_weights into the engine)"),
-    ])
+        (("nccl-broadcast", "ray-collective"), c.get("nccl-broadcast", 0) + c.get("ray-collective", 0) > 0, "NCCL broadcast"),
+        (("cuda-ipc",), c.get("cuda-ipc", 0) > 0, "CUDA IPC handles"),
+        (("http-weights",), c.get("http-weights", 0) > 0, "HTTP to an inference server"),
+        (("weights-from-disk",), c.get("weights-from-disk", 0) > 0, "shared files"),
+        (("weights-load",), c.get("weights-load", 0) > 0 and c.get("inference-engine", 0) > 0,
+         "in-process call (load_weights into the engine)"),
+    ], ev)
     if picked:
         return picked
     if verdict == SAME:
