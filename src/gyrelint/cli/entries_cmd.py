@@ -110,8 +110,12 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
         lines.append("")
         lines.append(f"Missing targets ({len(missing)}): commands naming a module or file of this repo that does not exist")
         for e in missing:
-            what = f"module {e.module}" if e.module else f"file {e.file}"
-            lines.append(f"    {e.found_by:<10} {e.source}:{e.line}  {what}  ({_short(e.command)})")
+            if e.function and e.file:
+                what = f"function {e.function}"
+            else:
+                what = f"module {e.module}" if e.module else f"file {e.file}"
+            where = f"{e.source}:{e.line}" if e.line else e.source
+            lines.append(f"    {e.found_by:<10} {where}  {what}  ({_short(e.command)})")
     return "\n".join(lines)
 
 

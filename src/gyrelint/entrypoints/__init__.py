@@ -44,7 +44,8 @@ class EntryScan:
     unresolved: int = 0  # targets hidden behind a shell variable that has no known value
 
     def counts(self) -> dict[str, int]:
-        c = Counter(e.found_by for e in self.entries)
+        """Entry points per way of finding them (existing targets only; see ``missing``)."""
+        c = Counter(e.found_by for e in self.entries if e.exists)
         return {k: c[k] for k in FOUND_BY_ORDER if c[k]}
 
     @property
@@ -212,7 +213,8 @@ class _Finder:
             else:
                 self._script_entry(script, found_by, rel, launch.line, command)
             return
-        key = (found_by, rel, launch.kind, launch.target)
+        norm = posixpath.normpath(launch.target) if launch.kind == "file" else launch.target
+        key = (found_by, rel, launch.kind, norm)
         if key in self.seen:
             return
         self.seen.add(key)
@@ -236,6 +238,10 @@ class _Finder:
                     return
                 self._missing(found_by, rel, launch.line, command, f"file '{launch.target}'", file=launch.target)
                 return
+        resolved = (found_by, rel, "path", path)  # `-m pkg.mod` and `pkg/mod.py` in one file: one entry
+        if resolved in self.seen:
+            return
+        self.seen.add(resolved)
         self.scan.entries.append(EntryPoint(self.index.files.modules.get(path), path, found_by, rel, launch.line,
                                             command, self._function_of(path)))
 
@@ -394,11 +400,15 @@ class _Finder:
         aliases = self._aliases(s)
         own_hit: str | None = None
         repo_hit: str | None = None
-        for call in sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= (s.main_guard_line or 0)),
-                           key=lambda c: c.line):
-            names = [call.func] + [str(a.value) for a in call.args if a.kind in ("name", "call")]
+        calls = sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= (s.main_guard_line or 0)),
+                       key=lambda c: c.line)
+        # ``main(parse())``: parse() is an argument of the call that runs, not the entry
+        inner = {(c.line, str(a.value).removesuffix("()")) for c in calls for a in c.args if a.kind == "call"}
+        for call in calls:
+            names = [call.func] + [str(a.value) for a in call.args if a.kind == "name"]
             for name in names:
-                name = name[:-2] if name.endswith("()") else name
+                if (call.line, name) in inner:
+                    continue
                 if name in own:
                     own_hit = f"{s.module}.{name}"
                     continue

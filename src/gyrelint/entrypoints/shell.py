@@ -114,7 +114,7 @@ def logical_lines(lines: list[tuple[int, str]], variables: dict[str, str],
                 joins += 1
                 continue
             break
-        m = _HEREDOC.search(_strip_quoted(buf)) if shell else None
+        m = _heredoc(buf) if shell else None
         if m:
             delim = m.group(2)
             body: list[str] = []
@@ -132,6 +132,21 @@ def logical_lines(lines: list[tuple[int, str]], variables: dict[str, str],
 
 
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _heredoc(text: str) -> re.Match | None:
+    """The ``<<EOF`` / ``<<'EOF'`` operator of a line, if one stands outside quotes."""
+    if "<<" not in text:
+        return None
+    blanked = _strip_quoted(text)
+    pos = blanked.find("<<")
+    while pos >= 0:
+        if blanked[pos + 2 : pos + 3] != "<" and (pos == 0 or blanked[pos - 1] != "<"):
+            m = _HEREDOC.match(text, pos)
+            if m:
+                return m
+        pos = blanked.find("<<", pos + 2)
+    return None
 
 
 def _open_quote(text: str) -> bool:
@@ -480,7 +495,10 @@ def scan_shell(lines: list[tuple[int, str]], variables: dict[str, str] | None = 
         if not _HINT.search(text):
             continue
         for cmd in simple_commands(split_words(text)):
-            parser = CommandParser(line, " ".join(cmd), tuple(cwd))
+            shown = cmd
+            while shown and shown[0] in CONTROL:
+                shown = shown[1:]
+            parser = CommandParser(line, " ".join(shown), tuple(cwd))
             out.launches += parser.parse(cmd)
             out.unresolved += parser.unresolved
     return out
