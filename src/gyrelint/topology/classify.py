@@ -59,8 +59,8 @@ PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "
 # Standalone parallelism abbreviations only count when they are the whole last segment.
 _ABBREV = {"tp", "pp", "dp", "ep", "cp", "fsdp"}
 # Leaves too generic to classify by themselves.
-_GENERIC = {"type", "kind", "mode", "method", "name", "path", "dir", "root", "size", "num", "count", "enabled",
-            "enable", "timeout", "impl", "backend"}
+_GENERIC = {"type", "kind", "mode", "method", "name", "path", "dir", "root", "size", "enabled", "enable", "impl",
+            "backend", "protocol"}
 
 PORT_TOKENS = {
     "port", "ports", "host", "hosts", "hostname", "hostnames", "addr", "address", "addresses", "url", "urls",
@@ -190,7 +190,10 @@ def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | N
     # comm first: ``nccl_port`` is about a port, but ``dist_backend`` is comm; order by specificity below
     for cls in ("port", "comm", "process"):
         veto = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO}[cls]
-        if veto & ctx:
+        vetoed = bool(veto & ctx)
+        if vetoed and (words & vocab.tokens[cls] or any(run in grams for run in vocab.runs[cls])):
+            return None  # the key names this class but a context token says it means something else
+        if vetoed:
             continue
         for run in vocab.runs[cls]:
             if run in grams or (len(run) > 3 and any(tuple(toks[i : i + len(run)]) == run for i in range(len(toks)))):

@@ -93,31 +93,63 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer], f
     return out
 
 
+def _first_str(call: CallSite) -> str | None:
+    for a in call.args:
+        if a.kind == "lit" and isinstance(a.value, str):
+            return a.value
+    return None
+
+
+def _template(text: str) -> str:
+    """An f-string's static text keeps ``{}`` between parts but loses a trailing field: restore it."""
+    return text + "{}" if text.endswith((".", "-", "_")) else text
+
+
 def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSite, FileSummary]]]) -> list[RawKey]:
-    """``def add(name, default): parser.add_argument(f"--rollout-{name}", default=default)`` and its callers."""
+    """Flags built from a prefix or name parameter, expanded from the literal calls of the function that builds
+    them (``add_args(parser, "rollout")``) and of the wrapper (``add("num_engines", default=2)``)."""
     if not templates:
         return []
-    out: list[RawKey] = []
-    used: set[str] = set()
+    # literal string arguments passed to each function name anywhere in the repo
+    fillers: dict[str, list[tuple[str, CallSite, str]]] = {}
+    outer_names = {part for items in templates.values() for _t, inner, _s in items for part in inner.scope.split(".")}
+    wanted = set(templates) | outer_names
     for path, s in index.summaries.items():
+        # a wrapper is called from its own file, or from a file that imports it by name
+        local = {p for items in templates.values() for _t, _i, ts in items if ts.path == path for p in wanted}
+        imported = {imp.bound for imp in s.imports if imp.name is not None}
         for call in s.calls:
-            wrapper = call.attr
-            if wrapper not in templates or not call.args or not isinstance(_lit(call.args[0]), str):
-                continue
-            filler = str(call.args[0].value).lstrip("-")
-            default = call.kwarg("default") or (call.args[1] if len(call.args) > 1 else None)
-            for template, inner, _ in templates[wrapper]:
-                used.add(wrapper)
-                value = _lit(default) if default is not None else _lit(inner.kwarg("default"))
-                out.append(RawKey(template.replace("{}", filler, 1).replace("{}", "*"), value_text(value), path, call.line,
-                                  "argparse"))
+            if call.attr in wanted and (call.attr in local or call.attr in imported):
+                text = _first_str(call)
+                if text is not None:
+                    fillers.setdefault(call.attr, []).append((text.lstrip("-"), call, path))
+    out: list[RawKey] = []
     for wrapper, items in templates.items():
-        if wrapper in used:
-            continue
         for template, inner, s in items:
-            out.append(RawKey(template.replace("{}", "*").strip("-."), value_text(_lit(inner.kwarg("default"))), s.path,
-                              inner.line, "argparse"))
+            template = _template(template)
+            # outer scopes (a function taking the prefix) fill the leading fields
+            outer = [p for p in inner.scope.split(".")[:-1] if p in fillers]
+            prefix = fillers[outer[0]][0][0] if outer else None
+            calls = fillers.get(wrapper, [])
+            if calls and template.count("{}") >= 1:
+                for filler, call, path in calls:
+                    key = template
+                    if prefix is not None and key.count("{}") > 1:
+                        key = key.replace("{}", prefix, 1)
+                    key = _fill_last(key, filler).replace("{}", "*")
+                    default = call.kwarg("default") or (call.args[1] if len(call.args) > 1 else None)
+                    value = _lit(default) if default is not None else _lit(inner.kwarg("default"))
+                    out.append(RawKey(key.strip("-."), value_text(value), path, call.line, "argparse"))
+            else:
+                key = template.replace("{}", prefix, 1) if prefix is not None else template
+                out.append(RawKey(key.replace("{}", "*").strip("-."), value_text(_lit(inner.kwarg("default"))), s.path,
+                                  inner.line, "argparse"))
     return out
+
+
+def _fill_last(template: str, filler: str) -> str:
+    head, sep, tail = template.rpartition("{}")
+    return f"{head}{filler}{tail}" if sep else template
 
 
 def _is_config_class(c: ClassDef, names: set[str], builders: dict[str, str]) -> bool:

@@ -1,0 +1,90 @@
+"""Token classification of config keys: right class, stated reason, no substring matches."""
+
+import pytest
+
+from gyrelint.topology.classify import Vocabulary, classify, tokenize
+
+
+@pytest.mark.parametrize(("key", "tokens"), [
+    ("trainer.nnodes", ["trainer", "nnodes"]),
+    ("tensorModelParallelSize", ["tensor", "model", "parallel", "size"]),
+    ("--router-port", ["router", "port"]),
+    ("HTTPServerPort", ["http", "server", "port"]),
+    ("MASTER_ADDR", ["master", "addr"]),
+])
+def test_tokenize(key, tokens):
+    assert tokenize(key) == tokens
+
+
+@pytest.mark.parametrize(("key", "value", "cls"), [
+    ("trainer.nnodes", "2", "process"),
+    ("actor_rollout_ref.rollout.tensor_model_parallel_size", "2", "process"),
+    ("vllm.num_engines", "4", "process"),
+    ("vllmNumEngines", None, "process"),
+    ("n_gpus_per_node", "8", "process"),
+    ("local_rank", "-1", "process"),
+    ("WORLD_SIZE", None, "process"),
+    ("colocate_all_models", "false", "process"),
+    ("master_addr", "127.0.0.1", "port"),
+    ("MASTER_PORT", "29500", "port"),
+    ("rollout.server.host", "0.0.0.0", "port"),
+    ("vllm_server_base_url", None, "port"),
+    ("sglang_router_ip", None, "port"),
+    ("dist_backend", "nccl", "comm"),
+    ("rollout_queue_size", "8", "comm"),
+    ("shared_memory_size", None, "comm"),
+    ("dump_dir", "/tmp/x", "comm"),
+    ("name_resolve.type", "nfs", "comm"),
+    ("use_ray", "true", "comm"),
+    ("sync_backend", "nccl", "comm"),  # decided by the value
+    ("init_address", "tcp://10.0.0.1:23456", "port"),  # address token
+    ("rendezvous", "tcp://10.0.0.1:23456", "port"),  # decided by the value
+])
+def test_classify_positive(key, value, cls):
+    hit = classify(key, value)
+    assert hit is not None and hit[0] == cls, (key, hit)
+    assert hit[1]  # a reason is always given
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("report_to", "wandb"),
+    ("transport_lr", "0.1"),
+    ("support_matrix", None),
+    ("import_path", "a.b"),
+    ("lora_rank", "16"),
+    ("router_aux_loss_coef", "0.001"),
+    ("moe_router_dtype", "fp32"),
+    ("attn_backend", "flash_attn"),
+    ("dataloader_num_workers", "4"),
+    ("hub_model_url", "https://example.org"),
+    ("learning_rate", "1e-5"),
+    ("device", "cuda"),
+    ("hello_world", "1"),
+    ("export_dir", "/tmp"),
+])
+def test_classify_negative(key, value):
+    assert classify(key, value) is None
+
+
+def test_the_token_nearest_the_end_wins():
+    assert classify("nccl_port", "1")[0] == "port"
+    assert classify("rank_port", "1")[0] == "port"
+    assert classify("http_timeout", "3")[0] == "comm"
+
+
+def test_settings_extend_and_ignore():
+    vocab, problems = Vocabulary.from_settings({"process": ["actors", "learner_count"], "port": ["gateway"],
+                                                "comm": ["my.custom.*"], "ignore": ["tp", "secret.*"]})
+    assert not problems
+    assert classify("rollout_actors", "4", vocab)[0] == "process"
+    assert classify("learner_count", "4", vocab)[0] == "process"
+    assert classify("model.gateway", "x", vocab)[0] == "port"
+    assert classify("my.custom.thing", "x", vocab) == ("comm", "key matches 'my.custom.*'")
+    assert classify("tp", "2", vocab) is None
+    assert classify("tp", "2") is not None
+    assert classify("secret.port", "1", vocab) is None
+
+
+def test_settings_with_a_bad_type_is_reported():
+    _vocab, problems = Vocabulary.from_settings({"process": 3})
+    assert problems and "process" in problems[0]
