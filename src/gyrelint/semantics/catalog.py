@@ -35,7 +35,7 @@ _PARAMISH = frozenset({"named_parameters", "parameters", "state_dict", "param", 
 _ROLLOUTISH = ("rollout", "trajector", "experience", "episode", "sample", "completion", "transition", "buffer")
 _GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_generate)\b/?|/generate_stream\b")
 _WEIGHT_ENDPOINT = re.compile(
-    r"/(update_weights?\w*|init_weights?_update_group|init_weight_transfer\w*|load_weights?\w*|"
+    r"/(v\d+/)?(update_weights?\w*|(start|finish|begin|end)_weights?_update|load_lora_adapter|init_weights?_update_group|init_weight_transfer\w*|load_weights?\w*|"
     r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?)\b"
 )
 _HTTP_METHODS = frozenset({"post", "get", "put", "request", "urlopen", "_post", "_get", "apost", "async_post",
@@ -61,6 +61,14 @@ def _resolved_to_repo(c: CallFact) -> bool:
 def _ctor(c: CallFact, fn: FnFacts, s: float) -> float:
     """Constructor calls only: ``torch.optim.AdamW(...)``, not ``opt.step()``."""
     return s if c.method[:1].isupper() or c.method.startswith(("get_", "create", "make", "from_", "init")) else 0.0
+
+
+def _optimizer_step(c: CallFact, fn: FnFacts, s: float) -> float:
+    if c.role == "scheduler" or any("lr_scheduler" in n for n in c.names):
+        return 0.0
+    if c.role == "hf_model":  # ``model_engine.step()``: a wrapped engine stepping its optimizer
+        return s if not c.site.args and not c.site.kwargs else 0.0
+    return s
 
 
 def _backward_tensor(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -165,6 +173,24 @@ def _rollout_receiver(c: CallFact, fn: FnFacts, s: float) -> float:
     if c.role == "llm_engine" or any(w in recv for w in ("rollout", "inference", "vllm", "sglang", "engine", "sampler")):
         return max(s, MEDIUM)
     return 0.0
+
+
+_NOT_ROLLOUT = ("metric", "log", "stat", "trace", "heartbeat", "health", "error", "exc", "status", "signal",
+                "stop", "done", "event", "command", "cmd", "ack", "progress", "timing", "profil", "control")
+_ROLLOUT_PAYLOAD = ("rollout", "sample", "traj", "experience", "batch", "episode", "group", "completion",
+                    "data", "item", "result", "output", "prompt", "request", "response", "task")
+
+
+def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A queue of rollouts, not of metrics, heartbeats or control messages."""
+    toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
+    if c.site.args and c.site.args[0].kind == "lit":
+        return 0.0  # a sentinel or a control word
+    if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
+        return s
+    return s * 0.6
 
 
 def _pyobj(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -279,6 +305,32 @@ def _trainer_hook(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
                     and "Trainer" in b or b.endswith(("LightningModule",)):
                 return ((fn.line, STRONG),)
             todo.append(b)
+    return ()
+
+
+def _param_stream(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A generator walking the model's parameters: weights streamed somewhere, chunk by chunk."""
+    if not fn.definition.yields:
+        return ()
+    for c in fn.calls:
+        if c.method in ("named_parameters", "state_dict", "parameters", "named_buffers"):
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
+_MODEL_OUT = ("logprob", "log_prob", "logps", "logp", "value", "entropy", "logit")
+
+
+def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Calling the policy/critic module itself to get log-probs, values or entropies."""
+    toks = fn.tokens()
+    if not _tok_has(toks, *_MODEL_OUT):
+        return ()
+    if _tok_has(toks, "reward", "score"):
+        return ()  # scoring samples with a reward model is not the trainer's forward pass
+    for c in fn.calls:
+        if c.obj_role == "hf_model" and c.method not in ("generate",):
+            return ((c.site.line, MEDIUM),)
     return ()
 
 
@@ -476,8 +528,7 @@ SIGNALS: tuple[Signal, ...] = (
     _s(id="optimizer-step", side=TRAINING, weight=3.0,
        rationale="Stepping an optimizer (or a DeepSpeed engine / grad scaler) updates the parameters.",
        calls=("torch.optim.*.step", "torch_xla.*.optimizer_step", "bitsandbytes.optim.*.step"),
-       methods=("step",), roles=("optimizer", "ds_engine", "scaler"),
-       check=lambda c, fn, s: 0.0 if c.role == "scheduler" or any("lr_scheduler" in n for n in c.names) else s,
+       methods=("step",), roles=("optimizer", "ds_engine", "scaler", "hf_model"), check=_optimizer_step,
        examples_match=(
            "import torch\n\ndef target(model):\n    opt = torch.optim.AdamW(model.parameters())\n    opt.step()\n",
            "class Actor:\n    def target(self, loss):\n        loss.backward()\n        self.actor_optim.step()\n",
@@ -616,6 +667,16 @@ SIGNALS: tuple[Signal, ...] = (
            "    return torch.gather(logp, -1, labels.unsqueeze(-1)).squeeze(-1)\n",
        ),
        examples_nomatch=("import torch\n\ndef target(logits):\n    return torch.softmax(logits, -1)\n",)),
+    _s(id="model-logprob-forward", side=TRAINING, weight=2.0,
+       rationale="Running the policy/critic module to get log-probs, values or entropies is the trainer's forward pass.",
+       body=_model_forward,
+       examples_match=(
+           "import torch\n\nclass Worker:\n    def target(self, sequences, mask):\n        with torch.no_grad():\n"
+           "            action_log_probs = self.actor(sequences, attention_mask=mask)\n        return action_log_probs\n",
+       ),
+       examples_nomatch=(
+           "class Scorer:\n    def target(self, sequences):\n        rewards = self.reward_model(sequences)\n        return rewards\n",
+       )),
     _s(id="trainer-loss-hook", side=TRAINING, weight=2.5,
        rationale="compute_loss/training_step overriding a training library's Trainer is its training step.",
        body=_trainer_hook,
@@ -630,17 +691,18 @@ SIGNALS: tuple[Signal, ...] = (
     _s(id="queue-put", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="Putting items on a queue hands work from a producer (the sampler) to a consumer.",
        calls=("queue.*.put", "multiprocessing.*.put", "asyncio.*.put", "ray.util.queue.*.put"),
-       methods=("put", "put_nowait", "put_async"), roles=("queue",),
+       methods=("put", "put_nowait", "put_async"), roles=("queue",), check=_queue_payload,
        examples_match=(
            "import queue\n\nclass P:\n    def __init__(self):\n        self.out = queue.Queue(maxsize=8)\n\n"
            "    def target(self, batch):\n        self.out.put(batch)\n",
            "def target(rollout_queue, traj):\n    rollout_queue.put_nowait(traj)\n",
        ),
-       examples_nomatch=("def target(store, k, v):\n    store.put(k, v)\n",)),
+       examples_nomatch=("def target(store, k, v):\n    store.put(k, v)\n",
+                         "class W:\n    def target(self, m):\n        self.metrics_queue.put(m)\n")),
     _s(id="queue-get", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="Taking items off a queue is the consumer end of a handoff.",
        calls=("queue.*.get", "multiprocessing.*.get", "asyncio.*.get", "ray.util.queue.*.get"),
-       methods=("get", "get_nowait", "get_async"), roles=("queue",),
+       methods=("get", "get_nowait", "get_async"), roles=("queue",), check=_queue_payload,
        examples_match=(
            "from ray.util.queue import Queue\n\ndef target(n):\n    q = Queue()\n    return [q.get() for _ in range(n)]\n",
        ),
@@ -792,6 +854,13 @@ SIGNALS: tuple[Signal, ...] = (
        methods=("load_state_dict",), roles=("llm_engine",), name_only=True, check=_rollout_receiver,
        examples_match=("class S:\n    def target(self, actor):\n        self.rollout_model.load_state_dict(actor.state_dict())\n",),
        examples_nomatch=("import torch\n\ndef target(model, path):\n    model.load_state_dict(torch.load(path))\n",)),
+    _s(id="param-stream", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.0,
+       rationale="A generator over named_parameters/state_dict streams weights out chunk by chunk for a push.",
+       body=_param_stream,
+       examples_match=(
+           "def target(model):\n    for name, p in model.named_parameters():\n        yield name.removeprefix('module.'), p\n",
+       ),
+       examples_nomatch=("def target(model):\n    return sum(p.numel() for p in model.parameters())\n",)),
     _s(id="ray-collective", side=HANDOFF, kind=WEIGHT_SYNC, weight=1.5,
        rationale="ray.util.collective moves tensors between actors, typically weights.",
        calls=("ray.util.collective.*",), check=_param_context,
@@ -801,7 +870,8 @@ SIGNALS: tuple[Signal, ...] = (
     _s(id="weight-update-call", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.0,
        rationale="A call named like a weight update (update_weights/sync_weights) on an unresolved receiver: weak hint.",
        methods=("update_weights", "update_weight", "sync_weights", "update_named_param", "update_named_params",
-                "broadcast_weights", "update_model_params", "sync_model_weights"),
+                "broadcast_weights", "update_model_params", "sync_model_weights", "send_weights", "receive_weights",
+                "push_weights", "publish_weights", "transfer_weights", "load_lora_adapter"),
        name_only=True,
        examples_match=("def target(engines, meta):\n    for e in engines:\n        e.update_weights.remote(meta)\n",),
        examples_nomatch=("def target(d, x):\n    d.update(x)\n",)),

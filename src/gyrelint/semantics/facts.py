@@ -30,7 +30,7 @@ from ..index.summary import (
 STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
 
 _BUILTINS = frozenset(dir(builtins))
-_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+_TOKEN_SPLIT = re.compile(r"[^a-z0-9_]+")
 
 # Receiver roles from a known (library) type. Order matters: first match wins.
 _ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -86,7 +86,15 @@ _ROLE_METHODS: tuple[tuple[str, frozenset[str]], ...] = (
 
 
 def tokens_of(text: str) -> list[str]:
-    return [t for t in _TOKEN_SPLIT.split(text.lower()) if t]
+    """Identifiers of a dotted text, whole and split at underscores: ``old_log_probs`` → 4 tokens."""
+    out: list[str] = []
+    for t in _TOKEN_SPLIT.split(text.lower()):
+        t = t.strip("_")
+        if t:
+            out.append(t)
+            if "_" in t:
+                out.extend(p for p in t.split("_") if p)
+    return out
 
 
 @dataclass(slots=True)
@@ -102,6 +110,8 @@ class CallFact:
     kind: str = EXACT  # exact | weak (for targets)
     ray: bool = False  # called through ``.remote``
     repo: str | None = None  # canonical repo name of the callee text (``pkg.mod.Cls``), when local
+    instance: bool = False  # the callee text is an object of a learned type (``self.actor(...)``)
+    obj_role: str | None = None  # role of the object called directly (``self.model(...)``, ``env(...)``)
 
 
 @dataclass(slots=True)
@@ -447,7 +457,26 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> 
                 strength = STRONG if role else 0.0
         if role is None:
             role, strength = role_of_name(receiver)
-    return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo)
+    head = parts[0]
+    instance = (len(parts) == 2 and head in ("self", "cls")) or (len(parts) == 1 and head in fn.local_types)
+    obj_role = None
+    if instance or (canon is None and not method[:1].isupper()):
+        if canon and canon in facts.classes:
+            obj_role = facts.class_role(canon)
+        elif canon and not _is_repo_name(canon, facts):
+            obj_role = role_of_type(canon)
+        if obj_role is None:
+            obj_role = role_of_name(func)[0]
+    return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo, instance=instance,
+                    obj_role=obj_role)
+
+
+def _sane(name: str) -> bool:
+    """Drop runaway names (a type chain repeating one attribute) that carry no evidence."""
+    if len(name) > 160:
+        return False
+    parts = name.split(".")
+    return len(parts) <= 10 and len(set(parts)) >= len(parts) - 2
 
 
 def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
@@ -463,7 +492,7 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
                 continue
             repo = tuple(t for t in rc.targets if t in facts.functions or t in facts.classes)
             ext = tuple(t for t in rc.targets if t not in facts.functions and t not in facts.classes
-                        and not _is_repo_name(t, facts))
+                        and not _is_repo_name(t, facts) and _sane(t))[:6]
             if repo:
                 cf.targets = repo
                 cf.kind = rc.kind
@@ -474,6 +503,32 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
                     r = role_of_type(recv_type) if recv_type else None
                     if r:
                         cf.role, cf.role_strength = r, STRONG
+
+
+def extra_edges(facts: Facts) -> None:
+    """Edges the graphs stage may not draw, added to the call facts.
+
+    Calling an object whose learned type is a repo class runs its ``forward`` (torch
+    modules) or ``__call__``; a nested ``def`` is part of its parent's body.
+    """
+    for fn in facts.functions.values():
+        for c in fn.calls:
+            if c.targets or not c.instance or not c.repo or c.repo not in facts.classes:
+                continue
+            m = _method_in_class(c.repo, "forward", facts) or _method_in_class(c.repo, "__call__", facts)
+            if m:
+                c.targets = (m,)
+                c.kind = EXACT
+
+
+def nested_children(facts: Facts) -> dict[str, list[str]]:
+    """parent qualname -> functions defined directly inside it."""
+    out: dict[str, list[str]] = {}
+    for q in facts.functions:
+        parent = q.rpartition(".")[0]
+        if parent in facts.functions:
+            out.setdefault(parent, []).append(q)
+    return out
 
 
 def fallback_edges(facts: Facts) -> dict[str, list[tuple[str, str]]]:

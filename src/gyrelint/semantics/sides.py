@@ -18,11 +18,12 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts
+from .facts import Facts, nested_children
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
 THRESHOLD = 1.0
+INHERITED_THRESHOLD = 0.5  # a body that only delegates takes its callee's side
 CAP = 3.0
 DECAY_EXACT = 0.7
 DECAY_WEAK = 0.3
@@ -93,6 +94,10 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
                     row[t] = d
         if row:
             out[q] = row
+    for parent, kids in nested_children(facts).items():
+        row = out.setdefault(parent, {})
+        for k in kids:
+            row[k] = max(row.get(k, 0.0), DECAY_EXACT)
     g = graphs.calls
     if g.number_of_edges():
         for u, v, data in g.edges(data=True):
@@ -166,17 +171,18 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
     r.origins = origins
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
     own_w = own.get(WEIGHT_SYNC, 0.0)
-    own_tr = own.get(TRAJECTORY, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif s >= THRESHOLD and t >= THRESHOLD and min(s, t) >= 0.35 * max(s, t):
+    elif s >= THRESHOLD and t >= THRESHOLD and (min(s, t) >= 0.35 * max(s, t) or min(s, t) >= 2.0):
         r.side = Side.DRIVER
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
-        if own_tr >= THRESHOLD and own_tr >= own_main and best_k != WEIGHT_SYNC:
-            best_k, best_v = TRAJECTORY, max(best_v, own_tr)
-        if best_v >= THRESHOLD:
+        if best_k == TRAJECTORY and max(s, t) >= INHERITED_THRESHOLD:
+            # the producer or consumer end of a transport belongs to its side
+            best_k, best_v = (SAMPLING, s) if s >= t else (TRAINING, t)
+        limit = THRESHOLD if own.get(best_k, 0.0) > 0 else INHERITED_THRESHOLD
+        if best_v >= limit:
             if best_k == SAMPLING:
                 r.side = Side.SAMPLING
             elif best_k == TRAINING:

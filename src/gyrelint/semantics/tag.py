@@ -9,7 +9,7 @@ from ..index import Index
 from ..model import Diagnostic, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
 from .catalog import SIGNALS, user_signals
-from .facts import Facts, build_facts, fallback_edges
+from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import boundary_modules, module_reports, weight_sync_path
 from .sides import SideResult, assign_sides, call_edges
@@ -45,6 +45,7 @@ def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     facts: Facts = build_facts(index, graphs)
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
+    extra_edges(facts)
     matcher = Matcher(signals)
     matches: dict[str, list[Match]] = {}
     for q, fn in facts.functions.items():
