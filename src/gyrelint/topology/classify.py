@@ -109,7 +109,9 @@ class Vocabulary:
     key_globs: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CLASSES})
     ignore_tokens: set[str] = field(default_factory=set)
     ignore_globs: list[str] = field(default_factory=list)
-    memo: dict[tuple[str, object], tuple[str, str] | None] = field(default_factory=dict)  # per-run cache
+    memo: dict[tuple[str, object], tuple[str, str] | None] = field(default_factory=dict)  # per-run caches
+    tok_memo: dict[str, list[str]] = field(default_factory=dict)
+    leaf_memo: dict[tuple[str, frozenset[str]], tuple[str, str] | None] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, topology: dict[str, Any] | None) -> tuple[Vocabulary, list[str]]:
@@ -171,6 +173,52 @@ def classify(key: str, value: object = None, vocab: Vocabulary | None = None) ->
     return result
 
 
+def _tokens(vocab: Vocabulary, segment: str) -> list[str]:
+    toks = vocab.tok_memo.get(segment)
+    if toks is None:
+        toks = vocab.tok_memo[segment] = tokenize(segment)
+    return toks
+
+
+_VETOES = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO}
+_VETOED = ("vetoed", "")
+
+
+def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, str] | None:
+    """Class of the last key segment given which classes the parents veto (memoized)."""
+    memo = (last, vetoes)
+    if memo in vocab.leaf_memo:
+        return vocab.leaf_memo[memo]
+    toks = _tokens(vocab, last)
+    result: tuple[str, str] | None = None
+    if toks and not vocab.ignore_tokens & set(toks):
+        words = set(toks) | _joined(toks)
+        grams = _ngrams(toks)
+        hits: list[tuple[str, str]] = []
+        for cls in ("port", "comm", "process"):
+            runs = [r for r in vocab.runs[cls] if r in grams or (len(r) > 3 and _contains(toks, r))]
+            found = sorted(words & vocab.tokens[cls])
+            if cls == "process":
+                found = [t for t in found if t not in _ABBREV or toks == [t]]
+            if cls in vetoes:
+                if runs or found:
+                    hits = [_VETOED]  # the key names this class but a context token says it means something else
+                    break
+                continue
+            if runs:
+                hits.append((cls, f"tokens '{'_'.join(runs[0])}'"))
+            elif found:
+                hits.append((cls, f"token '{found[0]}'"))
+        if hits:
+            result = _VETOED if hits == [_VETOED] else _pick(hits, toks)
+    vocab.leaf_memo[memo] = result
+    return result
+
+
+def _contains(toks: list[str], run: tuple[str, ...]) -> bool:
+    return any(tuple(toks[i : i + len(run)]) == run for i in range(len(toks)))
+
+
 def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | None:
     if vocab.ignore_globs and any(fnmatch.fnmatchcase(key, g) for g in vocab.ignore_globs):
         return None
@@ -179,37 +227,23 @@ def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | N
             if fnmatch.fnmatchcase(key, g):
                 return cls, f"key matches '{g}'"
     # the last dotted segment names the key; parents only give context for vetoes
-    last = key.rsplit(".", 1)[-1]
-    toks = tokenize(last)
-    if not toks or vocab.ignore_tokens & set(toks):
+    segments = key.split(".")
+    last = segments[-1]
+    ctx: set[str] = set()
+    for seg in segments:
+        ctx.update(_tokens(vocab, seg))
+    if vocab.ignore_tokens & ctx and vocab.ignore_tokens & set(_tokens(vocab, last)):
         return None
-    ctx = set(tokenize(key))
-    words = set(toks) | _joined(toks)
-    grams = _ngrams(toks)
-    hits: list[tuple[str, str]] = []
-    # comm first: ``nccl_port`` is about a port, but ``dist_backend`` is comm; order by specificity below
-    for cls in ("port", "comm", "process"):
-        veto = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO}[cls]
-        vetoed = bool(veto & ctx)
-        if vetoed and (words & vocab.tokens[cls] or any(run in grams for run in vocab.runs[cls])):
-            return None  # the key names this class but a context token says it means something else
-        if vetoed:
-            continue
-        for run in vocab.runs[cls]:
-            if run in grams or (len(run) > 3 and any(tuple(toks[i : i + len(run)]) == run for i in range(len(toks)))):
-                hits.append((cls, f"tokens '{'_'.join(run)}'"))
-                break
-        else:
-            found = sorted(words & vocab.tokens[cls])
-            if cls == "process":
-                found = [t for t in found if t not in _ABBREV or toks == [t]]
-            if found:
-                hits.append((cls, f"token '{found[0]}'"))
-    if hits:
-        return _pick(hits, toks)
-    if len(toks) == 1 and toks[0] in _GENERIC and "." in key:
+    vetoes = frozenset(cls for cls, veto in _VETOES.items() if veto & ctx)
+    hit = _leaf(vocab, last, vetoes)
+    if hit == _VETOED:
+        return None
+    if hit is not None:
+        return hit
+    toks = _tokens(vocab, last)
+    if len(toks) == 1 and toks[0] in _GENERIC and len(segments) > 1:
         # ``name_resolve.type`` / ``queue.size``: a generic leaf takes its meaning from the parent
-        parent = key.rsplit(".", 2)[-2]
+        parent = segments[-2]
         res = classify(parent, None, vocab)
         if res is not None:
             return res[0], f"{res[1]} (parent '{parent}')"

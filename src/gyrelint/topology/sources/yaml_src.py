@@ -23,7 +23,7 @@ from . import RawKey
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PY_TAG = "tag:yaml.org,2002:python/"
 _MERGE = "tag:yaml.org,2002:merge"
-_NODE_BUDGET = 50_000  # nodes visited per file, aliases counted every time they expand
+_NODE_BUDGET = 20_000  # nodes visited per file, aliases counted every time they expand
 _PACKAGE = re.compile(r"^#\s*@package\s+(\S+)", re.M)
 
 
@@ -50,7 +50,7 @@ class _Walk:
         if self.budget < 0:
             self.exhausted = True
             self.diags.append(Diagnostic(self.path, node.start_mark.line + 1,
-                                         "YAML expands past 50000 nodes (alias bomb?); rest of the file skipped", "config"))
+                                         "YAML expands past 20000 nodes (alias bomb?); rest of the file skipped", "config"))
             return
         if node.tag.startswith(_PY_TAG):
             self.diags.append(Diagnostic(self.path, node.start_mark.line + 1,
