@@ -13,7 +13,12 @@ from gyrelint.api import index_repo
 from gyrelint.cli import main
 from gyrelint.entrypoints import find_entry_points, scan_entry_points
 from gyrelint.entrypoints.docs import markdown_blocks, rst_blocks
-from gyrelint.entrypoints.packaging import pyproject_scripts, setup_cfg_scripts, setup_py_scripts
+from gyrelint.entrypoints.packaging import (
+    entry_points_txt_scripts,
+    pyproject_scripts,
+    setup_cfg_scripts,
+    setup_py_scripts,
+)
 from gyrelint.entrypoints.shell import scan_shell
 from gyrelint.settings import load_settings
 
@@ -150,6 +155,11 @@ def test_setup_py_ini_string_and_setup_cfg() -> None:
     assert [(s.name, s.module, s.attr, s.line) for s in setup_cfg_scripts(cfg)[0]] == [("t2", "pkg.b", "go", 3)]
 
 
+def test_wheel_entry_points_txt() -> None:
+    text = "[console_scripts]\nrun-it = pkg.cli:main\n\n[other.group]\nx = pkg.plugin:P\n"
+    assert [(s.name, s.module, s.attr, s.line) for s in entry_points_txt_scripts(text)[0]] == [("run-it", "pkg.cli", "main", 2)]
+
+
 def test_pyproject_scripts_and_bad_toml() -> None:
     text = '[project.scripts]\nx = "pkg.m:f"\n[tool.poetry.scripts]\ny = "pkg.n:g"\n'
     assert [(s.name, s.module, s.attr) for s in pyproject_scripts(text)[0]] == [("x", "pkg.m", "f"), ("y", "pkg.n", "g")]
@@ -248,6 +258,8 @@ def test_src_layout_and_subproject_readme() -> None:
     assert ("examples/proj/README.md", "examples.proj.run", "examples/proj/run.py", True) in readme
     assert sum(1 for r in readme if r[0] == "README.md" and r[2] == "src/pkgx/train.py") == 1  # -m and path: one
     assert [e.module for e in scan.missing] == ["pkgx.missing"]
+    # a console script naming a re-export (`from .train import main as cli`) enters the real function
+    assert [e.function for e in scan.entries if e.found_by == "pyproject"] == ["pkgx.train.main"]
 
 
 # ---- the command -----------------------------------------------------------------------------------

@@ -19,7 +19,14 @@ from ..index.summary import MODULE_SCOPE, FileSummary
 from ..model import Diagnostic, EntryPoint
 from ..settings import Settings
 from .docs import markdown_blocks, rst_blocks
-from .packaging import Script, parse_spec, pyproject_scripts, setup_cfg_scripts, setup_py_scripts
+from .packaging import (
+    Script,
+    entry_points_txt_scripts,
+    parse_spec,
+    pyproject_scripts,
+    setup_cfg_scripts,
+    setup_py_scripts,
+)
 from .shell import Launch, scan_shell
 
 __all__ = ["EntryScan", "find_entry_points", "scan_entry_points"]
@@ -89,6 +96,8 @@ class _Finder:
             name = posixpath.basename(rel)
             reader = {"pyproject.toml": pyproject_scripts, "setup.py": setup_py_scripts,
                       "setup.cfg": setup_cfg_scripts}.get(name)
+            if name == "entry_points.txt" and posixpath.dirname(rel).endswith((".dist-info", ".egg-info")):
+                reader = entry_points_txt_scripts
             if reader is None:
                 continue
             text = self.index.read_text(rel, _TEXT_LIMIT)
@@ -119,6 +128,8 @@ class _Finder:
             self._missing(found_by, source, line, command, f"module '{s.module}'", module=s.module)
             return
         module = self.index.files.modules.get(path, s.module)
+        if s.attr:
+            function = self._follow(path, s.attr) or function
         exists = True
         if s.attr and not self._defines(path, s.attr):
             exists = False
@@ -358,6 +369,34 @@ class _Finder:
                 or any(i.bound == first for i in s.imports if i.scope == MODULE_SCOPE)
                 or any(a.target == first for a in s.assignments if a.scope == MODULE_SCOPE))
 
+    def _follow(self, path: str, attr: str, depth: int = 0) -> str | None:
+        """``pkg.cli:main`` where ``pkg/cli/__init__.py`` only re-exports ``main``: the function it names."""
+        s = self._summary(path)
+        if s is None or depth > 4:
+            return None
+        if any(f.qualname == attr for f in s.functions):
+            return f"{s.module}.{attr}"
+        head, _, rest = attr.partition(".")
+        for imp in s.imports:
+            if imp.scope != MODULE_SCOPE or imp.name is None or imp.bound != head:
+                continue
+            if imp.level:
+                base = s.module.split(".")
+                if not s.is_package:
+                    base = base[:-1]
+                base = base[: len(base) - (imp.level - 1)] if imp.level > 1 else base
+                mod = ".".join(base + ([imp.module] if imp.module else []))
+            else:
+                mod = imp.module
+            name = imp.name + (f".{rest}" if rest else "")
+            target = self.mod2path.get(mod)
+            if target:
+                return self._follow(target, name, depth + 1) or f"{mod}.{name}"
+            sub = self.mod2path.get(f"{mod}.{imp.name}")  # from pkg import submodule
+            if sub and rest:
+                return self._follow(sub, rest, depth + 1)
+        return None
+
     def _aliases(self, s: FileSummary) -> dict[str, str]:
         out: dict[str, str] = {}
         for imp in s.imports:
@@ -398,25 +437,33 @@ class _Finder:
         ``fire.Fire(main)``), since argument parsing comes first; else the last repo function it calls."""
         own = {f.qualname for f in s.functions if f.class_name is None and "." not in f.qualname}
         aliases = self._aliases(s)
-        own_hit: str | None = None
-        repo_hit: str | None = None
+
+        def resolve(name: str) -> tuple[str, bool] | None:
+            if name in own:
+                return f"{s.module}.{name}", True
+            full = aliases.get(name)
+            if full and "." in full:
+                mod, _, fn = full.rpartition(".")
+                path = self.mod2path.get(mod)
+                target = self._summary(path) if path else None
+                if target is not None and any(f.qualname == fn for f in target.functions):
+                    return full, False
+            return None
+
         calls = sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= (s.main_guard_line or 0)),
                        key=lambda c: c.line)
-        # ``main(parse())``: parse() is an argument of the call that runs, not the entry
-        inner = {(c.line, str(a.value).removesuffix("()")) for c in calls for a in c.args if a.kind == "call"}
+        # ``main(parse())``: parse() is an argument of the repo function that runs, not the entry
+        inner = {(c.line, str(a.value).removesuffix("()")) for c in calls if resolve(c.func)
+                 for a in c.args if a.kind == "call"}
+        own_hit: str | None = None
+        repo_hit: str | None = None
         for call in calls:
-            names = [call.func] + [str(a.value) for a in call.args if a.kind == "name"]
-            for name in names:
+            for name in [call.func] + [str(a.value) for a in call.args if a.kind == "name"]:
                 if (call.line, name) in inner:
                     continue
-                if name in own:
-                    own_hit = f"{s.module}.{name}"
-                    continue
-                full = aliases.get(name)
-                if full and "." in full:
-                    mod, _, fn = full.rpartition(".")
-                    path = self.mod2path.get(mod)
-                    target = self._summary(path) if path else None
-                    if target is not None and any(f.qualname == fn for f in target.functions):
-                        repo_hit = full
+                hit = resolve(name)
+                if hit and hit[1]:
+                    own_hit = hit[0]
+                elif hit:
+                    repo_hit = hit[0]
         return own_hit or repo_hit

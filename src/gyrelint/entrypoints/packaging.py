@@ -160,3 +160,8 @@ def setup_cfg_scripts(text: str, source: str = "setup.cfg") -> tuple[list[Script
                     if m:
                         out.append(Script(m.group(1), m.group(2), m.group(3), source, _line_of(text, ln.strip()), "setup"))
     return out, []
+
+
+def entry_points_txt_scripts(text: str, source: str = "entry_points.txt") -> tuple[list[Script], list[Diagnostic]]:
+    """An installed distribution's ``*.dist-info/entry_points.txt`` (what a wheel declares)."""
+    return _ini_scripts(text, text, source, "setup"), []
