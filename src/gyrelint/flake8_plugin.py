@@ -1,0 +1,131 @@
+"""flake8 plugin: the repository-level findings that sit in the file being linted.
+
+gyrelint's rules look at the whole loop, so the plugin analyzes the repository that
+holds the file (found by walking up to ``.git`` or ``pyproject.toml``) once, keeps the
+findings on disk keyed by a stat signature of the repository's files, and then only
+filters them per file. A warm run costs a directory walk and one small JSON read.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from . import __version__
+
+_MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+def find_root(filename: str | Path) -> Path | None:
+    """The nearest folder above ``filename`` holding ``.git``; else the nearest with a project file."""
+    start = Path(filename).resolve().parent
+    chain = [start, *start.parents]
+    for d in chain:
+        if (d / ".git").exists():
+            return d
+    for d in chain:
+        if any((d / m).exists() for m in _MARKERS[1:]):
+            return d
+    return None
+
+
+def signature(root: Path) -> str:
+    """Changes whenever a file the analysis reads changes (path, size, mtime) or the settings do."""
+    from .repo import discover
+    from .settings import load_settings
+
+    settings, _ = load_settings(root)
+    files = discover(root, settings)
+    h = hashlib.sha256(f"{__version__}\0{json.dumps(settings.raw, sort_keys=True, default=str)}".encode())
+    for rel in sorted(files.python + files.other):
+        try:
+            st = os.stat(root / rel)
+        except OSError:
+            continue
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=8)
+def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
+    """(file, line, rule, message) for the repository, from the disk cache or a fresh analysis."""
+    from .api import InputError, analyze
+    from .settings import load_settings
+
+    settings, _ = load_settings(Path(root))
+    cache = settings.cache_dir / "findings" / f"{sig}.json"
+    if settings.use_cache:
+        try:
+            rows = json.loads(cache.read_text(encoding="utf-8"))
+            return tuple((r[0], int(r[1]), r[2], r[3]) for r in rows)
+        except (OSError, ValueError, TypeError, IndexError, KeyError):
+            pass
+    if multiprocessing.current_process().daemon:
+        # flake8 lints in daemonic pool workers, which may not start the index's parser processes:
+        # analyze in a fresh interpreter instead
+        out = _analyze_in_subprocess(root)
+        if out is None:
+            return ()
+    else:
+        try:
+            analysis = analyze(root)
+        except InputError:
+            return ()
+        out = tuple((f.file, f.line, f.rule, f.message) for f in analysis.findings)
+    if settings.use_cache:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(out), encoding="utf-8")
+            tmp.replace(cache)
+        except OSError:
+            pass
+    return out
+
+
+def _analyze_in_subprocess(root: str) -> tuple[tuple[str, int, str, str], ...] | None:
+    try:
+        proc = subprocess.run([sys.executable, "-m", "gyrelint", "check", root, "--format", "json"],
+                              capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, check=False)
+        data = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    return tuple((f["file"], int(f["line"]), f["rule"], f["message"]) for f in data.get("findings", []))
+
+
+def findings_for(filename: str | Path) -> list[tuple[int, str, str]]:
+    """(line, rule, message) of the repository findings located in ``filename``."""
+    root = find_root(filename)
+    if root is None:
+        return []
+    try:
+        rel = Path(filename).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return []
+    return [(line, rule, msg) for f, line, rule, msg in _findings(str(root), signature(root)) if f == rel]
+
+
+class GyrelintChecker:
+    """flake8 entry point ``GYR``: one ``GYRnnn message`` per finding in this file."""
+
+    name = "gyrelint"
+    version = __version__
+
+    def __init__(self, tree: ast.AST | None = None, filename: str = "") -> None:
+        self.filename = filename
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        if not self.filename or self.filename in ("stdin", "-"):
+            return
+        for line, rule, message in findings_for(self.filename):
+            yield max(line, 1), 0, f"{rule} {message}", type(self)
