@@ -20,8 +20,8 @@ DEMO = demo_root()
 SMALL = ["--set", "timeouts.max_idle_s=1.5", "--set", "timeouts.get_s=0.2", "--set", "timeouts.put_s=0.2"]
 SCENARIOS = {
     "healthy": ["--steps", "8"],
-    "broken-queue": ["--steps", "8", "--fault", "broken-queue"],
-    "no-sync": ["--steps", "6", "--fault", "no-sync"],
+    "broken-queue": ["--steps", "8", "--workers", "1", "--fault", "broken-queue"],
+    "no-sync": ["--steps", "6", "--workers", "1", "--fault", "no-sync"],
 }
 
 
@@ -76,6 +76,8 @@ def test_healthy_run(runs):
     assert c["consumed"]["total"] == 8 * 32  # trainer.batch_trajectories per step
     assert c["sampled"]["total"] >= c["consumed"]["total"]
     assert c["step"]["total"] == 8 and c["policy_version"]["last"] > c["policy_version"]["first"]
+    sampler_pids = {x.split("pid=")[1].split()[0] for x in log.read_text().splitlines() if "sampled=" in x}
+    assert len(sampler_pids) == 2  # configs/default.yaml starts two sampler processes
     assert logcheck(str(log))[0] == 0
     # the trainer's own console lines read with the built-in key names
     console = check_logs([str(out / "healthy.out")], build_rules())

@@ -237,3 +237,26 @@ def test_one_bad_file_among_good_ones_is_named(tmp_path):
     bad.write_bytes(b"\x00\x01\x02" * 100)
     code, _, err = run(str(FIX / "logs_verl" / "healthy.log"), str(bad))
     assert code == 2 and "bad.log" in err and "healthy.log" not in err
+
+
+def test_one_sampler_never_receiving_weights_is_flagged(tmp_path):
+    lines = ["gyrelint-probe policy_version=0 pid=1 t=1", "gyrelint-probe policy_version=0 pid=2 t=1"]
+    for i in range(1, 5):
+        lines += [f"gyrelint-probe sampled=+8 total={8 * i} pid=1 t=2", f"gyrelint-probe sampled=+8 total={8 * i} pid=2 t=2",
+                  f"gyrelint-probe consumed=+16 total={16 * i} pid=3 t=2", f"gyrelint-probe step=+1 total={i} pid=3 t=3",
+                  f"gyrelint-probe policy_version={i} pid=1 t=4", "gyrelint-probe policy_version=0 pid=2 t=4"]
+    log = tmp_path / "two_samplers.log"
+    log.write_text("\n".join(lines) + "\n")
+    v = verdict_of(log)
+    online = v.checks[3]
+    assert online.status == "problem" and "1 of 2" in online.message
+    assert all("pid=2" in e.text for e in online.evidence)
+    log.write_text("\n".join(x.replace("policy_version=0 pid=2 t=4", "policy_version=3 pid=2 t=4") for x in lines) + "\n")
+    assert verdict_of(log).status == "healthy"
+
+
+def test_version_reported_only_before_updates_is_too_early(tmp_path):
+    log = tmp_path / "early.log"
+    log.write_text("gyrelint-probe policy_version=0 pid=1 t=1\ngyrelint-probe policy_version=0 pid=1 t=1\n"
+                   + "".join(f"gyrelint-probe step=+1 total={i} pid=2 t=2\n" for i in range(1, 5)))
+    assert statuses(verdict_of(log))["online"] == "unknown"

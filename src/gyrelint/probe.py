@@ -41,6 +41,9 @@ class _Probe:
         self.target: str | None = None  # None: not decided yet (read the env var on first use)
         self.fd: int | None = None
         self.owns_fd = False
+        self.off = False
+        # Without fork hooks (not on Linux/macOS) every call compares the pid instead.
+        self.check_pid = not hasattr(os, "register_at_fork")
 
     def reset_after_fork(self) -> None:
         # The lock may have been held by another thread at fork time: make a fresh one.
@@ -53,6 +56,7 @@ class _Probe:
         with self.lock:
             self._close()
             self.target = path if path is not None else "-"
+            self.off = False
 
     def _close(self) -> None:
         if self.fd is not None and self.owns_fd:
@@ -67,6 +71,7 @@ class _Probe:
             self.target = os.environ.get(ENV_VAR) or "-"
         target = self.target
         if target.lower() in _OFF:
+            self.off = True
             return None
         if target == "-":
             self.fd, self.owns_fd = sys.stderr.fileno() if sys.stderr else 2, False
@@ -81,7 +86,9 @@ class _Probe:
         return self.fd
 
     def emit(self, name: str, amount: int | float, delta: bool) -> None:
-        if os.getpid() != self.pid:  # fork without register_at_fork (e.g. os.fork from C)
+        if self.off:
+            return
+        if self.check_pid and os.getpid() != self.pid:
             self.reset_after_fork()
         with self.lock:
             if delta:

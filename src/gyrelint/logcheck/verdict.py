@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .counters import Collector, CounterView
+from .counters import Collector, CounterView, Series
 from .reader import Record
 
 DEFAULT_THRESHOLD = 0.5  # flag when more than half of the sampled trajectories were never consumed
@@ -143,7 +143,7 @@ def check_steps(step: CounterView, consumed: CounterView) -> Check:
                  evidence=_ev(step.first_lines(1) + step.last_lines(1)))
 
 
-def _reported_after(version: CounterView, step: CounterView, nth: int) -> bool:
+def _reported_after(version: CounterView | Series, step: CounterView, nth: int) -> bool:
     """Is a version reported, in a file that also logs steps, after the ``nth`` step there?
 
     A version report older than the updates says nothing about them. Reports in other files
@@ -153,7 +153,7 @@ def _reported_after(version: CounterView, step: CounterView, nth: int) -> bool:
     for s in step.series:
         for o in s.obs:
             step_lines.setdefault(o.record.file, []).append(o.record.line)
-    for s in version.series:
+    for s in (version.series if isinstance(version, CounterView) else [version]):
         for o in s.obs:
             lines = sorted(step_lines.get(o.record.file, []))
             if not lines or len(lines) < nth or o.record.line > lines[nth - 1]:
@@ -170,6 +170,15 @@ def check_online(version: CounterView, step: CounterView) -> Check:
     lo, hi = min(vals), max(vals)
     updates = max((s.advanced() for s in step.series), default=0) if step.present else None
     ev = _ev(version.first_lines(1) + version.last_lines(2))
+    frozen = [s for s in version.series if len(s.obs) >= 2 and max(s.values) == min(s.values)]
+    if hi > lo and frozen and updates is not None and updates >= MIN_UPDATES:
+        late = [s for s in frozen if _reported_after(s, step, MIN_UPDATES)]
+        if late:
+            streams = ", ".join(s.stream.rsplit("#", 1)[-1] for s in late[:3])
+            return Check("online", "problem", f"policy version moved {_fmt(lo)} -> {_fmt(hi)} in some samplers but "
+                         f"stayed at {_fmt(late[0].values[0])} in {len(late)} of {len(version.series)} ({streams}) "
+                         f"across {updates} updates: those samplers never receive weights", ONLINE_HINT,
+                         _ev([s.obs[0].record for s in late[:2]] + [s.obs[-1].record for s in late[:2]]))
     if hi > lo:
         upd = f" across {updates} update(s)" if updates else ""
         return Check("online", "ok", f"policy version moved {_fmt(lo)} -> {_fmt(hi)}{upd}: the loop is online",

@@ -53,12 +53,14 @@ def load_latest_weights(policy, weight_queue, version):
 
 
 def put_until_stopped(traj_queue, item, stop_event, timeout):
+    """Hand a list of trajectories to the trainer's queue; count them once they are on it."""
     while not stop_event.is_set():
         try:
             traj_queue.put(item, timeout=timeout)
-            return True
         except queue_mod.Full:
             continue
+        probe.sampled(len(item))
+        return True
     return False
 
 
@@ -85,7 +87,6 @@ def run_sampler(worker_id, cfg, traj_queue, weight_queue, stop_event, probe_log=
                 item.extend(rollout_group(env, policy, s_cfg["group_size"], group_id, version, device))
                 group_id += 1
             if put_until_stopped(traj_queue, item, stop_event, cfg["timeouts"]["put_s"]):
-                probe.sampled(len(item))
                 probe.policy_version(version)
     finally:
         # Items nobody will read must not keep this process alive at exit.
