@@ -11,6 +11,7 @@ module); commands for other programs (``python -m pip``) are left alone.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -38,6 +39,7 @@ _YAML_SUFFIXES = (".yaml", ".yml")
 _YAML_HINTS = ("python", "torchrun", "accelerate", "deepspeed", "ray job", "uv run")
 _TEXT_LIMIT = 2 * 1024 * 1024
 _COMMAND_MAX = 240
+_MODULE_LIKE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
 
 @dataclass(slots=True)
@@ -244,10 +246,13 @@ class _Finder:
             if path is None and not launch.uncertain:
                 path = self._by_name(target)
             if path is None:
-                if launch.uncertain or self._ambiguous(target):
+                if launch.uncertain or self._ambiguous(target) or not self._known_cwd(src_dir, launch.cwd):
                     self.scan.unresolved += 1
                     return
-                self._missing(found_by, rel, launch.line, command, f"file '{launch.target}'", file=launch.target)
+                what = f"file '{launch.target}'"
+                if _MODULE_LIKE.match(target) and self._module_path(target):
+                    what = f"'{target}' is a module of the repo but is run as a file (add -m); file '{target}'"
+                self._missing(found_by, rel, launch.line, command, what, file=launch.target)
                 return
         resolved = (found_by, rel, "path", path)  # `-m pkg.mod` and `pkg/mod.py` in one file: one entry
         if resolved in self.seen:
@@ -284,11 +289,20 @@ class _Finder:
             return main
         return self.mod2path.get(module)
 
+    def _known_cwd(self, src_dir: str, cwd: tuple[str, ...]) -> bool:
+        """Every ``cd`` before the command went to a folder of this repo (else paths are not checkable)."""
+        for d in cwd:
+            if d == "?":
+                return False
+            if not any((self.root / b / d).is_dir() for b in (src_dir, "")):
+                return False
+        return True
+
     def _bases(self, src_dir: str, cwd: tuple[str, ...]) -> list[str]:
         """Folders a relative path may be relative to: the source's folder, folders it ``cd``s into,
         its parent folders, and the repo root."""
         bases: list[str] = []
-        for d in reversed(cwd):
+        for d in reversed([c for c in cwd if c != "?"]):
             bases.append(posixpath.normpath(posixpath.join(src_dir, d)))
             bases.append(posixpath.normpath(d))
         d = src_dir

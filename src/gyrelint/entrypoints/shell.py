@@ -28,7 +28,6 @@ _VAR_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-=+?])((?:[^{}]|\{[^{
 _HEREDOC = re.compile(r"(?<!<)<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _WRITES = re.compile(r"(?:>>?|\btee(?:\s+-a)?)\s*['\"]?([\w./-]+\.py)\b")
 _HINT = re.compile(r"python|torchrun|accelerate|deepspeed|\bray\b|\brun\b|\.py\b|\beval\b|\bpypy|\$\{?[A-Za-z_]*PY", re.I)
-_CD = re.compile(r"^\s*(?:pushd|cd)\s+([^\s;&|]+)\s*(?:$|[;&|])")
 _PLACEHOLDER = re.compile(r"[<>{}\[\]*]|\.\.\.|path/to|/path/|(^|[/_])(your|my)_|xxx", re.IGNORECASE)
 
 CONTROL = {"if", "then", "else", "elif", "do", "while", "until", "!", "{", "}", "(", ")", "time", "fi", "done"}
@@ -65,7 +64,7 @@ class Launch:
     line: int
     command: str
     launcher: str  # "python" | "torchrun" | "accelerate" | "deepspeed" | "ray" | "uv" | "exec" ...
-    cwd: tuple[str, ...] = ()  # literal directories the text changed into before the command
+    cwd: tuple[str, ...] = ()  # directories the text changed into before the command ("?" = unknown)
     uncertain: bool = False  # the target had an unresolved variable or is an absolute path
 
 
@@ -489,15 +488,19 @@ def scan_shell(lines: list[tuple[int, str]], variables: dict[str, str] | None = 
                 variables[name.rstrip("+").split("[", 1)[0]] = expand(value, variables, make)
             continue
         text = expand(raw, variables, make)
-        m = _CD.match(text)
-        if m and not any(c in m.group(1) for c in "$`~") and not m.group(1).startswith("/"):
-            cwd.append(m.group(1))
-        if not _HINT.search(text):
+        if not _HINT.search(text) and not re.search(r"\b(cd|pushd)\b", text):
             continue
         for cmd in simple_commands(split_words(text)):
             shown = cmd
             while shown and shown[0] in CONTROL:
                 shown = shown[1:]
+            if shown and shown[0] in ("cd", "pushd"):
+                # a folder we cannot name ($VAR, a fresh clone...) is kept as "?": relative paths
+                # after it cannot be checked
+                dest = next((w for w in shown[1:] if not w.startswith("-")), "~")
+                literal = not any(c in dest for c in "$`~") and not dest.startswith("/")
+                cwd.append(dest if literal else "?")
+                continue
             parser = CommandParser(line, " ".join(shown), tuple(cwd))
             out.launches += parser.parse(cmd)
             out.unresolved += parser.unresolved
