@@ -334,6 +334,13 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    from .fields import container_ops  # containers are found after a first labelling pass
+
+    ops = container_ops(fn, facts)
+    return ((ops[0][0], MEDIUM),) if ops else ()
+
+
 def _http_call(fn: FnFacts) -> bool:
     for c in fn.calls:
         n = c.names[0] if c.names else ""
@@ -765,6 +772,21 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, n):\n        return random.sample(self.items, n)\n",
        ),
        examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
+    _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Building, returning or buffering the class the sampler fills and the trainer reads moves trajectories.",
+       body=_container_op,
+       examples_match=(
+           "from dataclasses import dataclass\n\nimport torch\nfrom vllm import LLM\n\n\n@dataclass\nclass Episode:\n"
+           "    tokens: list\n    reward: float\n\n\ndef collect(llm: LLM, prompts):\n"
+           "    return [Episode(tokens=o, reward=0.0) for o in llm.generate(prompts)]\n\n\n"
+           "def learn(ep: Episode, opt: torch.optim.Adam):\n    loss = torch.tensor(ep.reward)\n    loss.backward()\n"
+           "    opt.step()\n\n\ndef target(eps):\n"
+           "    return Episode(tokens=[t for e in eps for t in e.tokens], reward=sum(e.reward for e in eps))\n",
+       ),
+       examples_nomatch=(
+           "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int\n\n\n"
+           "def target(a, b):\n    return Point(x=a, y=b)\n",
+       )),
     _s(id="trajectory-file", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="Writing rollouts/experience to files for another process to read is a file transport.",
        calls=("torch.save", "pickle.dump", "json.dump", "numpy.save", "torch.load", "pickle.load"),

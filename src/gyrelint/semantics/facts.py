@@ -208,6 +208,7 @@ class Facts:
     repo_modules: frozenset[str] = frozenset()
     methods_by_name: dict[str, list[str]] = field(default_factory=dict)
     contexts: dict[str, _FileContext] = field(default_factory=dict)  # module -> import context
+    containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
 
     def class_role(self, cls: str, depth: int = 0) -> str | None:
         """A repo class's role from its bases (library types) or the methods it defines."""
@@ -469,6 +470,12 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> 
             obj_role = role_of_name(func)[0]
     return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo, instance=instance,
                     obj_role=obj_role)
+
+
+def canon_in(fn: FnFacts, text: str, facts: Facts) -> str | None:
+    """Canonical name of ``text`` (an annotation, a callee) as seen from inside ``fn``."""
+    ctx = facts.contexts.get(fn.module)
+    return _canon_text(text, ctx, fn, facts) if ctx is not None else None
 
 
 def _sane(name: str) -> bool:

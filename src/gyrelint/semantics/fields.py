@@ -14,9 +14,11 @@ Only containers that cross the handoff are considered, to keep noise low:
 
 from __future__ import annotations
 
+import re
+
 from ..index import Index
 from ..model import FieldContract, FieldUse, HandoffKind, Side
-from .facts import Facts, FnFacts
+from .facts import Facts, FnFacts, canon_in
 from .sides import SideResult
 
 # keys that libraries (tokenizers, HF models, collators) produce without repo code writing them
@@ -28,6 +30,9 @@ LIBRARY_KEYS = frozenset({
 _CONFIG_PARAMS = frozenset({"config", "cfg", "args", "kwargs", "options", "hparams", "conf", "settings", "opts",
                             "self", "cls", "env_vars", "environ", "headers", "request", "response", "resp",
                             "json_data", "params", "meta_info", "metadata", "info"})
+
+
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _is_configish(name: str) -> bool:
@@ -62,33 +67,81 @@ def _constructed(fn: FnFacts, facts: Facts) -> list[tuple[str, int, list[str]]]:
     return out
 
 
-def trajectory_containers(facts: Facts, sides: dict[str, SideResult]) -> set[str]:
-    """Repo classes built on the producing side and taken as input on the training side."""
+def container_ops(fn: FnFacts, facts: Facts) -> list[tuple[int, str]]:
+    """Where ``fn`` builds, returns or stores trajectory containers: (line, how)."""
+    cont = facts.containers
+    if not cont:
+        return []
+    out: list[tuple[int, str]] = []
+    for cls, line, _ in _constructed(fn, facts):
+        if cls in cont:
+            out.append((line, "builds"))
+            break
+    ret = fn.definition.returns
+    if ret and canon_in(fn, ret, facts) in cont:
+        out.append((fn.line, "returns"))
+    typed = [p.name for p in fn.definition.params if fn.local_types.get(p.name) in cont]
+    if typed:
+        for c in fn.calls:
+            rec = c.site.receiver or ""
+            if c.method in ("append", "extend", "put", "put_nowait", "appendleft", "insert", "add") \
+                    and rec.startswith("self."):
+                out.append((c.site.line, "stores"))
+                break
+    return out
+
+
+def trajectory_containers(facts: Facts, sides: dict[str, SideResult],
+                          edges: dict[str, dict[str, float]] | None = None) -> set[str]:
+    """Repo classes the producing side builds (itself or through helpers) and the trainer takes in.
+
+    Built: constructed or returned (annotation) by sampling/driver/trajectory code or by
+    the helpers it calls (two hops). Taken in: a training or handoff function has a
+    parameter of that type, or training code reads two or more of its declared fields.
+    """
+    producers = [q for q in facts.functions if _producer(sides.get(q))]
+    near: set[str] = set(producers)
+    frontier = list(producers)
+    for _ in range(2):
+        nxt = []
+        for q in frontier:
+            for v in (edges or {}).get(q, {}):
+                if v not in near:
+                    near.add(v)
+                    nxt.append(v)
+        frontier = nxt
     built: set[str] = set()
-    for q, fn in facts.functions.items():
-        if _producer(sides.get(q)):
-            for cls, _, _ in _constructed(fn, facts):
-                built.add(cls)
-            if fn.definition.returns:
-                for t in fn.local_types.values():
-                    if t in facts.classes:
-                        built.add(t)
+    for q in near:
+        fn = facts.functions.get(q)
+        if fn is None:
+            continue
+        for cls, _, _ in _constructed(fn, facts):
+            built.add(cls)
+        if fn.definition.returns:
+            t = canon_in(fn, fn.definition.returns, facts)
+            if t in facts.classes:
+                built.add(t)
     if not built:
         return set()
     used: set[str] = set()
+    field_reads: dict[str, set[str]] = {}
+    fields_of = {c: set(facts.classes[c].fields) for c in built if facts.classes[c].fields}
     for q, fn in facts.functions.items():
         r = sides.get(q)
         if r is None or r.side not in (Side.TRAINING, Side.HANDOFF):
             continue
-        for p in fn.definition.params:
-            t = fn.local_types.get(p.name)
+        params = {p.name for p in fn.definition.params}
+        for p in params:
+            t = fn.local_types.get(p)
             if t in built:
                 used.add(t)
-    # a class with declared fields built by the sampler is a container even if the trainer's params are untyped
-    for c in built:
-        info = facts.classes.get(c)
-        if info is not None and info.is_dataclass and info.fields:
-            used.add(c)
+        if r.side == Side.TRAINING and fields_of:
+            read = {a.attr for a in fn.attrs if a.mode == "read" and a.receiver in params}
+            for c, fs in fields_of.items():
+                hit = read & fs
+                if hit:
+                    field_reads.setdefault(c, set()).update(hit)
+    used.update(c for c, fs in field_reads.items() if len(fs) >= 2)
     return used
 
 
@@ -129,7 +182,7 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
                     derived.add(a.target)
         called = {(c.site.line, c.site.func) for c in fn.calls}
         for s in fn.subs:
-            if s.mode != "read":
+            if s.mode != "read" or not _KEY.match(s.key):
                 continue
             root = s.receiver.split(".", 1)[0].split("[", 1)[0]
             if root in derived:

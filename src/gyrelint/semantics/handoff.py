@@ -65,34 +65,43 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
         updates = [q for q, r in sides.items() if r.side == Side.TRAINING and r.own.get("training", 0) >= 1.0]
     if not updates:
         return False, []
-    fwd: dict[str, list[str]] = {}
-    rev: dict[str, list[str]] = {}
-    for u, row in edges.items():
-        # exact edges first so BFS prefers them at equal depth
-        for v, _d in sorted(row.items(), key=lambda kv: -kv[1]):
-            fwd.setdefault(u, []).append(v)
-            rev.setdefault(v, []).append(u)
     sync_set = set(sync)
     receivers = {q for q in sync if _own_ids(sides[q]) & _RECEIVER_SIGNALS}
+    # exact call edges first; name-only (weak) edges only when nothing exact connects
+    for min_decay in (0.5, 0.0):
+        fwd: dict[str, list[str]] = {}
+        rev: dict[str, list[str]] = {}
+        for u, row in edges.items():
+            for v, d in sorted(row.items(), key=lambda kv: -kv[1]):
+                if d >= min_decay:
+                    fwd.setdefault(u, []).append(v)
+                    rev.setdefault(v, []).append(u)
+        best = _join(sorted(updates), sync_set, receivers, fwd, rev, reached)
+        if best:
+            return True, best
+    return False, []
+
+
+def _join(updates: list[str], sync_set: set[str], receivers: set[str], fwd: dict[str, list[str]],
+          rev: dict[str, list[str]], reached: set[str]) -> list[str] | None:
     # 1) an update function that reaches a weight push itself
-    from_update = _bfs(sorted(updates), fwd, limit=6)
+    from_update = _bfs(updates, fwd, limit=6)
     direct = sorted((d, q) for q, (d, _) in from_update.items() if q in sync_set and d > 0)
     best: list[str] | None = None
     if direct:
         best = list(reversed(_walk(direct[0][1], from_update)))
-    # 2) the closest common caller of an update and a weight push
-    up_anc = _bfs(sorted(updates), rev)
-    sync_anc = _bfs(sorted(sync_set - set(updates)), rev)
-    common = [(up_anc[q][0] + sync_anc[q][0], q not in reached, q) for q in up_anc if q in sync_anc
-              and up_anc[q][0] > 0 and sync_anc[q][0] > 0]
-    if common and best is None:
-        common.sort()
-        _, _, d = common[0]
-        up_part = _walk(d, up_anc)  # d -> ... -> update
-        sync_part = _walk(d, sync_anc)  # d -> ... -> sync
-        best = list(reversed(up_part)) + sync_part[1:]
+    # 2) the closest common caller of an update and a weight push (the step loop)
     if best is None:
-        return False, []
+        up_anc = _bfs(updates, rev)
+        sync_anc = _bfs(sorted(sync_set - set(updates)), rev)
+        common = [(up_anc[q][0] + sync_anc[q][0], q not in reached, q) for q in up_anc if q in sync_anc
+                  and up_anc[q][0] > 0 and sync_anc[q][0] > 0]
+        if common:
+            common.sort()
+            d = common[0][2]
+            best = list(reversed(_walk(d, up_anc))) + _walk(d, sync_anc)[1:]
+    if best is None:
+        return None
     # 3) extend from the sender to the receiving end inside the engine, when linked
     last = best[-1]
     if last not in receivers and receivers:
@@ -101,7 +110,7 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
         if hits:
             tail = list(reversed(_walk(hits[0][1], to_recv)))
             best += [q for q in tail[1:] if q not in best]
-    return True, best
+    return best
 
 
 def module_sides(facts: Facts, sides: dict[str, SideResult]) -> dict[str, Side]:

@@ -174,7 +174,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif s >= THRESHOLD and t >= THRESHOLD and (min(s, t) >= 0.35 * max(s, t) or min(s, t) >= 2.0):
+    elif (min(s, t) >= INHERITED_THRESHOLD and max(s, t) >= THRESHOLD
+          and (min(s, t) >= 0.35 * max(s, t) or min(s, t) >= 2.0)):
         r.side = Side.DRIVER
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])

@@ -27,6 +27,9 @@ class Semantics:
     sides: dict[str, SideResult] = field(default_factory=dict)  # full scoring, for explain/debug views
 
 
+_CONTAINER_SIGNAL = next(s for s in SIGNALS if s.id == "trajectory-container-op")
+
+
 def _has_function_edges(graphs: Graphs) -> bool:
     g = graphs.calls
     for u, v in g.edges():
@@ -53,6 +56,19 @@ def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if m:
             matches[q] = m
     sides = assign_sides(facts, matches, graphs)
+    # second pass: the trajectory containers are known now; code that builds, returns or
+    # buffers them is the trajectory handoff
+    edges = call_edges(facts, graphs)
+    containers = trajectory_containers(facts, sides, edges)
+    if containers:
+        facts.containers = containers
+        added = False
+        for q, fn in facts.functions.items():
+            for line, st in _CONTAINER_SIGNAL.body(fn, facts):  # type: ignore[misc]
+                matches.setdefault(q, []).append(Match(_CONTAINER_SIGNAL, line, st))
+                added = True
+        if added:
+            sides = assign_sides(facts, matches, graphs)
     sem.sides = sides
     for q, fn in facts.functions.items():
         r = sides.get(q)
@@ -67,9 +83,7 @@ def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h = sem.handoff
     h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
     h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
-    edges = call_edges(facts, graphs)
     h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached)
-    containers = trajectory_containers(facts, sides)
     sem.containers = sorted(containers)
     h.fields = field_contract(index, facts, sides, containers)
     sem.boundary_modules = boundary_modules(facts, sides, containers)
