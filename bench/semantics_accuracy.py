@@ -24,6 +24,7 @@ The corpora come from ``scripts/fetch_corpora.sh`` (``$GYRELINT_CORPORA`` or
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -206,6 +207,37 @@ def run_sanity(name: str, base: Path) -> dict:
     return res
 
 
+STAGES = ("build_index", "find_entry_points", "build_graphs", "tag", "analyze_topology")
+
+
+@contextlib.contextmanager
+def stage_timer(times: dict[str, float]):
+    """Time each pipeline stage of one ``analyze`` call by wrapping the names ``gyrelint.api`` calls."""
+    import gyrelint.api as api
+    import gyrelint.rules as rules
+
+    def wrap(name: str, fn):
+        def timed(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                times[name] = times.get(name, 0.0) + time.perf_counter() - t0
+        return timed
+
+    saved = {n: getattr(api, n) for n in STAGES}
+    saved_rules = rules.run_rules
+    try:
+        for n, fn in saved.items():
+            setattr(api, n, wrap(n, fn))
+        rules.run_rules = wrap("run_rules", saved_rules)
+        yield times
+    finally:
+        for n, fn in saved.items():
+            setattr(api, n, fn)
+        rules.run_rules = saved_rules
+
+
 def run_speed(base: Path) -> dict:
     """Cold whole pipeline vs a bare single-process libcst parse loop; then warm."""
     import libcst as cst
@@ -220,9 +252,12 @@ def run_speed(base: Path) -> dict:
         return res
     settings, _ = load_settings(root)
     try:
+        cold_stages: dict[str, float] = {}
         t0 = time.perf_counter()
-        cold = analyze(root, settings.with_overrides(use_cache=False))
+        with stage_timer(cold_stages):
+            cold = analyze(root, settings.with_overrides(use_cache=False))
         res["cold_s"] = time.perf_counter() - t0
+        res["cold_stages"] = {k: round(v, 2) for k, v in cold_stages.items()}
     except Exception as exc:  # noqa: BLE001
         res["error"] = f"analyze failed: {exc.__class__.__name__}: {exc}"
         return res
@@ -240,9 +275,12 @@ def run_speed(base: Path) -> dict:
     res["parse_s"] = time.perf_counter() - t0
     res["parse_failed"] = failed
     analyze(root, settings)  # fill the cache
+    stages: dict[str, float] = {}
     t0 = time.perf_counter()
-    analyze(root, settings)
+    with stage_timer(stages):
+        analyze(root, settings)
     res["warm_s"] = time.perf_counter() - t0
+    res["warm_stages"] = {k: round(v, 2) for k, v in stages.items()}
     res["cold_ratio"] = res["cold_s"] / res["parse_s"] if res["parse_s"] else None
     return res
 
@@ -305,6 +343,13 @@ def render(report: dict) -> str:
             w("|---|---|---|---|---|---|")
             w(f"| {sp['files']} | {sp['parse_s']:.2f} | {sp['cold_s']:.2f} | **{sp['cold_ratio']:.2f}** "
               f"| **{sp['warm_s']:.2f}** | {sp['jobs']} |")
+            names = list(STAGES) + ["run_rules"]
+            w("\nPer stage (s):\n")
+            w("| run | " + " | ".join(names) + " |")
+            w("|---|" + "---|" * len(names))
+            for run in ("cold", "warm"):
+                st = sp.get(f"{run}_stages", {})
+                w(f"| {run} | " + " | ".join(f"{st[n]:.2f}" if n in st else "–" for n in names) + " |")
     return "\n".join(lines) + "\n"
 
 
