@@ -196,7 +196,7 @@ def test_every_source_kind_is_found(repo_scan) -> None:
     assert ("rlx.driver", "rlx/driver.py") in _by(scan, "hydra")
     assert ("tools.extra", "tools/extra.py") in _by(scan, "hydra")  # `from hydra import main as ...`
     assert ("rlx.train", "rlx/train.py") in _by(scan, "main-guard")
-    assert ("tools.extra", "[tool.gyrelint] entry-points") in _by(scan, "config")
+    assert ("tools.extra", "pyproject.toml") in _by(scan, "config")
 
 
 def test_functions_are_named(repo_scan) -> None:
@@ -226,7 +226,7 @@ def test_missing_targets_are_reported_with_location(repo_scan) -> None:
                         ("pyproject.toml:7", "rlx.gone")]:
         assert any(m.startswith(loc + ":") and target in m for m in msgs), (loc, target)
     assert any("not_defined" in m for m in msgs)
-    assert any("rlx.absent" in m for m in msgs)
+    assert any(m.startswith("pyproject.toml:11:") and "rlx.absent" in m for m in msgs)
     missing = {(e.module or e.file) for e in scan.missing}
     assert {"rlx.trainer_v0", "scripts/missing_script.py", "rlx.old_train"} <= missing
 
@@ -277,6 +277,15 @@ def test_entries_command_text_and_json() -> None:
     assert {"module", "file", "found_by", "source", "line", "command", "function", "exists"} <= set(data["entry_points"][0])
     assert any(m["module"] == "rlx.trainer_v0" for m in data["missing"])
     assert data["counts"]["hydra"] == 2
+
+
+def test_entries_command_extra_entry_option() -> None:
+    res = CliRunner().invoke(main, ["entries", str(SRC), "--no-cache", "-j", "1", "--format", "json",
+                                    "--entry", "examples/proj/run.py", "--entry", "pkgx.nothere"])
+    data = json.loads(res.output)
+    config = [(e["source"], e["file"], e["exists"]) for e in data["entry_points"] if e["found_by"] == "config"]
+    assert ("--entry", "examples/proj/run.py", True) in config
+    assert any(m["module"] == "pkgx.nothere" and m["source"] == "--entry" for m in data["missing"])
 
 
 def test_entries_command_bad_path(tmp_path: Path) -> None:

@@ -182,29 +182,35 @@ class _Finder:
         self._launches(rel, found_by, scan_shell(lines, make=make, yaml=yaml))
 
     def configured(self, entries: tuple[str, ...]) -> None:
+        """``[tool.gyrelint] entry-points`` (and ``--entry``): files, modules or ``pkg.mod:func``."""
+        pyproject = self.index.read_text("pyproject.toml", _TEXT_LIMIT) or ""
         for raw in entries:
             spec = raw.strip()
             if not spec:
                 continue
+            pos = pyproject.find(f'"{spec}"')
+            if pos < 0:
+                pos = pyproject.find(f"'{spec}'")
+            src, line = ("pyproject.toml", pyproject.count("\n", 0, pos) + 1) if pos >= 0 else ("--entry", 0)
             if ":" in spec and not spec.endswith(".py"):
                 parsed = parse_spec(spec)
                 if parsed:
-                    self._script_entry(Script(spec, parsed[0], parsed[1], "[tool.gyrelint] entry-points", 0, "config"))
+                    self._script_entry(Script(spec, parsed[0], parsed[1], src, line, "config"))
                     continue
             if spec.endswith(".py") or "/" in spec:
-                path = self._file(spec.lstrip("./") if spec.startswith("./") else spec, ("",))
+                path = self._file(spec[2:] if spec.startswith("./") else spec, ("",))
                 if path is None:
-                    self._missing("config", "[tool.gyrelint] entry-points", 0, spec, f"file '{spec}'", file=spec)
+                    self._missing("config", src, line, spec, f"entry-points file '{spec}'", file=spec)
                 else:
-                    self._add(EntryPoint(self.index.files.modules.get(path), path, "config",
-                                         "[tool.gyrelint] entry-points", 0, spec, self._function_of(path)))
+                    self._add(EntryPoint(self.index.files.modules.get(path), path, "config", src, line, spec,
+                                         self._function_of(path)))
                 continue
             path = self._module_path(spec)
             if path is None:
-                self._missing("config", "[tool.gyrelint] entry-points", 0, spec, f"module '{spec}'", module=spec)
+                self._missing("config", src, line, spec, f"entry-points module '{spec}'", module=spec)
             else:
-                self._add(EntryPoint(self.index.files.modules.get(path, spec), path, "config",
-                                     "[tool.gyrelint] entry-points", 0, spec, self._function_of(path)))
+                self._add(EntryPoint(self.index.files.modules.get(path, spec), path, "config", src, line, spec,
+                                     self._function_of(path)))
 
     # ---- launches -------------------------------------------------------------------------------
     def _launches(self, rel: str, found_by: str, shell_scan) -> None:
