@@ -156,6 +156,9 @@ def _generate_call(c: CallFact, fn: FnFacts, s: float) -> float:
 
 def _rollout_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     toks = _arg_tokens(c)
+    if toks & {"state", "checkpoint", "ckpt", "config", "meta", "index", "position", "args", "metrics"} or \
+            any(t.endswith(("_state", "_config", "_meta", "_index", "_metrics")) for t in toks):
+        return 0.0
     if any(any(w in t for w in _ROLLOUTISH) for t in toks):
         return s
     return 0.0
@@ -184,6 +187,9 @@ _ROLLOUT_PAYLOAD = ("rollout", "sample", "traj", "experience", "batch", "episode
 def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     """A queue of rollouts, not of metrics, heartbeats or control messages."""
     toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
+    for a in fn.assigns:  # ``sample = q.get()``: what the result is called
+        if a.line == c.site.line and a.value_kind == "call":
+            toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit":
         return 0.0  # a sentinel or a control word
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
@@ -339,6 +345,34 @@ def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
     ops = container_ops(fn, facts)
     return ((ops[0][0], MEDIUM),) if ops else ()
+
+
+_FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "query", "solution", "generated",
+          "rollout", "trajector")
+
+
+def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Calling a reward function/model or a verifier on freshly generated completions.
+
+    Reward callables are usually passed in (plugins, lists of functions, Ray handles),
+    so the call does not resolve to repo code; a resolved call speaks through its callee.
+    """
+    toks = fn.tokens()
+    if not _tok_has(toks, *_FRESH):
+        return ()
+    for c in fn.calls:
+        if c.targets and c.kind == EXACT:
+            continue
+        name = c.method.lower()
+        if name in ("remote",):
+            continue
+        if ("reward" in name and not name.startswith(("get_", "set_", "log", "_log", "normalize", "init"))
+                and "stat" not in name and "metric" not in name) or name in ("rm", "reward_fn", "compute_score", "score_fn",
+                                                                              "verify", "verifier", "judge"):
+            return ((c.site.line, MEDIUM),)
+        if c.names and c.names[0].startswith(("math_verify.", "latex2sympy2")):
+            return ((c.site.line, MEDIUM),)
+    return ()
 
 
 def _http_call(fn: FnFacts) -> bool:
@@ -509,6 +543,18 @@ SIGNALS: tuple[Signal, ...] = (
            "import random\n\ndef target(items):\n    return random.sample(items, 3)\n",
            "def target(sampler):\n    return sampler.sample()\n",
        )),
+    _s(id="reward-scoring", side=SAMPLING, weight=2.0,
+       rationale="Scoring freshly generated completions with reward functions, reward models or verifiers is the rollout path.",
+       body=_reward_scoring,
+       examples_match=(
+           "def target(reward_funcs, prompts, completions):\n    scores = []\n    for reward_func in reward_funcs:\n"
+           "        scores.append(reward_func(prompts=prompts, completions=completions))\n    return scores\n",
+           "class Scorer:\n    def target(self, sequences):\n        rewards = self.reward_model(sequences)\n        return rewards\n",
+       ),
+       examples_nomatch=(
+           "def target(stats, rewards):\n    return stats.log_reward_stats(rewards)\n",
+           "def target(reward_fn, x):\n    return reward_fn.config\n",
+       )),
     # ======================== training ========================
     _s(id="tensor-backward", side=TRAINING, weight=3.0,
        rationale="loss.backward() computes gradients: the heart of a training step.",
@@ -648,7 +694,7 @@ SIGNALS: tuple[Signal, ...] = (
            "    surr2 = ratio.clamp(1 - eps, 1 + eps) * advantages\n    return -torch.min(surr1, surr2).mean()\n",
        ),
        examples_nomatch=("import torch\n\ndef target(x, lo, hi):\n    return torch.clamp(torch.exp(x), lo, hi)\n",)),
-    _s(id="kl-penalty", side=TRAINING, weight=1.5,
+    _s(id="kl-penalty", side=TRAINING, weight=2.0,
        rationale="A KL term between policy and reference log-probs regularises the training objective.",
        calls=("torch.nn.functional.kl_div", "torch.distributions.kl_divergence", "torch.distributions.kl.*"),
        body=_kl,

@@ -461,7 +461,8 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> 
     head = parts[0]
     instance = (len(parts) == 2 and head in ("self", "cls")) or (len(parts) == 1 and head in fn.local_types)
     obj_role = None
-    if instance or (canon is None and not method[:1].isupper()):
+    direct = len(parts) == 1 or (len(parts) == 2 and head in ("self", "cls"))
+    if direct and not method[:1].isupper():
         if canon and canon in facts.classes:
             obj_role = facts.class_role(canon)
         elif canon and not _is_repo_name(canon, facts):
