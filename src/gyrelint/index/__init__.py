@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 import time
@@ -21,7 +22,7 @@ from .extract import extract
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
-_PARALLEL_MIN_FILES = 24
+_BATCH = 4
 
 
 @dataclass(slots=True)
@@ -57,6 +58,25 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     except UnicodeDecodeError:
         text = None
     is_package = path.endswith("__init__.py")
+    # CPython's own parser screens the file first: it rejects, in C and quickly, what makes
+    # libcst's native parser overflow its stack (5,000 nested brackets, 50,000-term sums).
+    old_limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(1000)
+        ast.parse(text if text is not None else content)
+    except SyntaxError as exc:
+        msg = exc.msg or "invalid syntax"
+        if "unicode error" in msg or "codec" in msg:
+            return None, Diagnostic(path, exc.lineno or 0, "not valid UTF-8 and no coding cookie; save it as UTF-8 or exclude it", "decode")
+        if "nested" in msg or "too many" in msg:
+            return None, Diagnostic(path, exc.lineno or 0, f"{msg}; file skipped", "parse")
+        return None, Diagnostic(path, exc.lineno or 0, f"syntax error: {msg}; file skipped, fix it or exclude it", "parse")
+    except (RecursionError, MemoryError):
+        return None, Diagnostic(path, 0, "expression nesting too deep to analyze; file skipped", "parse")
+    except ValueError as exc:
+        return None, Diagnostic(path, 0, f"cannot decode ({exc}); save it as UTF-8 or exclude it", "decode")
+    finally:
+        sys.setrecursionlimit(old_limit)
     try:
         tree = cst.parse_module(text if text is not None else content)
     except cst.ParserSyntaxError as exc:
@@ -132,16 +152,12 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
         progress(done, total)
     jobs = settings.jobs or os.cpu_count() or 1
     results: list[tuple[str, FileSummary | None, Diagnostic | None]] = []
-    if jobs <= 1 or len(todo) < _PARALLEL_MIN_FILES:
-        for item in todo:
-            results.extend(_work([item]))
-            done += 1
-            if progress:
-                progress(done, total)
-    else:
+    if todo:
+        # always in worker processes: a native parser crash then costs one worker, not the run
+        jobs = max(1, min(jobs, (len(todo) + _BATCH - 1) // _BATCH))
         # big files first, then small batches so workers stay busy to the end
         todo.sort(key=lambda t: -_size(t[0]))
-        batches = [todo[i : i + 4] for i in range(0, len(todo), 4)]
+        batches = [todo[i : i + _BATCH] for i in range(0, len(todo), _BATCH)]
         try:
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 for out in pool.map(_work, batches):
@@ -161,6 +177,7 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
         if diag is not None:
             index.diagnostics.append(diag)
     index.summaries = dict(sorted(index.summaries.items()))
+    index.diagnostics.sort(key=lambda d: (d.file, d.line, d.message))
     index.stats.files = total
     index.stats.functions = sum(len(s.functions) for s in index.summaries.values())
     index.stats.seconds = round(time.perf_counter() - start, 3)
