@@ -30,20 +30,30 @@ def import_map(summary: FileSummary) -> dict[str, str]:
     return out
 
 
+Resolved = dict[tuple[int, str], tuple[str, ...]]  # (line, callee text) -> targets
+
+
+def resolved_by_file(graphs: Graphs | None) -> dict[str, Resolved]:
+    """The resolver's targets per file, indexed once for every :class:`Namer`."""
+    out: dict[str, Resolved] = {}
+    if graphs is None:
+        return out
+    for calls in graphs.resolved.values():
+        for rc in calls:
+            if rc.targets:
+                out.setdefault(rc.file, {})[(rc.site.line, rc.site.func)] = rc.targets
+    return out
+
+
 class Namer:
     """Canonical dotted names of the call sites of one file."""
 
-    def __init__(self, summary: FileSummary, graphs: Graphs | None = None) -> None:
+    def __init__(self, summary: FileSummary, resolved: Resolved | None = None) -> None:
         self.summary = summary
         self.imports = import_map(summary)
         self.types: dict[tuple[str, str], str] = {}  # (scope or class, name) -> creating call, canonical
-        self.resolved: dict[tuple[int, str], tuple[str, ...]] = {}
+        self.resolved: Resolved = resolved or {}
         self._memo: dict[tuple[str, str], str] = {}
-        if graphs is not None and graphs.resolved:
-            for calls in graphs.resolved.values():
-                for rc in calls:
-                    if rc.file == summary.path and rc.targets:
-                        self.resolved[(rc.site.line, rc.site.func)] = rc.targets
         for a in summary.assignments:
             if a.value_kind == "call" and isinstance(a.value, str) and not a.augmented:
                 owner = a.scope.rsplit(".", 1)[0] if a.target.startswith("self.") else a.scope

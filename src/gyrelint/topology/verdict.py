@@ -19,7 +19,7 @@ from ..settings import Settings
 from .classify import Vocabulary, tokenize
 from .evidence import EvidenceResult, collect
 from .keys import classified_keys
-from .names import Namer
+from .names import Namer, resolved_by_file
 
 CROSS, SAME = "cross-process", "same-process"
 _STRONG = 5
@@ -72,7 +72,8 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[
     diags: list[Diagnostic] = []
     vocab, problems = Vocabulary.from_settings(settings.topology)
     diags.extend(Diagnostic("pyproject.toml", 0, p, "config") for p in problems)
-    namers = {p: Namer(s, graphs) for p, s in index.summaries.items()}
+    resolved = resolved_by_file(graphs)
+    namers = {p: Namer(s, resolved.get(p)) for p, s in index.summaries.items()}
     keys = classified_keys(index, graphs, settings, namers, vocab, diags)
     ev = collect(index, graphs, namers)
     topo = decide(keys, ev)
