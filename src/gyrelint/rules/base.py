@@ -162,6 +162,10 @@ def tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^A-Za-z0-9]+", name.lower()) if t]
 
 
-def chains_present(ctx: RuleContext) -> tuple[list[FunctionReport], list[FunctionReport]]:
-    """(sampling, training) functions anywhere in the repo."""
-    return ctx.functions(Side.SAMPLING), ctx.functions(Side.TRAINING)
+def chain(ctx: RuleContext, side: Side) -> list[FunctionReport]:
+    """The functions that make up one chain: that side's functions, then the drivers.
+
+    A driver orchestrates both chains (it may compute the loss and step the optimizer
+    inline), so it stands for either chain when no function of that side exists.
+    """
+    return ctx.functions(side) + ctx.functions(Side.DRIVER)

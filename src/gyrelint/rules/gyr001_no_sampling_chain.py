@@ -68,10 +68,12 @@ class NoSamplingChain(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         mine = ctx.functions(self.side)
         theirs = ctx.functions(self.other)
-        if not mine and not theirs:
+        drivers = ctx.functions(Side.DRIVER)
+        if not mine and not theirs and not drivers:
             return  # neither chain anywhere: not an RL loop, nothing to say
-        if any(f.reached for f in mine):
-            return
+        if any(f.reached for f in mine + drivers):
+            return  # a reached driver drives both chains
+        theirs = theirs + drivers
         entries = [e for e in ctx.analysis.entry_points if e.exists]
         entry_ev = [Location(e.source or e.file or ".", max(e.line, 1), f"entry point ({e.found_by}): {e.module or e.file}")
                     for e in entries]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import Finding, HandoffKind, Severity, Side
-from .base import Example, Rule, RuleContext, loc
+from .base import Example, Rule, RuleContext, chain, loc
 
 _BAD = """\
 import torch
@@ -79,9 +79,9 @@ class LoopNotOnline(Rule):
         handoff = ctx.analysis.handoff
         if handoff.online:
             return
-        sampling = ctx.functions(Side.SAMPLING)
-        training = ctx.functions(Side.TRAINING)
-        if not sampling or not training:
+        sampling = chain(ctx, Side.SAMPLING)
+        training = chain(ctx, Side.TRAINING)
+        if not ctx.functions(Side.SAMPLING) and not ctx.functions(Side.TRAINING) or not sampling or not training:
             return  # GYR001/GYR002 speak about a missing chain
         syncs = ctx.functions(Side.HANDOFF, kind=HandoffKind.WEIGHT_SYNC)
         path_ev = []

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..index.summary import FileSummary
 from ..model import Finding, HandoffKind, Location, Severity, Side
-from .base import Example, Rule, RuleContext, loc, tokens
+from .base import Example, Rule, RuleContext, chain, loc, tokens
 
 # A metric name counts as a counter when its tokens hold one of these shapes.
 _ITEMS = {"sample", "samples", "rollout", "rollouts", "trajectory", "trajectories", "traj", "trajs", "episode",
@@ -158,9 +158,9 @@ class MissingCounters(Rule):
     tags = ("counters",)
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        sampling = ctx.functions(Side.SAMPLING)
-        training = ctx.functions(Side.TRAINING)
-        if not sampling or not training:
+        sampling = chain(ctx, Side.SAMPLING)
+        training = chain(ctx, Side.TRAINING)
+        if not ctx.functions(Side.SAMPLING) and not ctx.functions(Side.TRAINING) or not sampling or not training:
             return
         found = counters_found(ctx)
         missing = [c for c in COUNTERS if c not in found]
