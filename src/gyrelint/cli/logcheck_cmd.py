@@ -46,7 +46,10 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
     Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
     lines and TensorBoard scalars exported as CSV. Exit 0 healthy, 1 problem, 2 unreadable input.
     """
-    settings, _ = load_settings(Path.cwd())
+    settings, diags = load_settings(Path.cwd())
+    for d in diags:  # a broken pyproject only loses its [tool.gyrelint.counters]; say so
+        click.echo(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
+                   f"gyrelint: warning: {d.file}: {d.message}", err=True)
     try:
         rules = build_rules(profile, patterns, settings.counters)
         until_rx = re.compile(until) if until else None

@@ -107,6 +107,7 @@ class Collector:
         self.obs: dict[str, list[Obs]] = {c: [] for c in COUNTERS}
         self.records = 0
         self.files: dict[str, int] = {}
+        self._key_cache: dict[tuple[str, tuple[str, ...]], list[Rule]] = {}  # keys repeat on every line
 
     def add(self, records: list[Record]) -> None:
         for rec in records:
@@ -122,8 +123,9 @@ class Collector:
                 self.obs[name].append(Obs(name, mode, amount, rec, "gyrelint-probe", PROBE_PRECEDENCE))
             return
         seen: set[str] = set()
+        low = rec.text.lower() if self.line_rules else ""
         for rule in self.line_rules:
-            if rule.counter in seen:
+            if rule.counter in seen or (rule.needles and not any(n in low for n in rule.needles)):
                 continue
             m = rule.line.search(rec.text)  # type: ignore[union-attr]
             if not m:
@@ -142,13 +144,22 @@ class Collector:
         if not self.key_rules:
             return
         for key, value in rec.values.items():
-            spellings = (key, *rec.aliases.get(key, ()))
-            for rule in self.key_rules:
-                if rule.counter in seen or not any(rule.key.fullmatch(k) for k in spellings):  # type: ignore[union-attr]
+            for rule in self._rules_for(key, rec.aliases.get(key, ())):
+                if rule.counter in seen:
                     continue
                 seen.add(rule.counter)
                 self.obs[rule.counter].append(Obs(rule.counter, rule.mode, value, rec, key, rule.precedence))
                 break
+
+    def _rules_for(self, key: str, aliases: tuple[str, ...]) -> list[Rule]:
+        """The key rules matching ``key`` (or one of its other spellings), in rule order; cached."""
+        ck = (key, aliases)
+        hit = self._key_cache.get(ck)
+        if hit is None:
+            spellings = (key, *aliases)
+            hit = [r for r in self.key_rules if any(r.key.fullmatch(k) for k in spellings)]  # type: ignore[union-attr]
+            self._key_cache[ck] = hit
+        return hit
 
     def view(self, counter: str) -> CounterView:
         obs = self.obs[counter]

@@ -34,6 +34,7 @@ class Rule:
     source: str  # "profile:<name>", "pattern", "pyproject"
     key: re.Pattern[str] | None = None
     line: re.Pattern[str] | None = None
+    needles: tuple[str, ...] = ()  # lowercase words one of which a line must hold before the regex runs
 
     @property
     def precedence(self) -> int:
@@ -45,8 +46,8 @@ def _k(counter: str, mode: str, profile: str, regex: str) -> Rule:
     return Rule(counter, mode, f"profile:{profile}", key=re.compile(regex, re.I))
 
 
-def _l(counter: str, mode: str, profile: str, regex: str) -> Rule:
-    return Rule(counter, mode, f"profile:{profile}", line=re.compile(regex, re.I))
+def _l(counter: str, mode: str, profile: str, regex: str, needles: tuple[str, ...]) -> Rule:
+    return Rule(counter, mode, f"profile:{profile}", line=re.compile(regex, re.I), needles=needles)
 
 
 _ITEMS = r"(?:samples|trajectories|trajs|rollouts|episodes|sequences|experiences|responses|completions)"
@@ -67,30 +68,28 @@ GENERIC = (
     _k("policy_version", "value", "generic",
        r"(?:.*/)?(?:current_|latest_)?(?:policy|param|params|model|weight|weights)_version"),
     # plain sentences: "sampled 8 trajectories", "trained on 32 samples"
-    _l("sampled", "delta", "generic", rf"\b(?:sampled|generated|produced|rolled out)\s+(\d+)\s+{_ITEMS}\b"),
-    _l("consumed", "delta", "generic", rf"\b(?:consumed|trained on|received|dequeued)\s+(\d+)\s+{_ITEMS}\b"),
+    _l("sampled", "delta", "generic", rf"\b(?:sampled|generated|produced|rolled out)\s+(\d+)\s+{_ITEMS}\b",
+       ("sampled", "generated", "produced", "rolled out")),
+    _l("consumed", "delta", "generic", rf"\b(?:consumed|trained on|received|dequeued)\s+(\d+)\s+{_ITEMS}\b",
+       ("consumed", "trained on", "received", "dequeued")),
 )
 
 VERL_LIKE = (
     _k("step", "total", "verl-like", r"step|training/global_step"),
     _k("sampled", "total", "verl-like", r"(?:fully_async/)?count/total_generated_samples"),
-    _k("consumed", "total", "verl-like", r"(?:fully_async/)?count/(?:total_)?(?:processed|consumed|trained)_samples"),
     _k("policy_version", "value", "verl-like", r"(?:fully_async/)?count/current_param_version|.*/param_version"),
 )
 
 OPENRLHF_LIKE = (
     _k("step", "total", "openrlhf-like", r"global_step|train/global_step"),
     _k("sampled", "total", "openrlhf-like", r"total_consumed_prompts"),  # prompts drawn by the generator
-    _k("consumed", "total", "openrlhf-like", r"(?:train/)?(?:total_)?(?:num_)?(?:trained|processed)_samples"),
-    _k("policy_version", "value", "openrlhf-like", r"(?:policy|weights?|model)_version"),
 )
 
 TRL_LIKE = (
     _k("step", "total", "trl-like", r"step|global_step"),
     _k("step", "value", "trl-like", r"epoch"),  # dict logs without a step: epoch advances each log
     _k("consumed", "delta", "trl-like", r"batch/samples_per_step"),
-    _k("sampled", "total", "trl-like", r"(?:sample|samples)/(?:total_)?(?:generated|sampled)(?:_total)?"),
-    _k("policy_version", "value", "trl-like", r"(?:sample/)?model_version"),
+    _k("policy_version", "value", "trl-like", r"(?:sample/)?model_version"),  # the version each sample carries
 )
 
 PROFILES: dict[str, tuple[Rule, ...]] = {

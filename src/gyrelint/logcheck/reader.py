@@ -120,7 +120,7 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
         v = _to_float(m["v"])
         if v is not None and key not in values:
             values[key] = v
-    g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped)
+    g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped) if ("lobal" in stripped or "LOBAL" in stripped) else None
     if g and "global_step" not in values:
         values["global_step"] = float(g.group(1))
     return Record(file, line, stripped, values, file)
