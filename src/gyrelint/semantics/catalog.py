@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..graphs.model import EXACT
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
@@ -54,8 +53,8 @@ def _arg_tokens(c: CallFact) -> set[str]:
     return out
 
 
-def _resolved_to_repo(c: CallFact) -> bool:
-    return bool(c.targets) and c.kind == EXACT
+def _resolved_to_repo(c: CallFact, fn: FnFacts) -> bool:
+    return c.into_repo(fn.qualname)
 
 
 def _ctor(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -74,7 +73,7 @@ def _optimizer_step(c: CallFact, fn: FnFacts, s: float) -> float:
 def _backward_tensor(c: CallFact, fn: FnFacts, s: float) -> float:
     if c.role in ("accelerator", "ds_engine"):
         return 0.0  # engine-backward
-    if _resolved_to_repo(c):
+    if _resolved_to_repo(c, fn):
         return 0.0  # a repo method called backward: its own body decides
     if not c.site.args and all(k in ("retain_graph", "gradient", "create_graph", "inputs") for k, _ in c.site.kwargs):
         return max(s, MEDIUM)
@@ -82,7 +81,7 @@ def _backward_tensor(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _backward_engine(c: CallFact, fn: FnFacts, s: float) -> float:
-    if _resolved_to_repo(c) and c.role not in ("accelerator", "ds_engine"):
+    if _resolved_to_repo(c, fn) and c.role not in ("accelerator", "ds_engine"):
         return 0.0
     if not c.site.args and not c.site.star_args:
         return 0.0
@@ -107,7 +106,7 @@ def _not_path_arg(c: CallFact, fn: FnFacts, s: float) -> float:
 
 def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
     """A method name that only one library API uses counts as medium evidence."""
-    return max(s, MEDIUM) if not _resolved_to_repo(c) else s
+    return max(s, MEDIUM) if not _resolved_to_repo(c, fn) else s
 
 
 def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -361,7 +360,7 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if not _tok_has(toks, *_FRESH):
         return ()
     for c in fn.calls:
-        if c.targets and c.kind == EXACT:
+        if c.into_repo(fn.qualname):
             continue
         name = c.method.lower()
         if name in ("remote",):

@@ -112,6 +112,13 @@ class CallFact:
     repo: str | None = None  # canonical repo name of the callee text (``pkg.mod.Cls``), when local
     instance: bool = False  # the callee text is an object of a learned type (``self.actor(...)``)
     obj_role: str | None = None  # role of the object called directly (``self.model(...)``, ``env(...)``)
+    ext_own: bool = False  # our own import/annotation typing says the callee is a library's
+
+    def into_repo(self, caller: str) -> bool:
+        """Resolved exactly to repo code (other than the caller), and not typed as a library call."""
+        if self.ext_own or self.kind != EXACT:
+            return False
+        return any(t != caller for t in self.targets)
 
 
 @dataclass(slots=True)
@@ -470,7 +477,7 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> 
         if obj_role is None:
             obj_role = role_of_name(func)[0]
     return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo, instance=instance,
-                    obj_role=obj_role)
+                    obj_role=obj_role, ext_own=bool(names) and not names[0].startswith("<builtin>"))
 
 
 def canon_in(fn: FnFacts, text: str, facts: Facts) -> str | None:

@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..graphs.model import EXACT
 from .facts import MEDIUM, STRONG, WEAK_EV, CallFact, Facts, FnFacts
 
 SAMPLING, TRAINING, HANDOFF, NEUTRAL = "sampling", "training", "handoff", "neutral"
@@ -69,7 +68,7 @@ class Signal:
                 best = max(best, c.role_strength)
             if self.kwargs and any(k in self.kwargs for k, _ in c.site.kwargs):
                 best = max(best, MEDIUM)
-            if self.name_only and best == 0.0 and not (c.targets and c.kind == EXACT):
+            if self.name_only and best == 0.0 and not c.into_repo(fn.qualname):
                 best = WEAK_EV
         if best and self.check is not None:
             best = self.check(c, fn, best)
