@@ -141,7 +141,10 @@ def _module_of(a: Analysis, qualname: str) -> str:
 def _short(qualname: str, module: str) -> str:
     """``pkg.sub.mod.Cls.meth`` -> ``mod.Cls.meth``: enough to recognise, short enough to lay out."""
     rest = qualname[len(module) + 1:] if qualname.startswith(module + ".") else qualname
-    return f"{module.rsplit('.', 1)[-1]}.{rest}" if rest != qualname else qualname
+    if rest == qualname:
+        return qualname
+    head = module.rsplit(".", 1)[-1]
+    return f"{head}.{rest}" if len(head) + len(rest) < 30 else f"{head}\n{rest}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,6 +413,10 @@ def _contracted_edges(a: Analysis, nodes: list[MapNode], member_of: dict[str, st
         if nid is not None:
             sources.append((q, nid))
     for start, src in sources:
+        own = owner(start)
+        if own is not None and own != src:  # an entry point whose function is drawn: point at it
+            found.setdefault((src, own), []).append(False)
+            continue
         if start not in calls:
             continue
         queue = deque([(start, 0, False)])
@@ -675,37 +682,45 @@ def _layout_hints(g: MapGraph, by_side: dict[str, list[MapNode]]) -> list[str]:
     Nodes of a layer that nothing above points at are hung under the layer above (stacked a
     few to a row), so unconnected nodes neither float to the top nor spread into one wide row.
     """
-    order = {s: i for i, s in enumerate(LAYERS)}
     side = {n.id: n.side for n in g.nodes}
     fed: set[str] = set()  # fed from inside its own layer
     for e in g.edges:
         if e.kind in ("call", "entry") and e.src != e.dst and side.get(e.src) == side.get(e.dst):
             fed.add(e.dst)
     out = []
-    previous: list[str] = []
+    previous: str | None = None
     for layer in LAYERS:
         members = [n.id for n in by_side.get(layer, [])]
         if not members:
             continue
         roots = [m for m in members if m not in fed]
         wrap = max(3, min(_WRAP, math.ceil(math.sqrt(len(roots))) + 1))
+        chain: list[tuple[str, str]] = []
         for i, r in enumerate(roots):
             if i < wrap:
-                for a_ in previous[:1]:
-                    out.append(f"  {a_} -> {r} [style=invis, weight=1];")
+                if previous:
+                    out.append(f"  {previous} -> {r} [style=invis, weight=1];")
             else:
+                chain.append((roots[i - wrap], r))
                 out.append(f"  {roots[i - wrap]} -> {r} [style=invis, weight=1];")
-        if order[layer] >= order["sampling"]:
-            previous = _sinks(g, members) or members
-        elif not previous:
-            previous = members
+        inner = [(e.src, e.dst) for e in g.edges if e.kind in ("call", "entry") and e.src != e.dst
+                 and side.get(e.src) == layer and side.get(e.dst) == layer]
+        previous = _deepest(members, inner + chain)
     return out
 
 
-def _sinks(g: MapGraph, members: list[str]) -> list[str]:
-    inside = set(members)
-    has_out = {e.src for e in g.edges if e.src in inside and e.dst in inside and e.kind == "call"}
-    return [m for m in members if m not in has_out]
+def _deepest(members: list[str], edges: list[tuple[str, str]]) -> str:
+    """The member farthest down its layer (longest path over the layer's own edges; cycles cut)."""
+    depth = dict.fromkeys(members, 0)
+    for _ in range(min(len(members), 60)):
+        changed = False
+        for u, v in edges:
+            if depth[u] + 1 > depth[v] and depth[u] + 1 < len(members):
+                depth[v] = depth[u] + 1
+                changed = True
+        if not changed:
+            break
+    return max(members, key=lambda m: (depth[m], -members.index(m)))
 
 
 # ---------------------------------------------------------------------------------------------
