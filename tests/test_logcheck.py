@@ -260,3 +260,24 @@ def test_version_reported_only_before_updates_is_too_early(tmp_path):
     log.write_text("gyrelint-probe policy_version=0 pid=1 t=1\ngyrelint-probe policy_version=0 pid=1 t=1\n"
                    + "".join(f"gyrelint-probe step=+1 total={i} pid=2 t=2\n" for i in range(1, 5)))
     assert statuses(verdict_of(log))["online"] == "unknown"
+
+
+def test_probe_times_order_reports_across_files(tmp_path):
+    sampler, trainer = tmp_path / "sampler.log", tmp_path / "trainer.log"
+    trainer.write_text("".join(f"gyrelint-probe consumed=+8 total={8 * i} pid=2 t={100 + i}.0\n"
+                               f"gyrelint-probe step=+1 total={i} pid=2 t={100 + i}.5\n" for i in range(1, 5)))
+    # versions reported only before the updates (t < 101.5): too early to tell
+    sampler.write_text("".join(f"gyrelint-probe sampled=+8 total={8 * i} pid=1 t={99 + i * 0.1:.1f}\n"
+                               f"gyrelint-probe policy_version=0 pid=1 t={99 + i * 0.1:.1f}\n" for i in range(1, 5)))
+    assert statuses(verdict_of(sampler, trainer))["online"] == "unknown"
+    # the same frozen version reported after the updates: not online
+    with sampler.open("a") as f:
+        f.write("gyrelint-probe policy_version=0 pid=1 t=110.0\n")
+    assert statuses(verdict_of(sampler, trainer))["online"] == "problem"
+
+
+def test_ansi_colours_and_ray_prefixes():
+    rec = parse_line("\x1b[36m(TaskRunner pid=99)\x1b[0m step:4 - training/global_step:4 - "
+                     "fully_async/count/current_param_version:2", "f", 1)
+    assert rec.values["step"] == 4 and rec.values["fully_async/count/current_param_version"] == 2
+    assert "\x1b" not in rec.text

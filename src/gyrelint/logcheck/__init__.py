@@ -21,7 +21,7 @@ from .profiles import (
     profile_rules,
     rules_from_settings,
 )
-from .reader import LogInputError, Record, read_log
+from .reader import LogInputError, Record, iter_log, read_log
 from .verdict import DEFAULT_THRESHOLD, Check, Evidence, Verdict, judge
 
 __all__ = ["build_rules", "check_logs", "read_log", "judge", "Collector", "Verdict", "Check", "Evidence", "Record",
@@ -41,5 +41,5 @@ def check_logs(paths: Sequence[str | Path], rules: list[Rule], threshold: float 
     """Read every log (LogInputError on the first unreadable one) and judge the counters together."""
     collector = Collector(rules)
     for p in paths:
-        collector.add(read_log(Path(p), str(p)))
+        collector.add(iter_log(Path(p), str(p)))
     return judge(collector, threshold)

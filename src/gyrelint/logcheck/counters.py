@@ -9,6 +9,7 @@ stream that advanced most (data-parallel ranks step together); the policy versio
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .profiles import COUNTERS, Rule
@@ -109,11 +110,12 @@ class Collector:
         self.files: dict[str, int] = {}
         self._key_cache: dict[tuple[str, tuple[str, ...]], list[Rule]] = {}  # keys repeat on every line
 
-    def add(self, records: list[Record]) -> None:
+    def add(self, records: Iterable[Record]) -> None:
         for rec in records:
             self.records += 1
             self.files[rec.file] = self.files.get(rec.file, 0) + 1
             self._add(rec)
+            rec.values = {}  # observations keep the record as evidence only: free its numbers
 
     def _add(self, rec: Record) -> None:
         if rec.probe is not None:

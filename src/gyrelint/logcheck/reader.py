@@ -17,6 +17,7 @@ import json
 import math
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +30,7 @@ KV_RE = re.compile(
     r"(?:(?P<q>['\"])(?P<qk>[^'\"\n]{1,160})(?P=q)|(?P<k>[A-Za-z_][\w./@\-]*))"
     r"\s*[:=]\s*(?P<v>" + _NUM + r")(?![\w.])"
 )
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 GLOBAL_STEP_RE = re.compile(r"(?i)\bglobal[ _]step\s*[:=]?\s*(\d+)\b")
 BINARY_SNIFF = 8192
 
@@ -48,6 +50,7 @@ class Record:
     stream: str = ""
     probe: tuple[str, bool, float] | None = None  # (counter, is_delta, amount) for probe lines
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key -> other spellings to match
+    t: float | None = None  # wall-clock time, when the line carries one (probe lines)
 
     @property
     def where(self) -> str:
@@ -97,6 +100,8 @@ def _dict_values(text: str) -> dict[str, float] | None:
 def parse_line(text: str, file: str, line: int) -> Record | None:
     """The record of one text line (None for a blank one); line patterns may match it without numbers."""
     stripped = text.strip()
+    if "\x1b" in stripped:  # colour codes of rich/colorlog consoles
+        stripped = ANSI_RE.sub("", stripped).strip()
     if not stripped:
         return None
     if "gyrelint-probe" in stripped:
@@ -104,7 +109,7 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
         if m:
             name = m["name"]
             return Record(file, line, stripped, {name: float(m["n"])}, f"{file}#pid{m['pid']}",
-                          (name, bool(m["plus"]), float(m["n"])))
+                          (name, bool(m["plus"]), float(m["n"])), t=float(m["t"]) if m["t"] else None)
     values: dict[str, float] = {}
     if "{" in stripped:
         found = _dict_values(stripped)
@@ -250,24 +255,31 @@ def is_csv(name: str, text: str) -> bool:
 
 def read_log(path: Path, display: str | None = None) -> list[Record]:
     """Every record of one complete log file; LogInputError if it cannot be read."""
+    return list(iter_log(path, display))
+
+
+def iter_log(path: Path, display: str | None = None) -> Iterator[Record]:
+    """Records one by one (a long log never sits in memory as records); input errors come first."""
     display = display or str(path)
     text = decode(read_bytes(path, display), display)
     if is_csv(path.name, text):
-        return read_csv(text, display, path.name)
+        return iter(read_csv(text, display, path.name))
     lines = text.split("\n")
     last_i = max(i for i, s in enumerate(lines) if s.strip())
     if _truncated_tail(lines[last_i]):
         raise LogInputError(f"{display}: truncated at line {last_i + 1} (record cut off mid-line); "
                             "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
-    return parse_lines(lines, display, start=1)
+    return iter_lines(lines, display, start=1)
 
 
-def parse_lines(lines: list[str], display: str, start: int) -> list[Record]:
-    records: list[Record] = []
+def iter_lines(lines: list[str], display: str, start: int) -> Iterator[Record]:
     for i, raw in enumerate(lines, start=start):
         # tqdm progress bars rewrite a line with carriage returns: read each state.
         for seg in raw.split("\r") if "\r" in raw else (raw,):
             rec = parse_line(seg, display, i)
             if rec is not None:
-                records.append(rec)
-    return records
+                yield rec
+
+
+def parse_lines(lines: list[str], display: str, start: int) -> list[Record]:
+    return list(iter_lines(lines, display, start))

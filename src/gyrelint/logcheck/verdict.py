@@ -146,9 +146,14 @@ def check_steps(step: CounterView, consumed: CounterView) -> Check:
 def _reported_after(version: CounterView | Series, step: CounterView, nth: int) -> bool:
     """Is a version reported, in a file that also logs steps, after the ``nth`` step there?
 
-    A version report older than the updates says nothing about them. Reports in other files
-    cannot be ordered against the steps and are taken as later.
+    A version report older than the updates says nothing about them. Probe lines carry a time,
+    which orders reports across files; other reports in other files cannot be ordered against
+    the steps and are taken as later.
     """
+    step_times = sorted(o.record.t for s in step.series for o in s.obs if o.record.t is not None)
+    version_obs = [o for s in (version.series if isinstance(version, CounterView) else [version]) for o in s.obs]
+    if len(step_times) >= nth and version_obs and all(o.record.t is not None for o in version_obs):
+        return any(o.record.t > step_times[nth - 1] for o in version_obs)  # type: ignore[operator]
     step_lines: dict[str, list[int]] = {}
     for s in step.series:
         for o in s.obs:
