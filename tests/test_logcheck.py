@@ -46,6 +46,8 @@ def test_parse_line_styles():
     v = parse_line("gyrelint-probe policy_version=3 pid=77 t=1.5", "f", 6)
     assert v.probe == ("policy_version", False, 3.0)
     assert parse_line("   ", "f", 7) is None
+    wrapped = parse_line("step:2 - actor/pg_loss:np.float64(-0.5) - count/x:tensor(7, device='cuda:0')", "f", 8)
+    assert wrapped.values["actor/pg_loss"] == -0.5 and wrapped.values["count/x"] == 7
 
 
 # --- hand-written samples per style --------------------------------------------------------------

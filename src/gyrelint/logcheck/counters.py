@@ -146,6 +146,8 @@ class Collector:
         if not self.key_rules:
             return
         for key, value in rec.values.items():
+            if value != value or value in (float("inf"), float("-inf")):  # nan/inf count nothing
+                continue
             for rule in self._rules_for(key, rec.aliases.get(key, ())):
                 if rule.counter in seen:
                     continue

@@ -30,6 +30,8 @@ KV_RE = re.compile(
     r"(?:(?P<q>['\"])(?P<qk>[^'\"\n]{1,160})(?P=q)|(?P<k>[A-Za-z_][\w./@\-]*))"
     r"\s*[:=]\s*(?P<v>" + _NUM + r")(?![\w.])"
 )
+# numbers printed through repr: np.float64(0.5) (numpy >= 2), tensor(3) / tensor(0.5, device='cuda:0')
+WRAPPED_NUM_RE = re.compile(r"\b(?:(?:np|numpy)\.(?:float|int|uint)\d{0,2}|tensor)\(\s*(" + _NUM + r")\s*(?:,[^()]*)?\)")
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 GLOBAL_STEP_RE = re.compile(r"(?i)\bglobal[ _]step\s*[:=]?\s*(\d+)\b")
 BINARY_SNIFF = 8192
@@ -104,6 +106,8 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
         stripped = ANSI_RE.sub("", stripped).strip()
     if not stripped:
         return None
+    if "(" in stripped and ("np." in stripped or "numpy." in stripped or "tensor(" in stripped):
+        stripped = WRAPPED_NUM_RE.sub(r"\1", stripped)
     if "gyrelint-probe" in stripped:
         m = PROBE_RE.search(stripped)
         if m:
