@@ -74,7 +74,11 @@ class _Probe:
             self.off = True
             return None
         if target == "-":
-            self.fd, self.owns_fd = sys.stderr.fileno() if sys.stderr else 2, False
+            try:
+                fd = sys.stderr.fileno() if sys.stderr else 2
+            except (AttributeError, ValueError, OSError):  # a replaced stderr (capture, notebook)
+                fd = 2
+            self.fd, self.owns_fd = fd, False
             return self.fd
         try:
             self.fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
