@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 import pytest
 import yaml
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 from gyrelint.api import demo_root
 from gyrelint.cli import main
 from gyrelint.logcheck import build_rules, check_logs
+from gyrelint.logcheck.follow import follow
 
 DEMO = demo_root()
 SMALL = ["--set", "timeouts.max_idle_s=1.5", "--set", "timeouts.get_s=0.2", "--set", "timeouts.put_s=0.2"]
@@ -52,13 +54,20 @@ def runs(tmp_path_factory):
     env.pop("GYRELINT_PROBE_LOG", None)
     argv = {name: ["--config", "configs/default.yaml", "--probe-log", str(out / f"{name}.probe.log"), *SMALL, *args]
             for name, args in SCENARIOS.items()}
+    # Follow the healthy run live (probe log + console) until the trainer says it finished.
+    followed: list = []
+    watcher = threading.Thread(target=lambda: followed.append(follow(
+        [str(out / "healthy.probe.log"), str(out / "healthy.out")], build_rules(), 0.5,
+        lambda v, t: followed.append(v), until=re.compile(r"trainer: finished"), max_seconds=240)))
+    watcher.start()
     proc = subprocess.run([sys.executable, "-c", DRIVER, str(out), json.dumps(argv)],
                           cwd=DEMO, env=env, capture_output=True, text=True, timeout=300)
+    watcher.join(timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     codes = {}
     for line in proc.stdout.splitlines():
         codes.update(json.loads(line))
-    return out, codes
+    return out, codes, followed
 
 
 def logcheck(*args: str) -> tuple[int, str]:
@@ -67,7 +76,7 @@ def logcheck(*args: str) -> tuple[int, str]:
 
 
 def test_healthy_run(runs):
-    out, codes = runs
+    out, codes, _ = runs
     assert codes["healthy"] == 0, (out / "healthy.err").read_text()
     log = out / "healthy.probe.log"
     verdict = check_logs([str(log)], build_rules())
@@ -84,8 +93,16 @@ def test_healthy_run(runs):
     assert console.counters["step"]["total"] == 8 and console.counters["consumed"]["total"] == 8 * 32
 
 
+def test_follow_saw_the_healthy_run_live(runs):
+    _, _, followed = runs
+    *changes, final = followed
+    assert changes and final.status == "healthy"
+    assert changes[-1].key == final.key  # the last change printed is the final verdict
+    assert final.counters["step"]["total"] == 8 and final.counters["step"]["source"].startswith("probe")
+
+
 def test_broken_queue_run(runs):
-    out, codes = runs
+    out, codes, _ = runs
     assert codes["broken-queue"] == 1  # the trainer gave up waiting for data
     assert "no trajectories" in (out / "broken-queue.err").read_text()
     log = out / "broken-queue.probe.log"
@@ -100,7 +117,7 @@ def test_broken_queue_run(runs):
 
 
 def test_no_sync_run(runs):
-    out, codes = runs
+    out, codes, _ = runs
     assert codes["no-sync"] == 0, (out / "no-sync.err").read_text()
     log = out / "no-sync.probe.log"
     verdict = check_logs([str(log)], build_rules())

@@ -91,6 +91,9 @@ def follow(paths: list[str], rules: list[Rule], threshold: float, emit: Callable
                 collector.add(records)
                 if until is not None and any(until.search(s) for s in lines):
                     stop = True
+            if stop:  # lines written to the other logs just before the marker count too
+                for t in tails:
+                    collector.add(t.poll()[0])
             verdict = judge(collector, threshold)
             if verdict.key != last_key and (collector.records or stop):
                 emit(verdict, clock() - start)

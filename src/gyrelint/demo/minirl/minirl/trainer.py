@@ -109,4 +109,5 @@ class Trainer:
             print(f"trainer step={step} loss={metrics['loss']:.4f} grad_norm={metrics['grad_norm']:.4f} "
                   f"reward_mean={metrics['reward_mean']:.3f} staleness={metrics['staleness']} "
                   f"consumed_total={self.consumed}", flush=True)
+        print(f"trainer: finished {total} steps", flush=True)
         return True
