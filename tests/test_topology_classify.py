@@ -39,6 +39,8 @@ def test_tokenize(key, tokens):
     ("sync_backend", "nccl", "comm"),  # decided by the value
     ("init_address", "tcp://10.0.0.1:23456", "port"),  # address token
     ("rendezvous", "tcp://10.0.0.1:23456", "port"),  # decided by the value
+    ("DIST_INIT_METHOD", None, "comm"),
+    ("inference.agent.num_workers", "8", "process"),
 ])
 def test_classify_positive(key, value, cls):
     hit = classify(key, value)
@@ -61,6 +63,13 @@ def test_classify_positive(key, value, cls):
     ("device", "cuda"),
     ("hello_world", "1"),
     ("export_dir", "/tmp"),
+    ("actor.model.lora.lora_A_init_method", "xavier"),
+    ("data.filter_overlong_prompts_workers", "1"),
+    ("trie_node.nodes", None),
+    ("rollout.router_config_path", "x.json"),
+    ("router-timeout", "2.0"),
+    ("actor.megatron.max_seqlen_per_dp_cp_rank", "4096"),
+    ("critic.profiler.all_ranks", "false"),
 ])
 def test_classify_negative(key, value):
     assert classify(key, value) is None

@@ -55,7 +55,11 @@ PROCESS_RUNS = [
 # Tokens that mean something else when present (a LoRA rank is a matrix rank).
 PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
                 "dataloader", "loader", "data_loader", "tokenizer", "tokenization", "preprocessing", "preprocess",
-                "map", "dataset"}
+                "map", "dataset",
+                # a length or batch "per rank" is a size, not a process setting
+                "seqlen", "batch", "micro", "mini", "len", "length", "bsz", "samples",
+                # which ranks a profiler or logger watches says nothing about the topology
+                "profiler", "profile", "profiling", "nsys", "trace", "tracing", "logging", "logger"}
 # Standalone parallelism abbreviations only count when they are the whole last segment.
 _ABBREV = {"tp", "pp", "dp", "ep", "cp", "fsdp"}
 # Leaves too generic to classify by themselves.
@@ -73,7 +77,11 @@ PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage
              "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer",
              # a mixture-of-experts router is a layer, not a network router
              "coef", "loss", "aux", "dtype", "moe", "expert", "experts", "logits", "replay", "topk", "bias", "jitter",
-             "lr", "balance", "capacity", "score", "scores"}
+             "lr", "balance", "capacity", "score", "scores",
+             # a timeout or retry budget of a server is not its address
+             "timeout", "retry", "retries", "interval", "backoff", "delay",
+             # a file that configures a router is not an address
+             "config", "cfg", "path", "file"}
 
 COMM_TOKENS = {
     "queue", "queues", "shm", "rpc", "grpc", "ray", "nccl", "gloo", "zmq", "zeromq", "http", "https",
@@ -84,7 +92,8 @@ COMM_RUNS = [
     ("shared", "memory"), ("dump", "dir"), ("dump", "path"), ("dump", "folder"), ("dump", "root"),
     ("handoff", "dir"), ("exchange", "dir"), ("name", "resolve"), ("object", "store"), ("dist", "backend"),
     ("distributed", "backend"), ("executor", "backend"), ("comm", "backend"), ("communication", "backend"),
-    ("collective", "backend"), ("process", "group"), ("init", "method"), ("weight", "sync"),
+    ("collective", "backend"), ("process", "group"), ("dist", "init", "method"),
+    ("distributed", "init", "method"), ("dist", "url"), ("rendezvous", "backend"), ("rdzv", "backend"), ("weight", "sync"),
     ("weights", "sync"), ("update", "weights", "method"), ("sync", "method"), ("record", "root"),
     ("nfs", "record"),
 ]
@@ -94,7 +103,7 @@ COMM_VETO: set[str] = set()
 COMM_VALUES = {"nccl", "gloo", "mpi", "hccl", "ray", "zmq", "zeromq", "grpc", "redis", "etcd", "etcd3", "nfs",
                "ipc", "cuda_ipc", "shm", "shared_memory", "http", "https", "tcp", "ucx", "rdma", "mooncake",
                "nixl", "mp", "multiprocessing"}
-_URL_VALUE = re.compile(r"^(?:tcp|http|https|grpc|zmq|ipc|ws|wss|redis|etcd|nccl)://", re.I)
+_URL_VALUE = re.compile(r"^(?:tcp|http|https|grpc|zmq|ipc|ws|wss|redis|etcd|nccl|env)://", re.I)
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 
 
@@ -181,6 +190,12 @@ def _tokens(vocab: Vocabulary, segment: str) -> list[str]:
 
 
 _VETOES = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO}
+# Single tokens with a second meaning in some contexts: data workers, nodes of a tree.
+TOKEN_VETO = {
+    "workers": {"data", "prompts", "prompt", "filter", "preprocess", "tokenize", "dataloader", "loader", "io"},
+    "nodes": {"trie", "tree", "graph", "dag", "ast", "children", "child", "parent", "leaf", "leaves"},
+    "rank": {"sort", "sorted", "order", "top", "topk"},
+}
 _VETOED = ("vetoed", "")
 
 
@@ -200,6 +215,11 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
             found = sorted(words & vocab.tokens[cls])
             if cls == "process":
                 found = [t for t in found if t not in _ABBREV or toks == [t]]
+            if any(f"token:{t}" in vetoes for t in found):
+                found = []
+                if not runs:
+                    hits = [_VETOED]
+                    break
             if cls in vetoes:
                 if runs or found:
                     hits = [_VETOED]  # the key names this class but a context token says it means something else
@@ -234,7 +254,8 @@ def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | N
         ctx.update(_tokens(vocab, seg))
     if vocab.ignore_tokens & ctx and vocab.ignore_tokens & set(_tokens(vocab, last)):
         return None
-    vetoes = frozenset(cls for cls, veto in _VETOES.items() if veto & ctx)
+    vetoes = frozenset([*(cls for cls, veto in _VETOES.items() if veto & ctx),
+                        *(f"token:{tok}" for tok, veto in TOKEN_VETO.items() if veto & ctx)])
     hit = _leaf(vocab, last, vetoes)
     if hit == _VETOED:
         return None
