@@ -283,3 +283,10 @@ def test_ansi_colours_and_ray_prefixes():
                      "fully_async/count/current_param_version:2", "f", 1)
     assert rec.values["step"] == 4 and rec.values["fully_async/count/current_param_version"] == 2
     assert "\x1b" not in rec.text
+
+
+def test_standard_input():
+    text = (FIX / "logs_jsonl" / "broken_handoff.jsonl").read_text()
+    result = CliRunner().invoke(main, ["logcheck", "-"], input=text)
+    assert result.exit_code == 1 and "-:6" in result.stdout
+    assert CliRunner().invoke(main, ["logcheck", "-"], input="").exit_code == 2

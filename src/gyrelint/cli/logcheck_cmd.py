@@ -43,7 +43,7 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
             follow: bool, max_seconds: float | None, until: str | None) -> None:
     """Check a run from its logs: trajectories sampled and consumed, training steps, policy version.
 
-    Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
+    LOG may be - for standard input. Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
     lines and TensorBoard scalars exported as CSV. Exit 0 healthy, 1 problem, 2 unreadable input.
     """
     settings, diags = load_settings(Path.cwd())
@@ -61,6 +61,8 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
         fail(f"--until: invalid regex ({exc})")
         return
     files = list(logs)
+    if follow and "-" in files:
+        fail("-: --follow needs log files, not standard input")
     try:
         if follow:
             def emit(verdict, elapsed):  # type: ignore[no-untyped-def]

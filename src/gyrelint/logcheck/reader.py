@@ -16,6 +16,7 @@ import io
 import json
 import math
 import re
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -150,9 +151,9 @@ def _truncated_tail(last: str) -> bool:
 
 
 def read_bytes(path: Path, display: str) -> bytes:
-    """The file's bytes (gzip undone), or a LogInputError naming the file and what to do."""
+    """The file's bytes (gzip undone), or a LogInputError naming the file and what to do; ``-`` is stdin."""
     try:
-        data = path.read_bytes()
+        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     except FileNotFoundError:
         raise LogInputError(f"{display}: no such file; pass the path of a training log") from None
     except IsADirectoryError:
