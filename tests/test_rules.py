@@ -181,14 +181,31 @@ def test_gyr007_silent_drop_only_on_unlogged_data_conditions():
     assert "continue" in found[0].message
 
 
+def test_gyr007_only_code_that_runs_and_does_the_work_itself():
+    from gyrelint.model import Evidence
+
+    own = fn("pkg.train.train_epoch", Side.TRAINING)
+    own.evidence = [Evidence("optimizer-step", "pkg/train.py", 9)]
+    a = make_analysis([own], summaries=[summary("pkg/train.py", DROP)])
+    assert len(only("GYR007", a)) == 1
+    via = fn("pkg.train.train_epoch", Side.TRAINING)
+    via.evidence = [Evidence("optimizer-step", "pkg/opt.py", 3, "callee:pkg.opt.step")]
+    assert only("GYR007", make_analysis([via], summaries=[summary("pkg/train.py", DROP)])) == []
+    unreached = fn("pkg.train.train_epoch", Side.TRAINING, reached=False)
+    other = fn("pkg.main.main", Side.DRIVER)
+    assert only("GYR007", make_analysis([unreached, other], summaries=[summary("pkg/train.py", DROP)])) == []
+
+
 def test_gyr007_quiet_on_sampling_side():
     a = make_analysis([fn("pkg.train.train_epoch", Side.SAMPLING)], summaries=[summary("pkg/train.py", DROP)])
     assert only("GYR007", a) == []
 
 
 @pytest.mark.parametrize("cond,expected", [
-    ('batch["rewards"].std() == 0', True), ("len(samples) == 0", True), ("torch.isnan(loss)", True),
+    ('batch["rewards"].std() == 0', True), ("len(samples) > max_len", True), ("torch.isnan(loss)", True),
     ("not self.training", False), ("self.use_kl", False), ("rank != 0", False), ("x is None", False),
+    ("len(samples) == 0", False), ("not batch", False), ('key == "input_ids"', False),
+    ('k in ("a", "b")', False), ("len(window) < accumulation_steps", False),
 ])
 def test_drop_conditions(cond, expected):
     assert drops_data(cond) is expected
@@ -225,6 +242,32 @@ def test_gyr008_high_timeouts_in_handoff_code_and_options():
     found = only("GYR008", a)
     assert sorted(f.line for f in found) == [7, 10, 19]
     assert all("timeout" not in f.fix.lower().split("keep")[0] for f in found)
+
+
+CONSTS = '''\
+import datetime
+import torch.distributed as dist
+
+GROUP_TIMEOUT = datetime.timedelta(seconds=7200)
+
+
+def join(addr):
+    dist.init_process_group("nccl", init_method=addr, timeout=GROUP_TIMEOUT)
+
+
+class Engine:
+    def setup(self, timeout=datetime.timedelta(minutes=90)):
+        dist.init_process_group("nccl", timeout=timeout)
+'''
+
+
+def test_gyr008_follows_module_constants_and_parameter_defaults():
+    from gyrelint.model import CodeEvidence
+
+    topo = Topology(code_evidence=[CodeEvidence("process-group", "pkg/c.py", 13)])
+    found = only("GYR008", make_analysis(summaries=[summary("pkg/c.py", CONSTS)], topology=topo))
+    assert sorted(f.line for f in found) == [4, 12]
+    assert any("GROUP_TIMEOUT" in f.message and "pkg/c.py:8" in f.message for f in found)
 
 
 def test_gyr008_threshold_is_configurable_and_config_keys_count():

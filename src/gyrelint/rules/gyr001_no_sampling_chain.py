@@ -78,6 +78,13 @@ class NoSamplingChain(Rule):
         entry_ev = [Location(e.source or e.file or ".", max(e.line, 1), f"entry point ({e.found_by}): {e.module or e.file}")
                     for e in entries]
         if mine:
+            if ctx.analysis.handoff.online and any(f.reached for f in theirs):
+                # the weight-sync path runs from the update to the sampler: the loop is there, and the
+                # gap is in what the entry points were seen to call, not in the code
+                return
+            # point at the function with the most evidence of its own (the optimizer step, the engine call)
+            mine = sorted(mine, key=lambda f: (-sum(e.via == "own" for e in f.evidence), not f.reached,
+                                               f.file, f.line))
             where = loc(mine[0])
             msg = (f"{self.what} code exists ({mine[0].qualname} and {len(mine) - 1} more) but no entry point "
                    f"reaches it" if len(mine) > 1 else

@@ -17,16 +17,34 @@ _DATA = {
     "response", "responses", "group", "groups", "item", "items", "prompts", "prompt", "logprobs", "loss", "buffer",
     "queue", "outputs", "output", "episode", "episodes", "count", "num",
 }
+# the data a whole batch is made of: a condition must read one of these to drop a batch
+_BATCH = {
+    "batch", "batches", "data", "samples", "rollout", "rollouts", "trajectory", "trajectories", "traj", "trajs",
+    "experience", "experiences", "micro", "mb", "minibatch", "mini", "reward", "rewards", "score", "scores", "adv",
+    "advantage", "advantages", "group", "groups", "episode", "episodes", "responses", "prompts", "loss", "logprobs",
+    "buffer",
+}
 # conditions that are about mode or configuration, not about the data
 _FLAGS = re.compile(r"^(not\s+)?(self\.)?(training|enabled|is_\w+|use_\w+|do_\w+|_?\w*flag\w*|debug|dry_run)$")
 
 
+# ``x is None``, ``not x``, ``len(x) == 0``: an empty or absent batch has nothing to drop
+_EMPTY = re.compile(
+    r"^(not\s+)?[\w.\[\]'\"]+(\(\))?(\s+is\s+(not\s+)?None)?$"
+    r"|^(len\([^()]*\)|[\w.]+\.(numel|size|__len__)\(\))\s*(==|<=|<)\s*[01]$"
+)
+# ``k == "name"``, ``"x" in name``, ``k in ("a", "b")``: dispatch on keys, not a filter of data
+_KEY_TEST = re.compile(r"(==|!=)\s*['\"]|['\"]\s*(not\s+)?in\s|\bin\s*[\(\[{]\s*['\"]")
+# ``len(window) < n``: waiting for enough items (accumulation), nothing is dropped
+_ACCUMULATE = re.compile(r"^len\([^()]*\)\s*<=?\s*[\w.]+$")
+
+
 def drops_data(condition: str) -> bool:
     cond = norm(condition)
-    if _FLAGS.match(cond):
+    if _FLAGS.match(cond) or _EMPTY.match(cond) or _KEY_TEST.search(cond) or _ACCUMULATE.match(cond):
         return False
     toks = set(tokens(cond))
-    if not toks & _DATA:
+    if not toks & _BATCH:
         return False
     # rank/world checks ("if rank != 0: return") are about who works, not what is dropped
     if toks & {"rank", "world", "local_rank", "is_main_process", "main"} and not toks & {"batch", "data", "samples"}:
@@ -84,7 +102,12 @@ class SilentDrop(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         consumers = ctx.functions(Side.TRAINING, Side.DRIVER)
-        consumers += [f for f in ctx.functions(Side.HANDOFF, kind=HandoffKind.TRAJECTORY) if f not in consumers]
+        consumers += ctx.functions(Side.HANDOFF, kind=HandoffKind.TRAJECTORY)
+        # code a run executes: reached from an entry point (when reachability is known at all),
+        # and doing training/handoff work itself rather than only being called on that side
+        if any(f.reached for f in ctx.analysis.functions.values()):
+            consumers = [f for f in consumers if f.reached]
+        consumers = [f for f in consumers if any(e.via == "own" for e in f.evidence) or not f.evidence]
         seen: set[tuple[str, int]] = set()
         for f in consumers:
             scope = ctx.scope_of(f.qualname)

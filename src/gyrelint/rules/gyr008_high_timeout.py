@@ -8,7 +8,7 @@ from ..index.summary import Arg, CallSite, FileSummary
 from ..model import Finding, Location, Severity, Side
 from .base import Example, Rule, RuleContext, tokens
 
-TIMEOUT_LIMIT = 900.0  # seconds; [tool.gyrelint.thresholds] timeout overrides
+TIMEOUT_LIMIT = 1800.0  # seconds (torch's historical default); [tool.gyrelint.thresholds] timeout overrides
 RETRIES_LIMIT = 10  # [tool.gyrelint.thresholds] retries overrides
 
 # callees whose calls carry data or weights between processes
@@ -75,6 +75,21 @@ def _timedelta_seconds(call: CallSite) -> float | None:
             return None
         total += n * scales[k]
     return total
+
+
+def constant(ctx_summaries: dict[str, FileSummary], s: FileSummary, name: str) -> tuple[FileSummary, int, Arg] | None:
+    """A module-level constant ``NAME = <literal or timedelta(...)>`` in this file or the module it came from."""
+    head = name.split(".", 1)[0]
+    for a in s.assignments:
+        if a.scope == "<module>" and a.target == name and not a.augmented:
+            kind = a.value_kind if a.value_kind in ("lit", "call") else "other"
+            return s, a.line, Arg(kind, a.value, a.line)
+    for imp in s.imports:
+        if imp.bound == head and imp.name and "." not in name:
+            target = ctx_summaries.get(imp.module)
+            if target is not None:
+                return constant({}, target, imp.name)
+    return None
 
 
 def arg_seconds(s: FileSummary, arg: Arg, scale: float, line: int) -> float | None:
@@ -167,6 +182,7 @@ class HighTimeout(Rule):
             return None
 
         handoff_scopes = self._handoff_scopes(ctx)
+        by_module = {x.module: x for x in ctx.summaries()}
         for s in ctx.summaries():
             for call in s.calls:
                 if not call.kwargs or not self._is_handoff_call(s, call, handoff_scopes):
@@ -175,10 +191,36 @@ class HighTimeout(Rule):
                     scale = unit_scale(k)
                     if scale is None and not is_retries(k):
                         continue
-                    value = arg_seconds(s, a, 1.0, call.line) if scale is not None else (
-                        _num(a.value) if a.kind == "lit" else None)
-                    f = judge(k, value, Location(s.path, call.line, f"{call.func}({k}=...)"),
-                              f"call\0{call.scope}\0{call.func}\0{k}", f"`{call.func}(...)`")
+                    where_s, where_line, arg = s, call.line, a
+                    if a.kind == "name" and isinstance(a.value, str):
+                        const = constant(by_module, s, a.value)
+                        if const is None:
+                            continue
+                        where_s, where_line, arg = const
+                    value = arg_seconds(where_s, arg, 1.0, where_line) if scale is not None else (
+                        _num(arg.value) if arg.kind == "lit" else None)
+                    if where_s is s and where_line == call.line:
+                        f = judge(k, value, Location(s.path, call.line, f"{call.func}({k}=...)"),
+                                  f"call\0{call.scope}\0{call.func}\0{k}", f"`{call.func}(...)`")
+                    else:
+                        f = judge(k, value, Location(where_s.path, where_line, f"{a.value}, used by {call.func}"),
+                                  f"const\0{a.value}", f"`{a.value}` (the `{k}` of `{call.func}(...)` at "
+                                                        f"{s.path}:{call.line})")
+                    if f:
+                        yield f
+            # timeout parameters with a default, on functions that set up the handoff
+            for d in s.functions:
+                if (s.path, d.qualname) not in handoff_scopes:
+                    continue
+                for p in d.params:
+                    if p.default is None or unit_scale(p.name) is None and not is_retries(p.name):
+                        continue
+                    if unit_scale(p.name) is not None:
+                        value = arg_seconds(s, p.default, 1.0, d.line)
+                    else:
+                        value = _num(p.default.value) if p.default.kind == "lit" else None
+                    f = judge(p.name, value, Location(s.path, d.line, f"{d.qualname}({p.name}=...)"),
+                              f"param\0{d.qualname}\0{p.name}", f"default of `{d.name}({p.name}=...)`")
                     if f:
                         yield f
             # argparse/click defaults and config dataclass fields
