@@ -257,7 +257,8 @@ def test_src_layout_and_subproject_readme() -> None:
     assert ("README.md", "pkgx.train", "src/pkgx/train.py", True) in readme
     assert ("examples/proj/README.md", "examples.proj.run", "examples/proj/run.py", True) in readme
     assert sum(1 for r in readme if r[0] == "README.md" and r[2] == "src/pkgx/train.py") == 1  # -m and path: one
-    assert [e.module or e.file for e in scan.missing] == ["pkgx.missing", "pkgx.train"]
+    assert [e.module or e.file for e in scan.missing] == ["pkgx.missing", "pkgx.train", "pkgx"]
+    assert any("no __main__.py" in str(d) and "README.md:20" in str(d) for d in scan.diagnostics)
     assert any("add -m" in str(d) and "README.md:19" in str(d) for d in scan.diagnostics)
     assert not any("build_ext" in str(d) for d in scan.diagnostics)  # after `cd` into a folder not in the repo
     # a console script naming a re-export (`from .train import main as cli`) enters the real function

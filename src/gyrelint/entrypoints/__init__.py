@@ -245,6 +245,11 @@ class _Finder:
                     return
                 self._missing(found_by, rel, launch.line, command, f"module '{launch.target}'", module=launch.target)
                 return
+            if path.endswith("__init__.py"):
+                self._missing(found_by, rel, launch.line, command,
+                              f"package '{launch.target}' has no __main__.py, so `-m {launch.target}` cannot run it; "
+                              f"module '{launch.target}.__main__'", module=launch.target)
+                return
         else:
             bases = self._bases(src_dir, launch.cwd)
             target = launch.target[2:] if launch.target.startswith("./") else launch.target
