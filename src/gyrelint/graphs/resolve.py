@@ -22,7 +22,7 @@ approach, done on summaries so no file is parsed again). Values are short string
 from __future__ import annotations
 
 import builtins
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
@@ -102,6 +102,13 @@ class Resolver:
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
         self.cur_line = 0
+        # worklist: which items (flows and call sites) read which keys
+        self.reading: set[str] | None = None
+        self.deps: dict[str, set[int]] = defaultdict(set)
+        self.queue: deque[int] = deque()
+        self.queued: bytearray = bytearray()
+        self.mro_deps: dict[str, set[str]] = {}
+        self.key_mro: dict[str, set[str]] = defaultdict(set)
         self._setup()
 
     # ---- set-up ------------------------------------------------------------------
@@ -212,16 +219,33 @@ class Resolver:
         cur = self.store.get(key)
         if cur is None:
             self.store[key] = set(values)
-            self.changed = True
+            self._touch(key)
             return
         if len(cur) >= _MAX_VALUES:
             return
         n = len(cur)
         cur.update(values)
         if len(cur) != n:
-            self.changed = True
+            self._touch(key)
+
+    def _touch(self, key: str) -> None:
+        """``key`` changed: re-queue the items that read it, drop MROs built from it."""
+        self.changed = True
+        items = self.deps.get(key)
+        if items:
+            queued = self.queued
+            for i in items:
+                if not queued[i]:
+                    queued[i] = 1
+                    self.queue.append(i)
+        classes = self.key_mro.get(key)
+        if classes:
+            for cq in classes:
+                self.mro_cache.pop(cq, None)
 
     def _get(self, key: str) -> set[str] | frozenset[str]:
+        if self.reading is not None:
+            self.reading.add(key)
         return self.store.get(key, _EMPTY)
 
     def lookup(self, mod: str, scope: str, name: str) -> str | None:
@@ -254,7 +278,11 @@ class Resolver:
         """Linearised bases: repo class qualnames, then ``x:name`` for external bases."""
         got = self.mro_cache.get(cq)
         if got is not None:
+            if self.reading is not None:
+                self.reading |= self.mro_deps.get(cq, _EMPTY)
             return got
+        outer = self.reading
+        self.reading = set()
         self.mro_cache[cq] = [cq]  # cycle guard
         seqs: list[list[str]] = []
         direct: list[str] = []
@@ -272,6 +300,13 @@ class Resolver:
         seqs.append(direct)
         out = [cq] + _c3(seqs)
         self.mro_cache[cq] = out
+        deps = self.reading
+        self.mro_deps[cq] = deps
+        for k in deps:
+            self.key_mro[k].add(cq)
+        if outer is not None:
+            outer |= deps
+        self.reading = outer
         return out
 
     def class_attr(self, cq: str, attr: str, inst: str | None, start_after: str | None = None) -> set[str]:
@@ -285,7 +320,7 @@ class Resolver:
         for c in order:
             if c.startswith("x:"):
                 return {f"x:{c[2:]}.{attr}"}
-            vals = self.store.get(f"{c}.{attr}")
+            vals = self._get(f"{c}.{attr}")
             if vals:
                 out = set()
                 for v in vals:
@@ -341,8 +376,11 @@ class Resolver:
                 if v[:2] in ("d:", "l:"):
                     out |= self._read(v[2:], keys)
             return out
-        if op == "k":
-            return {_const(e[1])}
+        if op == "k":  # strings and ints flow (container keys, dispatch by name); other constants add nothing
+            v = e[1]
+            if isinstance(v, str):
+                return {f"ks:{v}"}
+            return {f"ki:{v}"} if isinstance(v, int) and not isinstance(v, bool) else _EMPTY
         if op == "fn":
             return {f"f:{mod}.{e[1]}"}
         if op == "cls":
@@ -409,23 +447,24 @@ class Resolver:
         ks = self.ckeys[cid]
         if k not in ks:
             ks.add(k)
-            self.changed = True
+            self._touch(f"{cid}[]")
         self._add(f"{cid}[{k}]", vals)
+        self._add(f"{cid}[#]", vals)  # every element, for reads with an unknown key
 
     def _read(self, cid: str, keys: list[str]) -> set[str]:
         out: set[str] = set()
-        have = self.ckeys.get(cid)
-        if not have:
-            return out
         if keys:
+            if self.reading is not None:
+                self.reading.add(f"{cid}[]")
+            have = self.ckeys.get(cid)
+            if not have:
+                return out
             for k in (*keys, "*"):
                 if k in have:
                     out |= self._get(f"{cid}[{k}]")
             if out:
                 return out
-        for k in have:
-            out |= self._get(f"{cid}[{k}]")
-        return out
+        return set(self._get(f"{cid}[#]"))
 
     def getattr(self, v: str, attr: str) -> set[str]:
         tag = v[: v.index(":") + 1]
@@ -596,11 +635,13 @@ class Resolver:
                 insts = {s[2:] for s in selfs if s[:2] in ("i:", "c:")} or {cls}
                 res = {f"sup:{cls}|{d}" for d in insts}
             return targets, res
-        if name == "getattr" and len(args) >= 2 and isinstance(args[1], tuple) and args[1][0] == "k":
-            attr = args[1][1]
-            if isinstance(attr, str):
-                for o in self.eval(mod, scope, args[0]):
-                    res |= self.getattr(o, attr)
+        if name == "getattr" and len(args) >= 2:
+            names = [v[3:] for v in self.eval(mod, scope, args[1]) if v.startswith("ks:")]
+            if names:
+                objs = self.eval(mod, scope, args[0])
+                for attr in names:
+                    for o in objs:
+                        res |= self.getattr(o, attr)
             return targets, res
         if name in ("map", "filter", "sorted", "min", "max") or name == "functools.reduce":
             fns = [a for a in args] + [a for k, a in e[3] if k == "key"]
@@ -770,18 +811,37 @@ class Resolver:
             self.call(mod, site.scope, v, e, bind=True)
 
     def run(self) -> int:
-        sites = [(mod, c) for mod, s in self.sums.items() for c in s.calls]
-        rounds = 0
-        for rounds in range(1, _MAX_ROUNDS + 1):  # noqa: B007
-            self.changed = False
-            self.mro_cache.clear()
-            for mod, fl in self.flows:
-                self.step_flow(mod, fl)
-            for mod, site in sites:
-                self.step_call(mod, site)
-            if not self.changed:
-                break
-        return rounds
+        """Propagate to a fixed point with a worklist; returns the number of item runs."""
+        # definitions and imports first, so most names are bound before they are read
+        # (decorated definitions after the returns that decide what their decorators give back)
+        def rank(fl) -> int:
+            if fl.op in ("imp", "base") or (fl.op == "def" and not fl.value[2]):
+                return 0
+            return 1 if fl.op in ("ret", "rann") else 2
+        order = sorted(range(len(self.flows)), key=lambda i: rank(self.flows[i][1]))
+        items: list[tuple[bool, str, object]] = [(True, *self.flows[i]) for i in order]
+        items += [(False, mod, c) for mod, s in self.sums.items() for c in s.calls]
+        n = len(items)
+        self.queue = deque(range(n))  # FIFO: an item touched many times waits and runs once
+        self.queued = bytearray(b"\x01" * n)
+        budget = n * _MAX_ROUNDS
+        done = 0
+        deps = self.deps
+        while self.queue and done < budget:
+            i = self.queue.popleft()
+            self.queued[i] = 0
+            done += 1
+            is_flow, mod, obj = items[i]
+            self.reading = reading = set()
+            if is_flow:
+                self.step_flow(mod, obj)
+            else:
+                self.step_call(mod, obj)  # type: ignore[arg-type]
+            self.reading = None
+            for k in reading:
+                deps[k].add(i)
+        self.reading = None
+        return done
 
     # ---- results ---------------------------------------------------------------------
     def site_targets(self, mod: str, site: CallSite) -> list[Edge]:
@@ -791,12 +851,24 @@ class Resolver:
             return edges
         seen: set[str] = set()
         recv_classes: set[str] = set()
+        external = False
         for v in self.eval(mod, site.scope, e[1]):
             targets, _ = self.call(mod, site.scope, v, e, bind=False)
+            external = external or (v[:2] in ("x:", "xi", "B:") and v[2:] not in _PASSTHROUGH)
             for t, via in targets:
                 if t not in seen:
                     seen.add(t)
                     edges.append(Edge(t, "exact", via))
+        if external:
+            # repo functions handed to a library (Process(target=f), executor.submit(f), Thread, map...)
+            for a in (*e[2], *(a for _, a in e[3])):
+                if isinstance(a, tuple) and a and a[0] in ("n", "a", "fn"):
+                    for fv in self.eval(mod, site.scope, a):
+                        if fv[:2] in ("f:", "b:"):
+                            q = fv[2:].partition("|")[0]
+                            if q not in seen:
+                                seen.add(q)
+                                edges.append(Edge(q, "exact", "callback"))
         fe = e[1]
         if isinstance(fe, tuple) and fe and fe[0] == "a":
             recv = self.eval(mod, site.scope, fe[1])
@@ -808,6 +880,8 @@ class Resolver:
                 # unknown receiver: every repo method of that name, marked weak
                 for q in self.methods_by_name.get(attr, ()):
                     edges.append(Edge(q, "weak", "weak"))
+        if fe == ("n", "getattr") and e[2]:
+            recv_classes |= {b[2:] for b in self.eval(mod, site.scope, e[2][0]) if b[:2] == "i:"}
         # dispatch by string: a literal naming a method of the receiver's class or of any repo class
         for a in (*e[2], *(a for _, a in e[3])):
             if not (isinstance(a, tuple) and a and a[0] == "k" and isinstance(a[1], str)):
@@ -815,6 +889,8 @@ class Resolver:
             name = a[1]
             if not name.isidentifier() or name.startswith("__") or name not in self.methods_by_name:
                 continue
+            if any(t.rsplit(".", 1)[-1] == name for t in seen):
+                continue  # already resolved exactly (getattr on a known object)
             exact = False
             for cq in recv_classes:
                 for m in self.class_attr(cq, name, cq):

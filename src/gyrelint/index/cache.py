@@ -25,6 +25,9 @@ _TYPES: tuple[type, ...] = (
 )
 _INDEX = {t: i for i, t in enumerate(_TYPES)}
 _FIELDS = [tuple(f.name for f in dataclasses.fields(t)) for t in _TYPES]
+# fields holding plain nested tuples (expression trees) are stored as they are, not walked
+_OPAQUE_FIELDS = {S.Flow: {"target", "value"}, S.CallSite: {"expr"}}
+_OPAQUE = [tuple(f in _OPAQUE_FIELDS.get(t, ()) for f in _FIELDS[i]) for i, t in enumerate(_TYPES)]
 
 
 class CacheError(Exception):
@@ -34,7 +37,8 @@ class CacheError(Exception):
 def _enc(obj: object) -> object:
     idx = _INDEX.get(type(obj))
     if idx is not None:
-        return (_TAG, idx, tuple(_enc(getattr(obj, f)) for f in _FIELDS[idx]))
+        return (_TAG, idx, tuple(getattr(obj, f) if raw else _enc(getattr(obj, f))
+                                 for f, raw in zip(_FIELDS[idx], _OPAQUE[idx], strict=True)))
     if isinstance(obj, list):
         return [_enc(x) for x in obj]
     if isinstance(obj, tuple):
@@ -55,7 +59,7 @@ def _dec(obj: object) -> object:
                 return tuple(_dec(x) for x in vals)
             if not (0 <= idx < len(_TYPES)) or not isinstance(vals, tuple) or len(vals) != len(_FIELDS[idx]):
                 raise CacheError("bad record")
-            return _TYPES[idx](*(_dec(v) for v in vals))
+            return _TYPES[idx](*(v if raw else _dec(v) for v, raw in zip(vals, _OPAQUE[idx], strict=True)))
         return tuple(_dec(x) for x in obj)
     if isinstance(obj, list):
         return [_dec(x) for x in obj]
