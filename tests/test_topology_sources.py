@@ -83,7 +83,7 @@ def test_unclassified_keys_are_not_reported(cross):
     _topo, _diags, keys = cross
     names = {k for k, _f in keys}
     for absent in ("trainer.report_to", "trainer.transport_lr", "actor.lora_rank", "report_to", "temperature",
-                   "rollout.temperature", "defaults", "verbose"):
+                   "rollout.temperature", "defaults", "verbose", "num_workers"):
         assert absent not in names
 
 

@@ -77,22 +77,21 @@ PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage
              "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer",
              # a mixture-of-experts router is a layer, not a network router
              "coef", "loss", "aux", "dtype", "moe", "expert", "experts", "logits", "replay", "topk", "bias", "jitter",
-             "lr", "balance", "capacity", "score", "scores",
-             # a timeout or retry budget of a server is not its address
-             "timeout", "retry", "retries", "interval", "backoff", "delay",
-             # a file that configures a router is not an address
-             "config", "cfg", "path", "file"}
+             "lr", "balance", "capacity", "score", "scores"}
+# Checked on the key's own last segment only: a server's timeout or retry budget, or the file that
+# configures a router, is not an address.
+PORT_LEAF_VETO = {"timeout", "retry", "retries", "interval", "backoff", "delay", "config", "cfg", "path", "file"}
 
 COMM_TOKENS = {
     "queue", "queues", "shm", "rpc", "grpc", "ray", "nccl", "gloo", "zmq", "zeromq", "http", "https",
     "redis", "etcd", "nfs", "ipc", "mpi", "hccl", "ucx", "rdma", "infiniband", "nvlink", "mooncake",
-    "kafka", "rabbitmq", "nats", "pubsub", "websocket", "handoff", "collective", "p2p",
+    "kafka", "rabbitmq", "nats", "pubsub", "websocket", "handoff", "p2p",
 }
 COMM_RUNS = [
     ("shared", "memory"), ("dump", "dir"), ("dump", "path"), ("dump", "folder"), ("dump", "root"),
     ("handoff", "dir"), ("exchange", "dir"), ("name", "resolve"), ("object", "store"), ("dist", "backend"),
     ("distributed", "backend"), ("executor", "backend"), ("comm", "backend"), ("communication", "backend"),
-    ("collective", "backend"), ("process", "group"), ("dist", "init", "method"),
+    ("collective", "backend"), ("process", "group"), ("collective", "group"), ("dist", "init", "method"),
     ("distributed", "init", "method"), ("dist", "url"), ("rendezvous", "backend"), ("rdzv", "backend"), ("weight", "sync"),
     ("weights", "sync"), ("update", "weights", "method"), ("sync", "method"), ("record", "root"),
     ("nfs", "record"),
@@ -118,7 +117,7 @@ class Vocabulary:
     key_globs: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CLASSES})
     ignore_tokens: set[str] = field(default_factory=set)
     ignore_globs: list[str] = field(default_factory=list)
-    memo: dict[tuple[str, object], tuple[str, str] | None] = field(default_factory=dict)  # per-run caches
+    memo: dict[tuple[str, object, str], tuple[str, str] | None] = field(default_factory=dict)  # per-run caches
     tok_memo: dict[str, list[str]] = field(default_factory=dict)
     leaf_memo: dict[tuple[str, frozenset[str]], tuple[str, str] | None] = field(default_factory=dict)
 
@@ -171,13 +170,16 @@ def _joined(tokens: list[str]) -> set[str]:
     return {f"{a}_{b}" for a, b in zip(tokens, tokens[1:], strict=False)}
 
 
-def classify(key: str, value: object = None, vocab: Vocabulary | None = None) -> tuple[str, str] | None:
-    """``(class, reason)`` for a key, or None when it is none of the three classes."""
+def classify(key: str, value: object = None, vocab: Vocabulary | None = None,
+             context: str = "") -> tuple[str, str] | None:
+    """``(class, reason)`` for a key, or None when it is none of the three classes.
+
+    ``context`` (e.g. the dataclass that declares the field) only feeds the vetoes."""
     vocab = vocab or Vocabulary()
-    memo_key = (key, value if isinstance(value, (str, int, float, bool)) or value is None else str(value))
+    memo_key = (key, value if isinstance(value, (str, int, float, bool)) or value is None else str(value), context)
     if memo_key in vocab.memo:
         return vocab.memo[memo_key]
-    result = _classify(key, value, vocab)
+    result = _classify(key, value, vocab, context)
     vocab.memo[memo_key] = result
     return result
 
@@ -220,7 +222,7 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
                 if not runs:
                     hits = [_VETOED]
                     break
-            if cls in vetoes:
+            if cls in vetoes or (cls == "port" and PORT_LEAF_VETO & set(toks)):
                 if runs or found:
                     hits = [_VETOED]  # the key names this class but a context token says it means something else
                     break
@@ -239,7 +241,7 @@ def _contains(toks: list[str], run: tuple[str, ...]) -> bool:
     return any(tuple(toks[i : i + len(run)]) == run for i in range(len(toks)))
 
 
-def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | None:
+def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> tuple[str, str] | None:
     if vocab.ignore_globs and any(fnmatch.fnmatchcase(key, g) for g in vocab.ignore_globs):
         return None
     for cls in CLASSES:
@@ -252,6 +254,8 @@ def _classify(key: str, value: object, vocab: Vocabulary) -> tuple[str, str] | N
     ctx: set[str] = set()
     for seg in segments:
         ctx.update(_tokens(vocab, seg))
+    if context:
+        ctx.update(_tokens(vocab, context))
     if vocab.ignore_tokens & ctx and vocab.ignore_tokens & set(_tokens(vocab, last)):
         return None
     vetoes = frozenset([*(cls for cls, veto in _VETOES.items() if veto & ctx),

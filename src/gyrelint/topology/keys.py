@@ -122,7 +122,7 @@ def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, nam
     out: list[ConfigKey] = []
     texts: dict[str, list[str]] = {}
     for r in raws:
-        hit = classify(r.key, r.value, vocab)
+        hit = classify(r.key, r.value, vocab, r.context)
         if hit is None:
             continue
         line = r.line

@@ -16,6 +16,7 @@ class RawKey:
     file: str
     line: int
     source: str  # "yaml" | "toml" | "json" | "ini" | "env" | "argparse" | "click" | "dataclass" | "script" ...
+    context: str = ""  # words around the key that only veto a class (the declaring dataclass name)
 
 
 def value_text(value: object) -> str | None:

@@ -206,7 +206,7 @@ def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], buil
                 emit(sub, key, depth + 1, (*seen, sub))
                 continue
             field_refs[(s.path, key)] = (c, f.name)
-            out.append(RawKey(key, value_text(_lit(f.default)), s.path, c.line, source))
+            out.append(RawKey(key, value_text(_lit(f.default)), s.path, c.line, source, c.name))
 
     for name in sorted(config):
         if name not in children:
