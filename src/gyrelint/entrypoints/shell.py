@@ -19,6 +19,7 @@ import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+_ASSIGN_LINE = re.compile(r"^\s*(?:(?:export|local|readonly|typeset|declare)(?:\s+-\w+)*\s+)?[A-Za-z_]\w*(?:\[[^\]]*\])?\+?=")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _PYTHON = re.compile(r"^(python|pypy)(\d+(\.\d+)*)?[a-z]?(\.exe)?$")
 _PY_VAR = re.compile(r"^\$[{(]?[A-Za-z_]*python[A-Za-z0-9_]*(:-[^})]*)?[})]?$", re.IGNORECASE)
@@ -481,7 +482,7 @@ def scan_shell(lines: list[tuple[int, str]], variables: dict[str, str] | None = 
             continue
         for m in _WRITES.finditer(raw):
             out.generated.add(posixpath.normpath(m.group(1)))
-        raw_words = _strip_declare(split_words(raw))
+        raw_words = _strip_declare(split_words(raw)) if _ASSIGN_LINE.match(raw) else []
         if raw_words and all(_ASSIGN.match(w) for w in raw_words):
             for w in raw_words:
                 name, _, value = w.partition("=")
