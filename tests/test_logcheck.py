@@ -290,3 +290,11 @@ def test_standard_input():
     result = CliRunner().invoke(main, ["logcheck", "-"], input=text)
     assert result.exit_code == 1 and "-:6" in result.stdout
     assert CliRunner().invoke(main, ["logcheck", "-"], input="").exit_code == 2
+
+
+def test_areal_style_executor_lines_and_stats_tables():
+    v = verdict_of(FIX / "logs_areal" / "train.log")
+    assert v.counters["sampled"]["total"] == 48  # the last "accepted: N"
+    assert v.counters["consumed"]["total"] == 3 * 16  # n_seqs per step, summed
+    assert v.counters["step"]["total"] == 3 and v.status == "healthy"
+    assert statuses(v)["ratio"] == "ok"

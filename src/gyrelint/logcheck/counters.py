@@ -76,15 +76,11 @@ class CounterView:
         return any(s.obs for s in self.series)
 
     def total(self) -> float:
+        """Streams add up; inside one stream, several keys for the counter are spellings of one
+        quantity (``count/x`` and ``async/count/x``, a scope logged twice): the largest counts."""
         per_stream: dict[str, float] = defaultdict(float)
-        totals: dict[str, float] = defaultdict(float)
         for s in self.series:
-            if s.mode == "delta":
-                per_stream[s.stream] += s.amount()
-            else:  # several keys for one running total in one stream: the largest, not the sum
-                totals[s.stream] = max(totals[s.stream], s.amount())
-        for k, v in totals.items():
-            per_stream[k] += v
+            per_stream[s.stream] = max(per_stream[s.stream], s.amount())
         return sum(per_stream.values())
 
     def last_lines(self, limit: int = 3) -> list[Record]:

@@ -67,6 +67,9 @@ GENERIC = (
        r"num_updates|updates|iteration|iter|total_step)"),
     _k("policy_version", "value", "generic",
        r"(?:.*/)?(?:current_|latest_)?(?:policy|param|params|model|weight|weights)_version"),
+    # "Train step 5/300 done.", "training step 12"
+    _l("step", "total", "generic", r"\btrain(?:ing)?[ _]step\s*[:=]?\s*(\d+)\b", ("train step", "training step",
+                                                                                  "train_step", "training_step")),
     # plain sentences: "sampled 8 trajectories", "trained on 32 samples"
     _l("sampled", "delta", "generic", rf"\b(?:sampled|generated|produced|rolled out)\s+(\d+)\s+{_ITEMS}\b",
        ("sampled", "generated", "produced", "rolled out")),
@@ -92,14 +95,22 @@ TRL_LIKE = (
     _k("policy_version", "value", "trl-like", r"(?:sample/)?model_version"),  # the version each sample carries
 )
 
+AREAL_LIKE = (
+    # "Finish and accept rollout. enqueued: 12, running: 4, accepted: 8, rejected: 0."
+    _l("sampled", "total", "areal-like", r"\brollouts?\b.*\baccepted:\s*(\d+)", ("accepted",)),
+    # stats tables: "<scope>/n_seqs" is a summed denominator, the sequences trained in the step
+    _k("consumed", "delta", "areal-like", r"(?:.*/)?n_seqs"),
+)
+
 PROFILES: dict[str, tuple[Rule, ...]] = {
     "probe": (),  # probe lines are always read; this profile reads nothing else
     "generic": GENERIC,
     "verl-like": VERL_LIKE + GENERIC,
     "openrlhf-like": OPENRLHF_LIKE + GENERIC,
     "trl-like": TRL_LIKE + GENERIC,
+    "areal-like": AREAL_LIKE + GENERIC,
 }
-PROFILES["auto"] = tuple(dict.fromkeys(VERL_LIKE + OPENRLHF_LIKE + TRL_LIKE + GENERIC))
+PROFILES["auto"] = tuple(dict.fromkeys(VERL_LIKE + OPENRLHF_LIKE + TRL_LIKE + AREAL_LIKE + GENERIC))
 DEFAULT_PROFILE = "auto"
 
 

@@ -33,6 +33,7 @@ KV_RE = re.compile(
 )
 # numbers printed through repr: np.float64(0.5) (numpy >= 2), tensor(3) / tensor(0.5, device='cuda:0')
 WRAPPED_NUM_RE = re.compile(r"\b(?:(?:np|numpy)\.(?:float|int|uint)\d{0,2}|tensor)\(\s*(" + _NUM + r")\s*(?:,[^()]*)?\)")
+TABLE_KEY_RE = re.compile(r"[A-Za-z_][\w./@\-]*")
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 GLOBAL_STEP_RE = re.compile(r"(?i)\bglobal[ _]step\s*[:=]?\s*(\d+)\b")
 BINARY_SNIFF = 8192
@@ -130,10 +131,23 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
         v = _to_float(m["v"])
         if v is not None and key not in values:
             values[key] = v
+    if "\u2502" in stripped or (stripped.startswith("|") and stripped.count("|") >= 3):
+        values.update(_table_cells(stripped))  # tabulate / markdown tables: | key | value | key | value |
     g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped) if ("lobal" in stripped or "LOBAL" in stripped) else None
     if g and "global_step" not in values:
         values["global_step"] = float(g.group(1))
     return Record(file, line, stripped, values, file)
+
+
+def _table_cells(line: str) -> dict[str, float]:
+    cells = [c.strip() for c in re.split("[\u2502|]", line) if c.strip()]
+    out: dict[str, float] = {}
+    for k, v in zip(cells, cells[1:], strict=False):
+        if TABLE_KEY_RE.fullmatch(k):
+            f = _to_float(v)
+            if f is not None:
+                out[k] = f
+    return out
 
 
 def _truncated_tail(last: str) -> bool:

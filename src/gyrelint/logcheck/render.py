@@ -53,6 +53,8 @@ def to_text(verdict: Verdict) -> str:
         out.append(f"  [{MARK[c.status]:>7}] {c.id:<8} {c.message}")
         if c.status == "problem" and c.hint:
             out.append(f"            what to check: {c.hint}")
+        elif c.status == "unknown" and c.hint:
+            out.append(f"            to check it: {c.hint}")
         for e in c.evidence:
             out.append(f"            {e.file}:{e.line}: {e.text}")
     return "\n".join(out)
