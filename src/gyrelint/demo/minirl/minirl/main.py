@@ -43,7 +43,10 @@ def main(argv=None):
     if args.probe_log:
         probe.configure(args.probe_log)
 
-    ctx = mp.get_context(cfg["multiprocessing"]["start_method"])
+    method = cfg["multiprocessing"]["start_method"]
+    if method not in mp.get_all_start_methods():  # no fork on Windows
+        method = "spawn"
+    ctx = mp.get_context(method)
     q_cfg = cfg["queue"]
     traj_queue = ctx.Queue(maxsize=q_cfg["trajectory_maxsize"])
     # The broken-queue fault: the trainer drains a queue that no sampler writes to.
