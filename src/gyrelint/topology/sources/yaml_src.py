@@ -24,6 +24,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PY_TAG = "tag:yaml.org,2002:python/"
 _MERGE = "tag:yaml.org,2002:merge"
 _NODE_BUDGET = 20_000  # nodes visited per file, aliases counted every time they expand
+_INTERP = re.compile(r"\$\{([A-Za-z_][\w.]*)\}")
 _PACKAGE = re.compile(r"^#\s*@package\s+(\S+)", re.M)
 
 
@@ -146,6 +147,9 @@ def _hydra_defaults(doc: yaml.MappingNode, path: str, result: YamlFile) -> None:
         if not (isinstance(k, yaml.ScalarNode) and k.value == "defaults" and isinstance(v, yaml.SequenceNode)):
             continue
         base = posixpath.dirname(path)
+        # ``- actor@x: ${model_engine}_actor`` names its option through another entry (``- model_engine: dp``)
+        chosen = {str(gk.value): str(gv.value) for item in v.value[:200] if isinstance(item, yaml.MappingNode)
+                  for gk, gv in item.value if isinstance(gk, yaml.ScalarNode) and isinstance(gv, yaml.ScalarNode)}
         for item in v.value[:200]:
             line = item.start_mark.line + 1
             if isinstance(item, yaml.ScalarNode):
@@ -163,7 +167,8 @@ def _hydra_defaults(doc: yaml.MappingNode, path: str, result: YamlFile) -> None:
                     group, _, pkg = group.partition("@")
                     group = group.strip().lstrip("/")
                     package = pkg.strip() or group.replace("/", ".")
-                    result.defaults.append((base, posixpath.join(group, str(gv.value)), package, line))
+                    option = _INTERP.sub(lambda m, c=chosen: c.get(m.group(1), m.group(0)), str(gv.value))
+                    result.defaults.append((base, posixpath.join(group, option), package, line))
 
 
 def compose(files: dict[str, YamlFile]) -> dict[str, str]:
