@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..graphs import Graphs
 from ..index import Index
@@ -95,6 +95,19 @@ class EvidenceResult:
     link_checks: list[CodeEvidence]
     counts: dict[str, int]
     reached: dict[str, int]  # signal -> sites inside code reached from an entry point (empty without a call graph)
+    rank: list[int] = field(default_factory=list)  # per evidence: 0 reached, 1 other code, 2 test code
+
+    def first(self, signal: str) -> CodeEvidence | None:
+        """The site to show for a signal: reached code first, test code last."""
+        best: tuple[int, int] | None = None
+        for i, e in enumerate(self.evidence):
+            if e.signal == signal:
+                r = self.rank[i] if i < len(self.rank) else 1
+                if best is None or r < best[0]:
+                    best = (r, i)
+                    if r == 0:
+                        break
+        return self.evidence[best[1]] if best else None
 
 
 # library modules/functions whose names say NCCL or IPC (vLLM/SGLang weight-transfer helpers, cupy, pynccl)
@@ -151,15 +164,24 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
     live = graphs.reached if graphs is not None else set()
     scope_owner = ""
 
+    ranks: list[int] = []
+    is_test = False
+
     def add(signal: str, path: str, line: int, detail: str) -> None:
         counts[signal] += 1
-        if live and scope_owner in live:
+        hit = bool(live) and scope_owner in live
+        if hit:
             reached[signal] += 1
         if counts[signal] <= _MAX_PER_SIGNAL:
             evidence.append(CodeEvidence(signal, path, line, detail))
+            ranks.append(0 if hit else 2 if is_test else 1)
 
     for path, s in index.summaries.items():
         namer = namers[path]
+        # pytest code (imports pytest, or defines test_* functions) is shown last
+        is_test = any(i.module.split(".", 1)[0] == "pytest" for i in s.imports) or any(
+            f.name.startswith("test_") for f in s.functions)
+        scope_owner = s.module
         scope_strings: dict[str, list[str]] = defaultdict(list)
         for st in s.strings:
             scope_strings[st.scope].append(st.value)
@@ -202,7 +224,7 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
             if link:
                 signal, line, detail = link
                 links.append(CodeEvidence(signal, path, line, f"{_scope_name(s, scope)}: {detail}"))
-    return EvidenceResult(evidence, links, dict(counts), dict(reached))
+    return EvidenceResult(evidence, links, dict(counts), dict(reached), ranks)
 
 
 def _decorators(s: FileSummary, namer: Namer, add) -> None:

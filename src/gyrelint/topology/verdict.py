@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..graphs import Graphs
 from ..index import Index
-from ..model import CodeEvidence, ConfigKey, Diagnostic, Topology
+from ..model import ConfigKey, Diagnostic, Topology
 from ..settings import Settings
 from .classify import Vocabulary, tokenize
 from .evidence import EvidenceResult, collect
@@ -80,10 +80,6 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[
     return topo, diags
 
 
-def _first(ev: list[CodeEvidence], signal: str) -> CodeEvidence | None:
-    return next((e for e in ev if e.signal == signal), None)
-
-
 def _num(value: str | None) -> float | None:
     if value is None:
         return None
@@ -105,7 +101,7 @@ def decide(keys: list[ConfigKey], ev: EvidenceResult) -> Topology:
         if signal not in _SIGNALS or not n:
             continue
         side, weight, words = _SIGNALS[signal]
-        first = _first(ev.evidence, signal)
+        first = ev.first(signal)
         where = f"{first.file}:{first.line}" if first else ""
         reasons.append(_Reason(side, weight, f"{words}: {n} site{'s' if n != 1 else ''}, first at {where}"))
     # config values
@@ -162,11 +158,11 @@ def _colocated(keys: list[ConfigKey], ev: EvidenceResult) -> tuple[bool, list[st
              and (k.value or "").lower() in _TRUE]
     if flags:
         out.append("colocated: " + _sample(flags))
-    sleep = _first(ev.evidence, "engine-sleep")
+    sleep = ev.first("engine-sleep")
     if sleep:
         out.append(f"colocated: the inference engine releases/resumes GPU memory to share devices "
                    f"({ev.counts['engine-sleep']} sites, first at {sleep.file}:{sleep.line})")
-    frac = _first(ev.evidence, "fractional-gpu")
+    frac = ev.first("fractional-gpu")
     if frac:
         out.append(f"colocated: Ray workers ask for a fraction of a GPU ({frac.file}:{frac.line})")
     return bool(out), out
