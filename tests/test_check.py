@@ -35,7 +35,7 @@ def test_seeded_timeout_fails_and_the_fix_passes(repo: Path, tmp_path: Path):
     assert "pkg/sync.py:9: GYR008 [warning]" in r.output
     assert "line=19" not in r.output and "sync.py:19" not in r.output  # suppressed inline
     src = repo / "pkg" / "sync.py"
-    src.write_text(src.read_text().replace("hours=10", "minutes=10"))
+    src.write_text(src.read_text().replace("timeout=36000,", "timeout=60,"))
     r = run(str(repo), "--select", "GYR008", "--no-cache")
     assert r.exit_code == 0, r.output
     assert "no findings" in r.output

@@ -35,11 +35,11 @@ def repo(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURE, r)
     (r / "pyproject.toml").write_text('[tool.gyrelint]\nselect = ["GYR008"]\n')
     sync = r / "pkg" / "sync.py"
-    sync.write_text(sync.read_text().replace("hours=10", "minutes=10"))
+    sync.write_text(sync.read_text().replace("timeout=36000,", "timeout=60,"))
     git(r, "init", "-q", "-b", "main")
     git(r, "add", ".")
     git(r, "commit", "-q", "-m", "clean")
-    sync.write_text(sync.read_text().replace("minutes=10", "hours=10"))
+    sync.write_text(sync.read_text().replace("timeout=60,", "timeout=36000,"))
     git(r, "commit", "-q", "-am", "fault")
     return r
 
@@ -67,7 +67,7 @@ def test_diff_reports_new_findings_and_leaves_the_checkout_alone(repo: Path):
 
 def test_diff_against_the_working_tree_and_from_a_subfolder(repo: Path):
     sync = repo / "pkg" / "sync.py"
-    sync.write_text(sync.read_text().replace("hours=10", "minutes=5"))
+    sync.write_text(sync.read_text().replace("timeout=36000,", "timeout=30,"))
     r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD", "--format", "json"], catch_exceptions=False)
     data = json.loads(r.output)
     assert data["new_findings"] == [] and data["fixed_findings"] == 1 and data["head"] == "working tree"

@@ -46,7 +46,7 @@ def test_real_flake8_reports_the_finding_in_its_file_only(repo: Path, tmp_path: 
 
 def test_fixing_the_fault_clears_it(repo: Path, tmp_path: Path):
     sync = repo / "pkg" / "sync.py"
-    sync.write_text(sync.read_text().replace("hours=10", "minutes=10"))
+    sync.write_text(sync.read_text().replace("timeout=36000,", "timeout=60,"))
     out = flake8(repo, "pkg/sync.py", cache=tmp_path / "cache")
     assert out.returncode == 0 and out.stdout == ""
 

@@ -63,7 +63,7 @@ def test_try_repo_fails_on_seeded_fault_then_passes(hook_repo: Path, tmp_path: P
     assert bad.returncode == 1, out
     assert "GYR008" in out and "pkg/sync.py:9" in out
     sync = work / "pkg" / "sync.py"
-    sync.write_text(sync.read_text().replace("hours=10", "minutes=10"))
+    sync.write_text(sync.read_text().replace("timeout=36000,", "timeout=60,"))
     sh("git", "commit", "-q", "-am", "fix", cwd=work)
     good = sh(str(pre_commit), "try-repo", str(hook_repo), "gyrelint", "--all-files", cwd=work, env=env, check=False)
     assert good.returncode == 0, good.stdout + good.stderr

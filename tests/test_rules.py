@@ -238,7 +238,8 @@ parser.add_argument("--eval-timeout", type=int, default=36000)
 
 
 def test_gyr008_high_timeouts_in_handoff_code_and_options():
-    a = make_analysis(summaries=[summary("pkg/net.py", TIMEOUTS)])
+    a = make_analysis([fn("pkg.net.init_group", Side.HANDOFF, kind="weight_sync")],
+                      summaries=[summary("pkg/net.py", TIMEOUTS)])
     found = only("GYR008", a)
     assert sorted(f.line for f in found) == [7, 10, 19]
     assert all("timeout" not in f.fix.lower().split("keep")[0] for f in found)
@@ -262,12 +263,42 @@ class Engine:
 
 
 def test_gyr008_follows_module_constants_and_parameter_defaults():
-    from gyrelint.model import CodeEvidence
-
-    topo = Topology(code_evidence=[CodeEvidence("process-group", "pkg/c.py", 13)])
-    found = only("GYR008", make_analysis(summaries=[summary("pkg/c.py", CONSTS)], topology=topo))
+    syncs = [fn("pkg.c.join", Side.HANDOFF, kind="weight_sync"), fn("pkg.c.Engine.setup", Side.HANDOFF,
+                                                                   kind="weight_sync")]
+    found = only("GYR008", make_analysis(syncs, summaries=[summary("pkg/c.py", CONSTS)]))
     assert sorted(f.line for f in found) == [4, 12]
+    # the same code outside the handoff (a training process group) is not judged
+    assert only("GYR008", make_analysis(summaries=[summary("pkg/c.py", CONSTS)])) == []
     assert any("GROUP_TIMEOUT" in f.message and "pkg/c.py:8" in f.message for f in found)
+
+
+RETRY = '''\
+import logging
+import aiohttp
+import requests
+
+log = logging.getLogger(__name__)
+
+
+def quiet(url, max_retries=50):
+    return requests.post(url, timeout=10)
+
+
+def loud(url, max_retries=50):
+    for i in range(max_retries):
+        log.warning("attempt %d", i)
+
+
+def forever(url):
+    return aiohttp.ClientTimeout(total=None)
+'''
+
+
+def test_gyr008_unlogged_retries_and_no_timeout_at_all():
+    hand = [fn(f"pkg.r.{n}", Side.HANDOFF, kind="trajectory") for n in ("quiet", "loud", "forever")]
+    found = only("GYR008", make_analysis(hand, summaries=[summary("pkg/r.py", RETRY)]))
+    assert sorted(f.line for f in found) == [8, 18]
+    assert any("waits forever" in f.message for f in found)
 
 
 def test_gyr008_threshold_is_configurable_and_config_keys_count():

@@ -22,9 +22,20 @@ def rollout(llm, prompts):
 
 def train_step(model, optimizer, batch):
     logits = model(batch["input_ids"])
-    loss = -(logits.mean() * batch["advantages"]).mean()  # nobody writes "advantages"
+    scale = batch["advantages"] / (1.0 + abs(batch["rewards"]))  # nobody writes "advantages"
+    loss = -(logits.mean() * scale).mean()
     loss.backward()
     optimizer.step()
+
+def main(model, llm, prompts, steps):
+    optimizer = torch.optim.AdamW(model.parameters())
+    for _ in range(steps):
+        batch = rollout(llm, prompts)
+        train_step(model, optimizer, batch)
+
+
+if __name__ == "__main__":
+    main(torch.nn.Linear(4, 4), LLM("m"), ["hi"], 10)
 """
 
 _GOOD = """\
@@ -42,9 +53,20 @@ def rollout(llm, prompts):
 
 def train_step(model, optimizer, batch):
     logits = model(batch["input_ids"])
-    loss = -(logits.mean() * batch["rewards"]).mean()
+    scale = batch["rewards"] / (1.0 + abs(batch["rewards"]))
+    loss = -(logits.mean() * scale).mean()
     loss.backward()
     optimizer.step()
+
+def main(model, llm, prompts, steps):
+    optimizer = torch.optim.AdamW(model.parameters())
+    for _ in range(steps):
+        batch = rollout(llm, prompts)
+        train_step(model, optimizer, batch)
+
+
+if __name__ == "__main__":
+    main(torch.nn.Linear(4, 4), LLM("m"), ["hi"], 10)
 """
 
 

@@ -35,13 +35,16 @@ _EMPTY = re.compile(
 )
 # ``k == "name"``, ``"x" in name``, ``k in ("a", "b")``: dispatch on keys, not a filter of data
 _KEY_TEST = re.compile(r"(==|!=)\s*['\"]|['\"]\s*(not\s+)?in\s|\bin\s*[\(\[{]\s*['\"]")
+# ``not out.get(KEY, False)``: a flag looked up in a mapping
+_LOOKUP = re.compile(r"^(not\s+)?[\w.\[\]]+\.get\(")
 # ``len(window) < n``: waiting for enough items (accumulation), nothing is dropped
 _ACCUMULATE = re.compile(r"^len\([^()]*\)\s*<=?\s*[\w.]+$")
 
 
 def drops_data(condition: str) -> bool:
     cond = norm(condition)
-    if _FLAGS.match(cond) or _EMPTY.match(cond) or _KEY_TEST.search(cond) or _ACCUMULATE.match(cond):
+    if _FLAGS.match(cond) or _EMPTY.match(cond) or _KEY_TEST.search(cond) or _ACCUMULATE.match(cond) \
+            or _LOOKUP.match(cond):
         return False
     toks = set(tokens(cond))
     if not toks & _BATCH:

@@ -9,18 +9,18 @@ from ..model import Finding, Location, Severity, Side
 from .base import Example, Rule, RuleContext, tokens
 
 TIMEOUT_LIMIT = 1800.0  # seconds (torch's historical default); [tool.gyrelint.thresholds] timeout overrides
-RETRIES_LIMIT = 10  # [tool.gyrelint.thresholds] retries overrides
+RETRIES_LIMIT = 20  # [tool.gyrelint.thresholds] retries overrides; logged retries are never flagged
 
 # callees whose calls carry data or weights between processes
 _TRANSPORT_HEADS = {
-    "ray", "zmq", "requests", "aiohttp", "httpx", "urllib", "socket", "grpc", "dist", "torch", "queue",
-    "multiprocessing", "mp", "redis", "vllm", "sglang", "asyncio", "concurrent", "nccl", "collective",
+    "ray", "zmq", "requests", "aiohttp", "httpx", "urllib", "socket", "grpc", "queue", "multiprocessing", "mp",
+    "redis",
 }
 _TRANSPORT_ATTRS = {
-    "get", "put", "wait", "recv", "send", "post", "request", "init_process_group", "new_group", "barrier",
-    "broadcast", "all_reduce", "ClientTimeout", "Timeout", "connect", "poll", "result", "wait_for", "join",
-    "get_nowait", "recv_pyobj", "send_pyobj", "urlopen", "remote", "generate", "update_weights",
+    "get", "put", "wait", "recv", "send", "post", "request", "ClientTimeout", "Timeout", "connect", "poll",
+    "result", "join", "get_nowait", "recv_pyobj", "send_pyobj", "urlopen",
 }
+_LOG_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
 _HANDOFF_WORDS = {
     "nccl", "dist", "distributed", "rollout", "engine", "sync", "weight", "weights", "server", "ray", "rpc", "http",
     "request", "vllm", "sglang", "zmq", "queue", "generate", "generation", "collective", "broadcast", "actor",
@@ -163,7 +163,8 @@ class HighTimeout(Rule):
         r_limit = _num(limits.get("retries")) or RETRIES_LIMIT
         seen: set[tuple[str, int, str]] = set()
 
-        def judge(name: str, value: float | None, where: Location, key: str, note: str) -> Finding | None:
+        def judge(name: str, value: float | None, where: Location, key: str, note: str,
+                  logs: bool = False) -> Finding | None:
             if value is None or (where.file, where.line, name) in seen:
                 return None
             scale = unit_scale(name)
@@ -175,7 +176,7 @@ class HighTimeout(Rule):
                 seen.add((where.file, where.line, name))
                 return self.finding(f"{note} `{name}` is {shown} (over {t_limit:.0f} s): a long wait masks a "
                                     f"broken handoff instead of failing where it broke", where, key)
-            if is_retries(name) and value > r_limit:
+            if is_retries(name) and value > r_limit and not logs:
                 seen.add((where.file, where.line, name))
                 return self.finding(f"{note} `{name}` is {value:.0f} (over {r_limit:.0f}): retries mask a broken "
                                     f"handoff instead of failing where it broke", where, key)
@@ -184,10 +185,20 @@ class HighTimeout(Rule):
         handoff_scopes = self._handoff_scopes(ctx)
         by_module = {x.module: x for x in ctx.summaries()}
         for s in ctx.summaries():
+            logging_scopes = {c.scope for c in s.calls if c.attr in _LOG_CALLS}
             for call in s.calls:
                 if not call.kwargs or not self._is_handoff_call(s, call, handoff_scopes):
                     continue
                 for k, a in call.kwargs:
+                    if k in ("timeout", "total") and a.kind == "lit" and a.value is None \
+                            and (call.attr in ("ClientTimeout", "Timeout") or (s.path, call.scope) in handoff_scopes):
+                        where = Location(s.path, call.line, f"{call.func}({k}=None)")
+                        if (where.file, where.line, k) not in seen:
+                            seen.add((where.file, where.line, k))
+                            yield self.finding(f"`{call.func}(...)` sets `{k}=None`: the handoff waits forever, so a "
+                                               f"broken link hangs instead of failing", where,
+                                               f"none\0{call.scope}\0{call.func}\0{k}")
+                        continue
                     scale = unit_scale(k)
                     if scale is None and not is_retries(k):
                         continue
@@ -201,7 +212,8 @@ class HighTimeout(Rule):
                         _num(arg.value) if arg.kind == "lit" else None)
                     if where_s is s and where_line == call.line:
                         f = judge(k, value, Location(s.path, call.line, f"{call.func}({k}=...)"),
-                                  f"call\0{call.scope}\0{call.func}\0{k}", f"`{call.func}(...)`")
+                                  f"call\0{call.scope}\0{call.func}\0{k}", f"`{call.func}(...)`",
+                                  call.scope in logging_scopes)
                     else:
                         f = judge(k, value, Location(where_s.path, where_line, f"{a.value}, used by {call.func}"),
                                   f"const\0{a.value}", f"`{a.value}` (the `{k}` of `{call.func}(...)` at "
@@ -220,7 +232,8 @@ class HighTimeout(Rule):
                     else:
                         value = _num(p.default.value) if p.default.kind == "lit" else None
                     f = judge(p.name, value, Location(s.path, d.line, f"{d.qualname}({p.name}=...)"),
-                              f"param\0{d.qualname}\0{p.name}", f"default of `{d.name}({p.name}=...)`")
+                              f"param\0{d.qualname}\0{p.name}", f"default of `{d.name}({p.name}=...)`",
+                              d.qualname in logging_scopes)
                     if f:
                         yield f
             # argparse/click defaults and config dataclass fields
@@ -258,22 +271,14 @@ class HighTimeout(Rule):
 
     @staticmethod
     def _handoff_scopes(ctx: RuleContext) -> set[tuple[str, str]]:
-        """(file, scope) of functions on the handoff or holding topology code evidence."""
+        """(file, scope) of the functions that carry the handoff (either direction)."""
         out: set[tuple[str, str]] = set()
-        for f in ctx.functions(Side.HANDOFF):
-            sc = ctx.scope_of(f.qualname)
+        names = set(ctx.analysis.handoff.trajectory) | set(ctx.analysis.handoff.weight_sync)
+        names |= {f.qualname for f in ctx.functions(Side.HANDOFF)}
+        for q in names:
+            sc = ctx.scope_of(q)
             if sc:
                 out.add((sc[0].path, sc[1]))
-        lines: dict[str, set[int]] = {}
-        for c in list(ctx.analysis.topology.code_evidence) + list(ctx.analysis.topology.link_checks):
-            lines.setdefault(c.file, set()).add(c.line)
-        for file, lns in lines.items():
-            s = ctx.summary(file)
-            if s is None:
-                continue
-            for d in s.functions:
-                if any(d.line <= ln <= d.end_line for ln in lns):
-                    out.add((file, d.qualname))
         return out
 
     @staticmethod
