@@ -424,3 +424,20 @@ def test_catalog_metadata():
         assert r.bad and r.good, r.id
         assert r.summary and r.rationale and r.fix and r.docs_url().endswith(f"{r.id}.md")
         assert not re.search(r"(?<!never )(raise|increase|bump|longer) (the |a )?timeout", r.fix.lower()), r.id
+
+
+def test_gyr001_sampler_started_as_a_process_target_counts_as_reached():
+    src = ("import multiprocessing as mp\n\ndef run_sampler(q):\n    pass\n\n"
+           "def main():\n    p = mp.Process(target=run_sampler, args=(1,))\n    p.start()\n")
+    funcs = [fn("pkg.main.run_sampler", Side.SAMPLING, reached=False), fn("pkg.main.main", Side.TRAINING)]
+    a = make_analysis(funcs, summaries=[summary("pkg/main.py", src)])
+    assert only("GYR001", a) == []
+    unstarted = src.replace("target=run_sampler", "target=other")
+    a = make_analysis(funcs, summaries=[summary("pkg/main.py", unstarted)])
+    assert len(only("GYR001", a)) == 1
+
+
+def test_gyr006_counter_methods_named_after_the_counter():
+    src = ("def loop(stats, batch, step):\n    stats.sampled(len(batch))\n    stats.consumed(len(batch))\n"
+           "    log_metrics({'global_step': step})\n")
+    assert only("GYR006", make_analysis(LOOP, summaries=[summary("pkg/loop.py", src)])) == []

@@ -47,6 +47,28 @@ if __name__ == "__main__":
 """
 
 
+def started_by_reference(ctx: RuleContext, funcs: list) -> bool:
+    """Some reached code passes one of ``funcs`` as a value (``Process(target=f)``, ``pool.submit(f)``)."""
+    reached_scopes: dict[str, set[str]] = {}
+    for f in ctx.analysis.functions.values():
+        if f.reached:
+            sc = ctx.scope_of(f.qualname)
+            if sc:
+                reached_scopes.setdefault(sc[0].path, set()).add(sc[1])
+    names = {f.qualname.rsplit(".", 1)[-1] for f in funcs}
+    for path, scopes in reached_scopes.items():
+        s = ctx.summary(path)
+        if s is None:
+            continue
+        for call in s.calls:
+            if call.scope not in scopes:
+                continue
+            for a in list(call.args) + [v for _, v in call.kwargs]:
+                if a.kind == "name" and isinstance(a.value, str) and a.value.rsplit(".", 1)[-1] in names:
+                    return True
+    return False
+
+
 class NoSamplingChain(Rule):
     id = "GYR001"
     name = "no-sampling-chain"
@@ -73,6 +95,8 @@ class NoSamplingChain(Rule):
             return  # neither chain anywhere: not an RL loop, nothing to say
         if any(f.reached for f in mine + drivers):
             return  # a reached driver drives both chains
+        if mine and started_by_reference(ctx, mine):
+            return  # handed to a process/thread/executor as a target: it runs, the graph lost the edge
         theirs = theirs + drivers
         entries = [e for e in ctx.analysis.entry_points if e.exists]
         entry_ev = [Location(e.source or e.file or ".", max(e.line, 1), f"entry point ({e.found_by}): {e.module or e.file}")

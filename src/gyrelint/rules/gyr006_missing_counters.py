@@ -73,12 +73,13 @@ def _probe_calls(s: FileSummary) -> Iterator[tuple[str, int]]:
     """Calls into gyrelint's own probe (``probe.sampled(n)`` ...), counted without any configuration."""
     bound = {i.bound for i in s.imports if i.module.startswith("gyrelint") and (i.name in (None, "probe") or
                                                                                  "probe" in i.module)}
-    if not bound:
-        return
     for call in s.calls:
         head = call.func.split(".", 1)[0]
         if head in bound and call.attr in _PROBE:
             yield _PROBE[call.attr], call.line
+        elif call.receiver and call.attr in ("sampled", "consumed") and (call.args or call.kwargs):
+            # any counter object with a method named after the counter: ``stats.consumed(len(batch))``
+            yield call.attr, call.line
 
 
 def counters_found(ctx: RuleContext) -> dict[str, tuple[str, int, str]]:
