@@ -53,6 +53,8 @@ WEIGHT_COLOR = "#c0392b"
 _MAX_ENTRIES = 6
 _CONTRACT_DEPTH = 3
 _CONTRACT_VISITS = 300
+UNREACHED = "~unreached"
+_EDGES_OUT, _EDGES_IN = 4, 2  # call edges kept per node (strongest first)
 _WRAP = 7  # at most this many unconnected nodes of a cluster side by side
 
 
@@ -299,51 +301,49 @@ def _module_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
     return sorted(items, key=lambda i: i.score)
 
 
-def _group_key(item: _Item, depth: int) -> tuple[str, str | None, str]:
-    return (item.side, item.hkind if item.side == "handoff" else None, ".".join(item.group_path[:depth]))
-
-
 def _collapse(items: list[_Item], budget: int, level: str) -> tuple[list[MapNode], dict[str, str], dict[str, int]]:
     """Keep the best items one by one and fold the rest into groups by package and side.
 
-    The finest grouping (longest package prefix) that fits the budget wins; leftover room is
-    then given back to individual items in score order.
+    Groups start at the top package level (below any prefix every item shares) and the largest
+    group is split into its subpackages while the groups fit ~60% of the budget; the rest of the
+    room then goes to single items in score order (handoff and weight-sync path first).
     """
     if len(items) <= budget:
         return [_item_node(i, level) for i in items], {i.key: node_id(i.key) for i in items}, {}
-    max_depth = max((len(i.group_path) for i in items), default=0)
-    pinned = sum(1 for i in items if i.score[0] == 0)
-    singles = min(len(items), max(min(pinned, budget // 2), budget // 4))
-    def groups(rest: list[_Item], depth: int) -> dict[tuple, list[_Item]]:
-        out: dict[tuple, list[_Item]] = defaultdict(list)
-        for i in rest:
-            out[_group_key(i, depth)].append(i)
-        return out
-
-    depth = 0
-    for d in range(max_depth, -1, -1):
-        if singles + len(groups(items[singles:], d)) <= budget:
-            depth = d
-            break
-    else:
-        while singles and singles + len(groups(items[singles:], 0)) > budget:
-            singles -= 1
-    # leftover room goes back to single items
-    while singles < len(items) and singles + 1 + len(groups(items[singles + 1:], depth)) <= budget:
-        singles += 1
-    nodes = [_item_node(i, level) for i in items[:singles]]
-    member_of = {i.key: node_id(i.key) for i in items[:singles]}
+    common = _common_prefix([i.group_path for i in items])
+    groups = _split_groups(items, int(budget * 0.7), len(common))
+    where = {i.key: k for k, members in groups.items() for i in members}
+    size = {k: len(v) for k, v in groups.items()}
+    count = len(groups)
+    single: set[str] = set()
+    for i in items:  # best first
+        k = where[i.key]
+        after = count + 1 - (1 if size[k] == 1 else 0)
+        if after > budget:
+            continue
+        single.add(i.key)
+        size[k] -= 1
+        count = after
+    nodes = [_item_node(i, level) for i in items if i.key in single]
+    member_of = {k: node_id(k) for k in single}
     collapsed: Counter[str] = Counter()
-    for (side, hkind, prefix), members in sorted(groups(items[singles:], depth).items(),
-                                                 key=lambda kv: (kv[0][0], kv[0][1] or "", kv[0][2])):
+    base = ".".join(common)
+    for (side, hkind, prefix_t), all_members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "", kv[0][2])):
+        members = [m for m in all_members if m.key not in single]
+        if not members:
+            continue
         if len(members) == 1:
             nodes.append(_item_node(members[0], level))
             member_of[members[0].key] = node_id(members[0].key)
             continue
+        prefix = ".".join(prefix_t)
         key = f"group:{side}:{hkind or ''}:{prefix}"
         nid = node_id(key)
         what = "functions" if level == "function" else "modules"
-        name = f"{prefix}.*" if prefix else f"other {side}"
+        shown = prefix[len(base) + 1:] if base and prefix.startswith(base + ".") else prefix
+        name = f"{shown}.*" if shown else f"other {side}"
+        if prefix_t == (UNREACHED,):
+            name = "not reached from an entry point"
         best = members[0]
         node = MapNode(nid, key, f"{name}\n({len(members)} {what})", side, "group", hkind,
                        sorted(m.key for m in members), best.file, best.line,
@@ -353,6 +353,49 @@ def _collapse(items: list[_Item], budget: int, level: str) -> tuple[list[MapNode
         for m in members:
             member_of[m.key] = nid
     return nodes, member_of, dict(sorted(collapsed.items()))
+
+
+def _split_groups(items: list[_Item], limit: int, base: int) -> dict[tuple, list[_Item]]:
+    """Groups keyed (side, handoff kind, package prefix); the biggest splits first while they fit."""
+    groups: dict[tuple, list[_Item]] = defaultdict(list)
+    some_reached = any(i.reached for i in items)
+    frozen: set[tuple] = set()
+    for i in items:
+        hk = i.hkind if i.side == "handoff" else None
+        if some_reached and not i.reached:  # code no entry point runs: one box per side
+            frozen.add((i.side, hk, (UNREACHED,)))
+            groups[(i.side, hk, (UNREACHED,))].append(i)
+        else:
+            groups[(i.side, hk, i.group_path[:base + 1])].append(i)
+    while True:
+        progressed = False
+        for k in sorted((k for k in groups if k not in frozen and len(groups[k]) > 1),
+                        key=lambda k: (-len(groups[k]), k[0], k[1] or "", k[2])):
+            depth = len(k[2])
+            sub: dict[tuple, list[_Item]] = defaultdict(list)
+            for i in groups[k]:
+                sub[(k[0], k[1], i.group_path[:depth + 1])].append(i)
+            if list(sub) == [k]:  # nothing deeper to split by
+                frozen.add(k)
+                continue
+            if len(groups) - 1 + len(sub) <= limit:
+                del groups[k]
+                groups.update(sub)
+                progressed = True
+                break
+            frozen.add(k)
+        if not progressed:
+            return groups
+
+
+def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
+    if not paths:
+        return ()
+    lo, hi = min(paths), max(paths)
+    n = 0
+    while n < min(len(lo), len(hi)) and lo[n] == hi[n]:
+        n += 1
+    return lo[:n]
 
 
 def _item_node(i: _Item, level: str) -> MapNode:
@@ -447,7 +490,20 @@ def _contracted_edges(a: Analysis, nodes: list[MapNode], member_of: dict[str, st
     for (s, d), weak in sorted(found.items()):
         kind = "entry" if node_side.get(s) == ENTRY else "call"
         edges.append(MapEdge(s, d, kind, "", all(weak), len(weak)))
-    return edges
+    return _prune(edges)
+
+
+def _prune(edges: list[MapEdge]) -> list[MapEdge]:
+    """Keep each node's strongest few call edges: enough to follow the flow, few enough to lay out fast."""
+    out_n: Counter[str] = Counter()
+    in_n: Counter[str] = Counter()
+    kept = []
+    for e in sorted(edges, key=lambda e: (e.weak, -e.count, e.src, e.dst)):
+        if out_n[e.src] < _EDGES_OUT or in_n[e.dst] < _EDGES_IN:
+            kept.append(e)
+            out_n[e.src] += 1
+            in_n[e.dst] += 1
+    return kept
 
 
 def _best(g: MapGraph, side: str, near: str | None, hkind: str | None = None, outgoing: bool | None = None) -> str | None:
