@@ -69,6 +69,11 @@ def line_of(path: Path, needle: str) -> int:
     ("world_size", "rlpkg/config.py", "process", "8", "dataclass (OmegaConf)", "world_size"),
     ("endpoint", "rlpkg/config.py", "port", "http://10.0.0.2:8000/v1", "pydantic", "endpoint"),
     ("replicas", "rlpkg/config.py", "process", "2", "pydantic", "replicas"),
+    # field(default=...) defaults are read from the field's own lines; a value can decide the class
+    ("host_ip", "rlpkg/config.py", "port", "10.0.0.3", "dataclass", "host_ip"),
+    ("backend", "rlpkg/config.py", "comm", "gloo", "dataclass", "backend: str = field"),
+    # a prefixing helper imported from another module
+    ("sampler-port", "rlpkg/args.py", "port", "30000", "argparse", "add_rollout_args(parser"),
 ])
 def test_source(cross, key, file, cls, value, source, needle):
     _topo, _diags, keys = cross

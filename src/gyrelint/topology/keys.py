@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import posixpath
 import re
@@ -13,7 +14,7 @@ from ..model import ConfigKey, Diagnostic
 from ..settings import Settings
 from .classify import Vocabulary, classify
 from .names import Namer
-from .sources import RawKey
+from .sources import RawKey, value_text
 from .sources.python_src import FieldRefs, python_keys
 from .sources.shell import markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
@@ -122,18 +123,21 @@ def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, nam
     out: list[ConfigKey] = []
     texts: dict[str, list[str]] = {}
     for r in raws:
-        hit = classify(r.key, r.value, vocab, r.context)
-        if hit is None:
-            continue
-        line = r.line
         ref = field_refs.get((r.file, r.key))
+        line, value = r.line, r.value
         if ref is not None:
             line = _field_line(index, r.file, ref[0].line, ref[0].end_line, ref[1], texts) or line
-        ident = (r.key, r.file, line)
+            if value is None and line != r.line:
+                value = _field_default(texts.get(r.file, []), line)
+        hit = classify(r.key, value, vocab, r.context)
+        if hit is None:
+            continue
+        r = RawKey(r.key, value, r.file, line, r.source, r.context)
+        ident = (r.key, r.file, r.line)
         if ident in seen:
             continue
         seen.add(ident)
-        out.append(ConfigKey(r.key, hit[0], r.value, r.file, line, hit[1], r.source))
+        out.append(ConfigKey(r.key, hit[0], r.value, r.file, r.line, hit[1], r.source))
     out.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
     return out
 
@@ -151,3 +155,25 @@ def _field_line(index: Index, path: str, start: int, end: int, name: str, texts:
         if pat.match(lines[no - 1]):
             return no
     return 0
+
+
+_DEFAULT_KW = re.compile(r"""\bdefault\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|-?\d[\w.+-]*|True|False|None)\s*[,)]""")
+_NEXT_FIELD = re.compile(r"^\s+[A-Za-z_]\w*\s*:")
+
+
+def _field_default(lines: list[str], line: int) -> str | None:
+    """``x: int = field(default=8, metadata=...)``: the literal default, read from the field's own lines
+    (the summary keeps only the callee of a call default)."""
+    chunk = []
+    for no in range(line, min(line + 8, len(lines) + 1)):
+        text = lines[no - 1]
+        if no > line and _NEXT_FIELD.match(text):
+            break
+        chunk.append(text)
+    m = _DEFAULT_KW.search(" ".join(chunk))
+    if not m:
+        return None
+    try:
+        return value_text(ast.literal_eval(m.group(1)))
+    except (ValueError, SyntaxError):
+        return None

@@ -137,7 +137,7 @@ def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSit
                     if prefix is not None and key.count("{}") > 1:
                         key = key.replace("{}", prefix, 1)
                     key = _fill_last(key, filler).replace("{}", "*")
-                    default = call.kwarg("default") or (call.args[1] if len(call.args) > 1 else None)
+                    default = call.kwarg("default") or _after_filler(call)
                     value = _lit(default) if default is not None else _lit(inner.kwarg("default"))
                     out.append(RawKey(key.strip("-."), value_text(value), path, call.line, "argparse"))
             else:
@@ -145,6 +145,14 @@ def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSit
                 out.append(RawKey(key.replace("{}", "*").strip("-."), value_text(_lit(inner.kwarg("default"))), s.path,
                                   inner.line, "argparse"))
     return out
+
+
+def _after_filler(call: CallSite) -> Arg | None:
+    """``add("num_engines", 2)``: the positional argument after the name is the default."""
+    for i, a in enumerate(call.args):
+        if a.kind == "lit" and isinstance(a.value, str):
+            return call.args[i + 1] if i + 1 < len(call.args) else None
+    return None
 
 
 def _fill_last(template: str, filler: str) -> str:
