@@ -67,6 +67,8 @@ def launches(text: str, **kw) -> list[tuple[str, str]]:
     ("python setup.py install", []),
     ("pip install python-dateutil", []),
     ("echo python -m pkg.q", []),
+    ("sudo apt install -y python3.10 python3.10-venv", []),
+    ("nice -n 10 taskset -c 0-3 python -m pkg.s", [("module", "pkg.s")]),
     ("# python -m pkg.r", []),
 ])
 def test_command_forms(text: str, expected: list[tuple[str, str]]) -> None:
@@ -128,6 +130,11 @@ def test_markdown_blocks_languages_and_prompts() -> None:
     got = [[t for _, t in b] for b in markdown_blocks(text)]
     assert got == [["python -m a"], ["python -m c \\", "    --x"], ["python -m e"]]
     assert markdown_blocks(text)[0][0][0] == 2  # line numbers are the file's
+
+
+def test_markdown_myst_and_indented_fences() -> None:
+    text = "1. step\n\n      ```{code-block} bash\n      python -m a\n      ```\n```{code-block} python\nx = 1\n```\n"
+    assert [[t for _, t in b] for b in markdown_blocks(text)] == [["python -m a"]]
 
 
 def test_rst_code_blocks() -> None:

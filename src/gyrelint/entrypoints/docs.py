@@ -11,7 +11,7 @@ import re
 SHELL_LANGS = {"", "bash", "sh", "shell", "zsh", "console", "shell-session", "shellsession", "terminal", "ksh",
                "bash-session", "shell-script", "cmd", "batch", "text", "none", "plain", "plaintext"}
 PROMPT_LANGS = {"console", "shell-session", "shellsession", "terminal", "bash-session"}
-_FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*\{?\.?([A-Za-z0-9_+-]*)")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([A-Za-z0-9_+-]*)\}?\s*([A-Za-z0-9_+-]*)")
 _RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(code-block|code|sourcecode|prompt)::\s*([A-Za-z0-9_+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^$\s]*)?)?[$%]\s+")
 
@@ -30,6 +30,8 @@ def markdown_blocks(text: str) -> list[Block]:
             continue
         fence = m.group(2)
         lang = m.group(3).lower()
+        if lang in ("code-block", "code", "sourcecode"):  # MyST: ```{code-block} bash
+            lang = m.group(4).lower()
         indent = len(m.group(1))
         body: Block = []
         i += 1

@@ -277,6 +277,27 @@ def _launcher_word(word: str) -> bool:
             or base in RUNNERS or base in WRAPPERS or base.endswith(".py"))
 
 
+def _skip_wrapper_options(words: list[str], j: int) -> int:
+    """Index of the command a wrapper (``sudo``, ``timeout 10``, ``srun -N 2``) runs; ``len(words)``
+    when it runs some other program (``sudo apt install python3-venv``)."""
+    prev_opt = False
+    while j < len(words):
+        w = words[j]
+        if _launcher_word(w):
+            return j
+        if w.startswith("-"):
+            prev_opt = "=" not in w
+        elif prev_opt or _WRAPPER_VALUE.match(w) or _ASSIGN.match(w):
+            prev_opt = False
+        else:
+            return len(words)
+        j += 1
+    return j
+
+
+_WRAPPER_VALUE = re.compile(r"^[\d.,:-]+[smhd]?$")
+
+
 class CommandParser:
     """Turns one simple command (a word list) into launches; recursive for ``bash -c``,
     ``eval``, ``ray job submit --`` and runners."""
@@ -320,10 +341,7 @@ class CommandParser:
                 i += 1
                 continue
             if base in WRAPPERS:
-                j = i + 1
-                while j < n and not _launcher_word(words[j]):
-                    j += 1
-                i = j
+                i = _skip_wrapper_options(words, i + 1)
                 continue
             break
         if i >= n:
