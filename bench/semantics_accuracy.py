@@ -315,6 +315,12 @@ def render(report: dict) -> str:
             w(f"| {r['framework']} {r['version']} | {lab} | {tool} | " + " | ".join(cells)
               + f" | **{_f(s['macro_f1'])}** | {_f(s['neutral_mislabel'])} ({s['neutral_total']}) | {kind} |")
     for r in report["labelled"]:
+        if r.get("wrong"):
+            w(f"\n<details><summary>{r['framework']}: {len(r['wrong'])} labels gyrelint got wrong</summary>\n")
+            for x in r["wrong"]:
+                w(f"- `{x['qualname']}`: label {x['label']}, got {x['got']}")
+            w("\n</details>")
+    for r in report["labelled"]:
         if r.get("missing"):
             w(f"\n{r['framework']}: {len(r['missing'])} labelled qualnames absent from the analysis: "
               + ", ".join(f"`{q}`" for q in r["missing"][:10]))
