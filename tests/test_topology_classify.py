@@ -41,6 +41,8 @@ def test_tokenize(key, tokens):
     ("rendezvous", "tcp://10.0.0.1:23456", "port"),  # decided by the value
     ("DIST_INIT_METHOD", None, "comm"),
     ("inference.agent.num_workers", "8", "process"),
+    ("queue.trajectory_maxsize", "4", "comm"),  # inside a transport's own section
+    ("multiprocessing.start_method", "spawn", "process"),
 ])
 def test_classify_positive(key, value, cls):
     hit = classify(key, value)

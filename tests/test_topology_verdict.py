@@ -52,6 +52,7 @@ def test_multiprocessing_repo():
     assert topo.verdict == "cross-process"
     assert topo.trajectory_transport.startswith("multiprocessing queue")
     assert "ZMQ" in topo.trajectory_transport and "shared memory" in topo.trajectory_transport
+    assert topo.weight_transport.startswith("multiprocessing queue")  # state_dict read, then put on a queue
     lines = {(e.signal, e.line) for e in topo.code_evidence}
     assert ("mp-queue", 18) in lines and ("mp-process", 19) in lines and ("shared-memory", 24) in lines
 

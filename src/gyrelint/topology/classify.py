@@ -50,7 +50,7 @@ PROCESS_RUNS = [
     ("num", "processes"), ("num", "proc"), ("num", "engines"), ("num", "actors"), ("num", "machines"),
     ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
     ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
-    ("fsdp", "size"), ("mesh", "shape"),
+    ("fsdp", "size"), ("mesh", "shape"), ("start", "method"),
 ]
 # Tokens that mean something else when present (a LoRA rank is a matrix rank).
 PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
@@ -272,7 +272,14 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         res = classify(parent, None, vocab)
         if res is not None:
             return res[0], f"{res[1]} (parent '{parent}')"
-    return classify_value(value)
+    by_value = classify_value(value)
+    if by_value is None and len(segments) > 1:
+        # a key inside a transport's own section (``queue.trajectory_maxsize``, ``zmq.hwm``) is about that transport
+        parent = segments[-2]
+        hit = _leaf(vocab, parent, vetoes)
+        if hit is not None and hit != _VETOED and hit[0] == "comm":
+            return "comm", f"{hit[1]} (section '{parent}')"
+    return by_value
 
 
 def _pick(hits: list[tuple[str, str]], toks: list[str]) -> tuple[str, str]:

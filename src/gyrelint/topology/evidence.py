@@ -87,6 +87,8 @@ _READY_WORDS = re.compile(r"^(?:ping|health|health_check|check_health|is_healthy
                           r"wait_server_ready|wait_for_ready|heartbeat|is_alive|check_alive)$")
 _LOG_ROOTS = ("logging.", "logger.", "log.", "warnings.warn", "print", "loguru.")
 _SLEEP = {"time.sleep", "asyncio.sleep"}
+_WEIGHT_READS = {"state_dict", "named_parameters", "parameters", "get_weights"}
+_PUTS = {"put", "put_nowait", "send", "send_pyobj", "send_multipart", "send_bytes"}
 
 
 @dataclass(slots=True)
@@ -217,6 +219,13 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
                 detail = f"{names[0]} {paths[0]}" if paths else names[0]
             add(signal, path, call.line, detail)
         _decorators(s, namer, add)
+        for scope, calls in scope_calls.items():
+            # weights put on a queue/socket: the scope reads a state_dict/parameters and puts or sends something
+            attrs = {c.attr for c, _n, _s in calls}
+            if attrs & _WEIGHT_READS and attrs & _PUTS:
+                put = next(c for c, _n, _s in calls if c.attr in _PUTS)
+                scope_owner = s.module if scope == "<module>" else f"{s.module}.{scope}"
+                add("weights-put", path, put.line, f"{put.func.replace('()', '')} after reading parameters")
         for scope, calls in scope_calls.items():
             if scope not in interesting:
                 continue

@@ -210,6 +210,8 @@ def _weight_transport(verdict: str, ev: EvidenceResult) -> str:
         (("weights-from-disk",), c.get("weights-from-disk", 0) > 0, "shared files"),
         (("weights-load",), c.get("weights-load", 0) > 0 and c.get("inference-engine", 0) > 0,
          "in-process call (load_weights into the engine)"),
+        (("weights-put", "mp-queue"), c.get("weights-put", 0) > 0 and c.get("mp-queue", 0) > 0, "multiprocessing queue"),
+        (("weights-put", "zmq"), c.get("weights-put", 0) > 0 and c.get("zmq", 0) > 0, "ZMQ"),
     ], ev)
     if picked:
         return picked
