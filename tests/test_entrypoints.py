@@ -87,6 +87,12 @@ def test_quoted_string_across_lines_is_one_command() -> None:
     assert launches(text) == [("module", "pkg.multi")]
 
 
+def test_long_continuations_and_stray_apostrophes() -> None:
+    long_cmd = "python -m pkg.long \\\n" + "".join(f"  --x{i} {i} \\\n" for i in range(150)) + "  --end\n"
+    assert launches(long_cmd + "python -m pkg.after\n") == [("module", "pkg.long"), ("module", "pkg.after")]
+    assert launches("echo don't forget\npython -m pkg.next\n") == [("module", "pkg.next")]
+
+
 def test_variables_defaults_and_heredoc_read() -> None:
     text = (
         'ENTRY=${ENTRY:-"-m pkg.sft"}\n'

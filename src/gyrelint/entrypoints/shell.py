@@ -92,13 +92,12 @@ def logical_lines(lines: list[tuple[int, str]], variables: dict[str, str],
         if text.lstrip().startswith("#"):
             continue
         buf = text
-        joins = 0
-        while joins < _MAX_QUOTE_JOIN and i < n:
+        joins = 0  # lines joined because a quote is open (bounded: a stray apostrophe must not eat the file)
+        while i < n:
             stripped = buf.rstrip()
             if stripped.endswith("\\") and not stripped.endswith("\\\\"):
                 nxt = lines[i][1]
                 i += 1
-                joins += 1
                 if nxt.lstrip().startswith("#"):
                     if nxt.rstrip().endswith("\\"):
                         buf = stripped[:-1] + " \\"
@@ -108,9 +107,11 @@ def logical_lines(lines: list[tuple[int, str]], variables: dict[str, str],
                     continue
                 buf = stripped[:-1] + " " + nxt.strip()
                 continue
-            if shell and _open_quote(buf):
-                buf = buf + "\n" + lines[i][1]
-                i += 1
+            if shell and joins < _MAX_QUOTE_JOIN and _open_quote(buf):
+                closed = _close_quote(buf, lines, i)
+                if closed is None:
+                    break  # never closed: a stray apostrophe in prose, not a multi-line string
+                buf, i = closed
                 joins += 1
                 continue
             break
@@ -146,6 +147,15 @@ def _heredoc(text: str) -> re.Match | None:
             if m:
                 return m
         pos = blanked.find("<<", pos + 2)
+    return None
+
+
+def _close_quote(buf: str, lines: list[tuple[int, str]], i: int) -> tuple[str, int] | None:
+    """Join following lines until the open quote closes (within ``_MAX_QUOTE_JOIN`` lines)."""
+    for k in range(i, min(len(lines), i + _MAX_QUOTE_JOIN)):
+        buf = buf + "\n" + lines[k][1]
+        if not _open_quote(buf):
+            return buf, k + 1
     return None
 
 
