@@ -526,6 +526,21 @@ def _best(g: MapGraph, side: str, near: str | None, hkind: str | None = None, ou
     return min(cands, key=lambda n: (n.kind == "group", not n.reached, -len(n.evidence), n.key)).id
 
 
+def _transport_label(text: str, width: int = 26) -> str:
+    """The main transport, wrapped: ``Ray object store (also: ...)`` -> ``(Ray object store, +3 more)``."""
+    main, _, also = text.partition(" (also:")
+    more = len([x for x in also.rstrip(")").split(",") if x.strip()]) if also else 0
+    words, lines, cur = main.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}".strip()
+    lines.append(cur)
+    return "(" + "\n".join(lines) + (f", +{more} more" if more else "") + ")"
+
+
 def _linked(g: MapGraph, u: str, v: str) -> bool:
     return any({e.src, e.dst} == {u, v} for e in g.edges if e.kind in ("call", "entry"))
 
@@ -557,7 +572,7 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
             consumer, t_out = c, t
             if _linked(g, c, t):
                 break
-    tlabel = f"trajectories\n({traj})" if traj and traj != "unknown" else "trajectories"
+    tlabel = f"trajectories\n{_transport_label(traj)}" if traj and traj != "unknown" else "trajectories"
     chain = [x for x in (producer, t_in, t_out, consumer) if x]
     chain = [x for i, x in enumerate(chain) if i == 0 or chain[i - 1] != x]
     if len(chain) == 1 and tnodes:
@@ -565,7 +580,7 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
     for i, (u, v) in enumerate(zip(chain, chain[1:], strict=False)):
         special.append(MapEdge(u, v, "trajectory", tlabel if i == 0 else ""))
     # Weight sync: along the found path when it is drawn, else update -> sync node -> sampler.
-    wlabel = f"weights\n({wts})" if wts and wts != "unknown" else "weights"
+    wlabel = f"weights\n{_transport_label(wts)}" if wts and wts != "unknown" else "weights"
     path: list[str] = []
     for q in a.handoff.weight_sync_path:
         nid = g.member_of.get(q)
@@ -691,7 +706,9 @@ def to_dot(g: MapGraph) -> str:
         out.append(_node_line(n))
     out += _legend()
     out.append("  { rank=min; " + " ".join(["legend"] + [n.id for n in by_side.get(ENTRY, [])]) + "; }")
-    for side in ("driver", "sampling", "handoff", "training", "neutral"):
+    for n in by_side.get("neutral", []):
+        out.append(_node_line(n))
+    for side in ("driver", "sampling", "handoff", "training"):
         members = by_side.get(side, [])
         if not members:
             continue

@@ -28,6 +28,7 @@ _MAX_EVIDENCE_SNIPPETS = 6  # per function
 _MAX_SNIPPET_LINES = 60000  # whole report
 _MAX_NEIGHBOURS = 25
 _MAX_FILE_BYTES = 2_000_000
+_OPEN_ROWS = 400  # longer tables start folded (one click opens them) so big repos load fast
 SIDES = ("sampling", "handoff", "training", "driver", "neutral")
 
 
@@ -196,7 +197,8 @@ def _table(tid: str, title: str, head: list[str], rows: list[str], note: str = "
         return (f'<details class="tbl" id="{tid}"><summary><h2>{esc(title)} <small>(none)</small></h2></summary>'
                 f'<p class="note">{esc(note) or "Nothing found."}</p></details>')
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    return (f'<details class="tbl" id="{tid}" open><summary><h2>{esc(title)} <small>({len(rows)})</small></h2></summary>'
+    opened = " open" if len(rows) <= _OPEN_ROWS else ""
+    return (f'<details class="tbl" id="{tid}"{opened}><summary><h2>{esc(title)} <small>({len(rows)})</small></h2></summary>'
             + (f'<p class="note">{esc(note)}</p>' if note else "")
             + f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{"".join(rows)}</tbody></table></div></details>')
 

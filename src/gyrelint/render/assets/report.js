@@ -224,7 +224,7 @@
     baseW = parseFloat(svg.getAttribute("width")) || svg.getBoundingClientRect().width;
     svg.removeAttribute("height");
     var wrapW = document.getElementById("map").clientWidth - 8;
-    if (baseW > wrapW && wrapW > 0) scale = Math.max(0.25, wrapW / baseW);
+    if (baseW > wrapW && wrapW > 0) scale = Math.max(0.5, wrapW / baseW);
     setZoom(scale);
   }
   function setZoom(s) {
@@ -239,6 +239,9 @@
     else if (what === "out") setZoom(Math.max(0.1, scale / 1.25));
     else setZoom(Math.max(0.1, (document.getElementById("map").clientWidth - 8) / baseW));
   });
-  apply();
+  var restored = modInput.value || ruleSel.value;
+  for (var b = 0; b < sideBoxes.length; b++) if (!sideBoxes[b].checked) restored = true;
+  if (restored) apply();  /* a reload kept the form's state */
+  else status.textContent = document.querySelectorAll("#tables tbody tr").length + " rows";
   document.body.setAttribute("data-ready", "1");
 })();
