@@ -216,6 +216,7 @@ def test_functions_are_named(repo_scan) -> None:
     _, _, scan = repo_scan
     fn = {(e.found_by, e.file): e.function for e in scan.entries if e.exists}
     assert fn[("pyproject", "rlx/cli.py")] == "rlx.cli.main"
+    assert fn[("pyproject", "rlx/app/__init__.py")] == "rlx.app.launch"  # pkg:func imports pkg, not __main__
     assert fn[("hydra", "rlx/driver.py")] == "rlx.driver.run_driver"
     assert fn[("main-guard", "rlx/train.py")] == "rlx.train.main"  # main(parse()): not parse
     assert fn[("main-guard", "scripts/run_local.py")] == "rlx.train.main"  # imported from the repo
@@ -239,7 +240,7 @@ def test_missing_targets_are_reported_with_location(repo_scan) -> None:
                         ("pyproject.toml:7", "rlx.gone")]:
         assert any(m.startswith(loc + ":") and target in m for m in msgs), (loc, target)
     assert any("not_defined" in m for m in msgs)
-    assert any(m.startswith("pyproject.toml:11:") and "rlx.absent" in m for m in msgs)
+    assert any(m.startswith("pyproject.toml:12:") and "rlx.absent" in m for m in msgs)
     missing = {(e.module or e.file) for e in scan.missing}
     assert {"rlx.trainer_v0", "scripts/missing_script.py", "rlx.old_train"} <= missing
 

@@ -28,7 +28,7 @@ from .packaging import (
     setup_cfg_scripts,
     setup_py_scripts,
 )
-from .shell import Launch, scan_shell
+from .shell import Launch, ShellScan, scan_shell
 
 __all__ = ["EntryScan", "find_entry_points", "scan_entry_points"]
 
@@ -120,7 +120,8 @@ class _Finder:
         if key in self.seen:
             return
         self.seen.add(key)
-        path = self._module_path(s.module)
+        # ``pkg:main`` imports pkg (its __init__), unlike ``python -m pkg`` which runs pkg/__main__.py
+        path = self.mod2path.get(s.module) if s.attr else self._module_path(s.module)
         function = f"{s.module}.{s.attr}" if s.attr else None
         command = command or s.text
         if path is None:
@@ -213,7 +214,7 @@ class _Finder:
                                      self._function_of(path)))
 
     # ---- launches -------------------------------------------------------------------------------
-    def _launches(self, rel: str, found_by: str, shell_scan) -> None:
+    def _launches(self, rel: str, found_by: str, shell_scan: ShellScan) -> None:
         self.scan.unresolved += len(shell_scan.unresolved)
         src_dir = posixpath.dirname(rel)
         for launch in shell_scan.launches:
