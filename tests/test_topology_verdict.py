@@ -57,6 +57,18 @@ def test_multiprocessing_repo():
     assert ("mp-queue", 18) in lines and ("mp-process", 19) in lines and ("shared-memory", 24) in lines
 
 
+def test_service_signals():
+    topo, _ = run("topology_services")
+    signals = {e.signal for e in topo.code_evidence}
+    assert {"http-server", "subprocess-server", "grpc", "redis", "etcd", "socket-server", "cuda-ipc",
+            "http-generate"} <= signals
+    assert topo.verdict == "cross-process"
+    assert topo.weight_transport.startswith("CUDA IPC handles")
+    route = next(e for e in topo.code_evidence if e.signal == "http-server" and "/update_weights" in e.detail)
+    assert route.line == 17
+    assert [c.signal for c in topo.link_checks] == ["retry-with-logging"]
+
+
 def _key(key, cls, value):
     return ConfigKey(key, cls, value, "c.yaml", 1, "token", "yaml")
 
