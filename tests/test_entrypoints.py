@@ -279,6 +279,19 @@ def test_src_layout_and_subproject_readme() -> None:
     assert [e.function for e in scan.entries if e.found_by == "pyproject"] == ["pkgx.train.main"]
 
 
+def test_excluded_files_still_exist(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "legacy").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "main.py").write_text("print(1)\n")
+    (tmp_path / "pkg" / "legacy" / "run.py").write_text("print(2)\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.gyrelint]\nexclude = ["pkg/legacy"]\n')
+    (tmp_path / "README.md").write_text("```bash\npython -m pkg.legacy.run\npython pkg/legacy/run.py\n```\n")
+    settings, _ = load_settings(tmp_path)
+    scan = scan_entry_points(index_repo(tmp_path, settings.with_overrides(use_cache=False, jobs=1)), settings)
+    assert not scan.missing
+    assert {(e.module, e.file) for e in scan.entries if e.found_by == "readme"} == {("pkg.legacy.run", "pkg/legacy/run.py")}
+
+
 # ---- the command -----------------------------------------------------------------------------------
 
 def test_entries_command_text_and_json() -> None:

@@ -270,8 +270,8 @@ class _Finder:
         if resolved in self.seen:
             return
         self.seen.add(resolved)
-        self.scan.entries.append(EntryPoint(self.index.files.modules.get(path), path, found_by, rel, launch.line,
-                                            command, self._function_of(path)))
+        module = self.index.files.modules.get(path) or (launch.target if launch.kind == "module" else None)
+        self.scan.entries.append(EntryPoint(module, path, found_by, rel, launch.line, command, self._function_of(path)))
 
     def _missing(self, found_by: str, source: str, line: int, command: str, what: str, module: str | None = None,
                  file: str | None = None) -> None:
@@ -295,11 +295,23 @@ class _Finder:
 
     # ---- resolution -----------------------------------------------------------------------------
     def _module_path(self, module: str) -> str | None:
-        """The file ``python -m module`` runs: the module's file, or a package's ``__main__.py``."""
+        """The file ``python -m module`` runs: the module's file, or a package's ``__main__.py``
+        (also when the file is on disk but not indexed: excluded or git-ignored)."""
         main = self.mod2path.get(f"{module}.__main__")
         if main:
             return main
-        return self.mod2path.get(module)
+        return self.mod2path.get(module) or self._module_on_disk(module)
+
+    def _module_on_disk(self, module: str) -> str | None:
+        rel = module.replace(".", "/")
+        for base in ("", "src/"):
+            for cand in (f"{base}{rel}/__main__.py", f"{base}{rel}.py", f"{base}{rel}/__init__.py"):
+                try:
+                    if (self.root / cand).is_file():
+                        return cand
+                except OSError:
+                    return None
+        return None
 
     def _known_cwd(self, src_dir: str, cwd: tuple[str, ...]) -> bool:
         """Every ``cd`` before the command went to a folder of this repo (else paths are not checkable)."""
