@@ -277,7 +277,8 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         # a key inside a transport's own section (``queue.trajectory_maxsize``, ``zmq.hwm``) is about that transport
         parent = segments[-2]
         hit = _leaf(vocab, parent, vetoes)
-        if hit is not None and hit != _VETOED and hit[0] == "comm":
+        if hit is not None and hit != _VETOED and hit[0] == "comm" and hit[1] != "token 'ray'":
+            # (a Ray section holds cluster resources — CPUs, GPUs, runtime env — rather than transport settings)
             return "comm", f"{hit[1]} (section '{parent}')"
     return by_value
 
