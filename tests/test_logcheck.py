@@ -298,3 +298,11 @@ def test_areal_style_executor_lines_and_stats_tables():
     assert v.counters["consumed"]["total"] == 3 * 16  # n_seqs per step, summed
     assert v.counters["step"]["total"] == 3 and v.status == "healthy"
     assert statuses(v)["ratio"] == "ok"
+
+
+def test_open_brace_in_a_complete_text_line_is_not_truncation(tmp_path):
+    log = tmp_path / "cfg.log"
+    log.write_text("step=1\nstep=2\nINFO final config = {\n")
+    assert verdict_of(log).counters["step"]["total"] == 2
+    log.write_text('{"step": 1}\n{"step": 2, "note": "a { b"}\n')
+    assert verdict_of(log).counters["step"]["total"] == 2

@@ -150,17 +150,19 @@ def _table_cells(line: str) -> dict[str, float]:
     return out
 
 
-def _truncated_tail(last: str) -> bool:
-    """Does the last line of a log look cut off mid-record?"""
+def _truncated_tail(last: str, ends_with_newline: bool) -> bool:
+    """Does the last line of a log look cut off mid-record?
+
+    A writer that stopped mid-write leaves no newline; a JSON-lines record that does not close
+    is cut whatever follows it. A text line that merely opens a brace (``config = {``) is not.
+    """
     s = last.strip()
     if not s:
         return False
-    if "gyrelint-probe" in s and s.startswith("gyrelint-probe") and not PROBE_RE.search(s):
+    if s.startswith("gyrelint-probe") and not PROBE_RE.search(s):
         return True
-    if "{" in s:
-        opened, closed = s.count("{"), s.count("}")
-        if opened > closed:
-            return True
+    if "{" in s and s.count("{") > s.count("}") and (not ends_with_newline or s.startswith("{")):
+        return _dict_values(s) is None
     return False
 
 
@@ -285,7 +287,7 @@ def iter_log(path: Path, display: str | None = None) -> Iterator[Record]:
         return iter(read_csv(text, display, path.name))
     lines = text.split("\n")
     last_i = max(i for i, s in enumerate(lines) if s.strip())
-    if _truncated_tail(lines[last_i]):
+    if _truncated_tail(lines[last_i], ends_with_newline=last_i < len(lines) - 1):
         raise LogInputError(f"{display}: truncated at line {last_i + 1} (record cut off mid-line); "
                             "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
     return iter_lines(lines, display, start=1)
