@@ -306,3 +306,11 @@ def test_open_brace_in_a_complete_text_line_is_not_truncation(tmp_path):
     assert verdict_of(log).counters["step"]["total"] == 2
     log.write_text('{"step": 1}\n{"step": 2, "note": "a { b"}\n')
     assert verdict_of(log).counters["step"]["total"] == 2
+
+
+def test_a_single_step_report_is_not_a_stuck_step(tmp_path):
+    log = tmp_path / "one.log"
+    log.write_text("step=0 loss=1.0\n")
+    assert statuses(verdict_of(log))["steps"] == "unknown"
+    log.write_text("step=0 loss=1.0\nstep=0 loss=0.9\n")
+    assert statuses(verdict_of(log))["steps"] == "problem"

@@ -135,6 +135,9 @@ def check_steps(step: CounterView, consumed: CounterView) -> Check:
     advanced = max(s.advanced() for s in step.series)
     if advanced <= 0:
         vals = [v for s in step.series for v in s.values]
+        if len(vals) < 2:
+            return Check("steps", "unknown", f"one step report ({_fmt(vals[0])}): too few to see it move",
+                         evidence=_ev(step.last_lines(1)))
         why = " (nothing was consumed)" if consumed.present and consumed.total() <= 0 else ""
         return Check("steps", "problem", f"training steps did not increase: step stayed at {_fmt(max(vals))} "
                      f"over {len(vals)} report(s){why}", STEPS_HINT, _ev(step.first_lines(1) + step.last_lines(2)))
