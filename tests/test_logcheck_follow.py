@@ -90,3 +90,15 @@ def test_follow_cli_with_a_writer_thread(tmp_path):
     assert result.exit_code == 0
     assert lines[-1]["status"] == "healthy" and lines[0]["status"] in ("problem", "healthy")
     assert all("elapsed" in x for x in lines)
+
+
+def test_follow_a_growing_csv_export(tmp_path):
+    log = tmp_path / "run-x-tag-count_total_generated_samples.csv"
+    rows = ["Wall time,Step,Value\n"] + [f"{100 + i}.0,{i},{64 * i}\n" for i in range(1, 5)]
+    log.write_text(rows[0] + rows[1])
+    script = Script(log, rows[2:])
+    seen = []
+    v = follow([str(log)], build_rules(), 0.5, lambda v, t: seen.append(v), max_seconds=2.0, clock=script.clock,
+               sleep=script.sleep)
+    assert v.counters["sampled"]["total"] == 256 and v.counters["step"]["total"] == 4
+    assert seen and seen[-1].key == v.key
