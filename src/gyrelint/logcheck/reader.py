@@ -235,6 +235,7 @@ def read_csv(text: str, display: str, name: str) -> list[Record]:
     if not text.endswith(("\n", "\r")) and len(rows) > 1 and len(rows[-1]) < len(cols):
         raise LogInputError(f"{display}: truncated at line {len(rows)} (row has {len(rows[-1])} of "
                             f"{len(cols)} columns); pass a complete export")
+    names = [c.strip().strip('"') for c in next(csv.reader([lines[0]]))]  # keys keep the header's spelling
     step_i = cols.index("step")
     tag_i = next((cols.index(c) for c in ("tag", "metric", "name", "key") if c in cols), None)
     value_i = cols.index("value") if "value" in cols else None
@@ -261,7 +262,7 @@ def read_csv(text: str, display: str, name: str) -> list[Record]:
                     continue
                 v = _to_float(cell.strip())
                 if v is not None and not math.isnan(v):
-                    values[cols[i] if tag_i is None else cols[i]] = v
+                    values[names[i]] = v
         records.append(Record(display, n, ",".join(row), values, display, aliases=aliases))
     return records
 
