@@ -221,6 +221,7 @@ def test_functions_are_named(repo_scan) -> None:
     assert fn[("main-guard", "rlx/train.py")] == "rlx.train.main"  # main(parse()): not parse
     assert fn[("main-guard", "scripts/run_local.py")] == "rlx.train.main"  # imported from the repo
     assert fn[("readme", "rlx/train.py")] == "rlx.train.main"
+    assert fn[("main-guard", "scripts/prep_data.py")] is None  # an inline script body has no entry function
 
 
 def test_script_paths_resolve_from_script_dir_and_root(repo_scan) -> None:

@@ -473,7 +473,9 @@ class _Finder:
     def _guard_function(self, s: FileSummary) -> str | None:
         """The function the main guard runs: the last function of this file it calls (or passes, as in
         ``fire.Fire(main)``), since argument parsing comes first; else the last repo function it calls."""
-        own = {f.qualname for f in s.functions if f.class_name is None and "." not in f.qualname}
+        guard = s.main_guard_line or 0
+        # helpers defined inside the guard belong to an inline script body, not to an entry function
+        own = {f.qualname for f in s.functions if f.class_name is None and "." not in f.qualname and f.line < guard}
         aliases = self._aliases(s)
 
         def resolve(name: str) -> tuple[str, bool] | None:
@@ -488,7 +490,7 @@ class _Finder:
                     return full, False
             return None
 
-        calls = sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= (s.main_guard_line or 0)),
+        calls = sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= guard),
                        key=lambda c: c.line)
         # ``main(parse())``: parse() is an argument of the repo function that runs, not the entry
         inner = {(c.line, str(a.value).removesuffix("()")) for c in calls if resolve(c.func)
@@ -504,4 +506,5 @@ class _Finder:
                     own_hit = hit[0]
                 elif hit:
                     repo_hit = hit[0]
-        return own_hit or repo_hit
+        # an imported function is the entry only for a short guard (``main()``), not an inline script
+        return own_hit or (repo_hit if len(calls) <= 3 else None)
