@@ -96,7 +96,7 @@ def check_handoff(sampled: CounterView, consumed: CounterView) -> Check:
         if sampled.source.startswith("probe"):
             return Check("handoff", "problem",
                          f"handoff broken: {_fmt(s)} trajectories sampled, 0 consumed (no 'consumed' probe line: "
-                         "nothing reached the trainer, or it is not instrumented)",
+                         "nothing reached the trainer, or it is not instrumented, or its log was not passed)",
                          HANDOFF_HINT, _ev(sampled.first_lines(1) + sampled.last_lines()))
         return Check("handoff", "unknown", f"{_fmt(s)} trajectories sampled; no 'consumed' counter in the logs",
                      "call probe.consumed(n) where the trainer takes trajectories, or pass --pattern consumed=REGEX",
