@@ -236,3 +236,24 @@ def test_missing_graphviz_writes_dot(cli, tmp_path, monkeypatch):
     assert "graphviz" in r.output and "apt-get install graphviz" in r.output
     assert not out.exists()
     assert (tmp_path / "m.dot").read_text().startswith("digraph")
+
+
+def test_demo_end_to_end(tmp_path):
+    """The real pipeline on the bundled demo: every tagged function is drawn, budget and clusters hold."""
+    from gyrelint.api import analyze, demo_root
+    from gyrelint.render.dot import map_side
+
+    a = analyze(demo_root(), use_cache=False)
+    m = build_map(a, max_nodes=12)
+    assert len(m.nodes) <= 12
+    tagged = {q for q, f in a.functions.items() if map_side(f.side, f.handoff_kind) != "neutral"}
+    drawn = {q for n in m.nodes for q in n.members}
+    assert tagged <= drawn
+    clusters = _clusters(_parse(to_dot(m)))
+    for side in {map_side(a.functions[q].side, a.functions[q].handoff_kind) for q in tagged}:
+        assert f"cluster_{side}" in clusters
+    if a.handoff.trajectory and any(n.side == "sampling" for n in m.nodes) and any(n.side == "training" for n in m.nodes):
+        assert any(e.kind == "trajectory" for e in m.edges)
+    r = CliRunner().invoke(main, ["map", "--demo", "--no-cache", "-o", str(tmp_path / "demo.mmd")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "demo.mmd").read_text().startswith("flowchart TB")

@@ -551,9 +551,12 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
     wts = g.weight_transport
     special: list[MapEdge] = []
     # Trajectory: producer (sampling) -> handoff node(s) it feeds -> the one the consumer reads -> consumer.
+    def owner(q: str) -> str | None:  # at module level a function is drawn by its module's box
+        return g.member_of.get(q) or (g.member_of.get(_module_of(a, q)) if g.level == "module" else None)
+
     tnodes: list[str] = []
     for q in a.handoff.trajectory:
-        nid = g.member_of.get(q)
+        nid = owner(q)
         if nid and nid not in tnodes and g.node(nid).side == "handoff":
             tnodes.append(nid)
     if not tnodes:
@@ -572,6 +575,8 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
             consumer, t_out = c, t
             if _linked(g, c, t):
                 break
+    if not tnodes and a.handoff.trajectory:  # found, but drawn inside the chains: sampler -> trainer
+        producer, consumer = _best(g, "sampling", None), _best(g, "training", None)
     tlabel = f"trajectories\n{_transport_label(traj)}" if traj and traj != "unknown" else "trajectories"
     chain = [x for x in (producer, t_in, t_out, consumer) if x]
     chain = [x for i, x in enumerate(chain) if i == 0 or chain[i - 1] != x]
@@ -583,13 +588,14 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
     wlabel = f"weights\n{_transport_label(wts)}" if wts and wts != "unknown" else "weights"
     path: list[str] = []
     for q in a.handoff.weight_sync_path:
-        nid = g.member_of.get(q)
+        nid = owner(q)
         if nid and (not path or path[-1] != nid) and g.node(nid).side != ENTRY:
             path.append(nid)
     ws = None
     for q in a.handoff.weight_sync:
-        if q in g.member_of:
-            ws = g.member_of[q]
+        nid = owner(q)
+        if nid and g.node(nid).side == "handoff":
+            ws = nid
             break
     if ws is None:
         ws = _best(g, "handoff", None, "weight_sync")
@@ -599,7 +605,7 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
         sampler = _best(g, "sampling", ws, outgoing=False) if ws else None
         if ws is not None:
             path = [p for p in (trainer, ws, sampler) if p]
-        elif a.handoff.online:
+        elif a.handoff.online or a.handoff.weight_sync:  # found, but drawn inside the chains
             path = [p for p in (_best(g, "training", None), _best(g, "sampling", None)) if p]
     elif g.node(path[-1]).side != "sampling":
         sampler = _best(g, "sampling", path[-1], outgoing=False)
