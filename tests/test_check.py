@@ -126,3 +126,10 @@ def test_markdown_escapes_pipes_and_says_clean():
     assert "No findings" in render_markdown([])
     md = render_markdown([Finding("GYR008", Severity.WARNING, "a | b", "x.py", 2, fix="f")])
     assert "a \\| b" in md and "1 warning" in md
+
+
+def test_a_broken_file_is_named_and_the_rest_is_still_checked(repo: Path):
+    (repo / "pkg" / "broken.py").write_text("def f(:\n")
+    r = CliRunner().invoke(main, ["check", str(repo), "--select", "GYR008", "--no-cache"])
+    assert r.exit_code == 1 and "pkg/sync.py:9: GYR008" in r.output
+    assert "pkg/broken.py" in r.output and "syntax error" in r.output

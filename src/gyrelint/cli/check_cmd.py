@@ -109,6 +109,11 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     for d in analysis.diagnostics:
         if d.kind == "config":
             click.echo(f"gyrelint: warning: {d}", err=True)
+    unparsed = [d for d in analysis.diagnostics if d.kind in ("parse", "decode", "size")]
+    for d in unparsed[:5]:
+        click.echo(f"gyrelint: warning: {d}", err=True)
+    if len(unparsed) > 5:
+        click.echo(f"gyrelint: warning: {len(unparsed) - 5} more files skipped (see `gyrelint analyze`)", err=True)
     threshold = Severity(fail_on).rank
     sys.exit(EXIT_FINDINGS if any(f.severity.rank >= threshold for f in findings) else EXIT_OK)
 
