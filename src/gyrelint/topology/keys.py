@@ -122,11 +122,12 @@ def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, nam
     seen: set[tuple[str, str, int]] = set()
     out: list[ConfigKey] = []
     texts: dict[str, list[str]] = {}
+    fields: dict[tuple[str, int], dict[str, int]] = {}
     for r in raws:
         ref = field_refs.get((r.file, r.key))
         line, value = r.line, r.value
         if ref is not None:
-            line = _field_line(index, r.file, ref[0].line, ref[0].end_line, ref[1], texts) or line
+            line = _field_line(index, r.file, ref[0].line, ref[0].end_line, ref[1], texts, fields) or line
             if value is None and line != r.line:
                 value = _field_default(texts.get(r.file, []), line)
         hit = classify(r.key, value, vocab, r.context)
@@ -142,19 +143,28 @@ def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, nam
     return out
 
 
-def _field_line(index: Index, path: str, start: int, end: int, name: str, texts: dict[str, list[str]]) -> int:
+_FIELD = re.compile(r"^\s+([A-Za-z_]\w*)\s*:")
+
+
+def _field_line(index: Index, path: str, start: int, end: int, name: str, texts: dict[str, list[str]],
+                fields: dict[tuple[str, int], dict[str, int]] | None = None) -> int:
     """Line of ``name: ...`` inside a class body (the summary records the class line only)."""
     if path not in texts:
         try:
             texts[path] = (Path(index.root) / path).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             texts[path] = []
-    lines = texts[path]
-    pat = re.compile(r"^\s+" + re.escape(name) + r"\s*:")
-    for no in range(max(start, 1), min(end, len(lines)) + 1):
-        if pat.match(lines[no - 1]):
-            return no
-    return 0
+    cache = fields if fields is not None else {}
+    table = cache.get((path, start))
+    if table is None:
+        lines = texts[path]
+        table = {}
+        for no in range(max(start, 1), min(end, len(lines)) + 1):
+            m = _FIELD.match(lines[no - 1])
+            if m:
+                table.setdefault(m.group(1), no)
+        cache[(path, start)] = table
+    return table.get(name, 0)
 
 
 _DEFAULT_KW = re.compile(r"""\bdefault\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|-?\d[\w.+-]*|True|False|None)\s*[,)]""")
