@@ -111,8 +111,7 @@ def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
 
 def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data."""
-    toks = fn.tokens()
-    if toks & _PARAMISH or any("param" in t or "weight" in t for t in _arg_tokens(c)):
+    if fn.tokens() & _PARAMISH or any("param" in t or "weight" in t for t in _arg_tokens(c)):
         return s
     return 0.0  # a broadcast of data or flags
 
@@ -213,46 +212,46 @@ def _lines_of(fn: FnFacts, pred) -> int:
 
 
 def _has_call(fn: FnFacts, *methods: str) -> bool:
-    return any(c.method in methods for c in fn.calls)
+    called = fn.called()
+    return any(m in called for m in methods)
 
 
-def _tok_has(toks: frozenset[str], *parts: str) -> bool:
-    return any(p in t for t in toks for p in parts)
+def _tok_has(fn: FnFacts, *parts: str) -> bool:
+    """Any body identifier contains one of ``parts`` (substring search over the joined tokens)."""
+    text = fn.token_text()
+    return any(p in text for p in parts)
 
 
 def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    toks = fn.tokens()
-    if not (_tok_has(toks, "advantage") or "adv" in toks or _tok_has(toks, "gae")):
+    if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or _tok_has(fn, "gae")):
         return ()
-    discount = _tok_has(toks, "gamma", "discount")
-    lam = _tok_has(toks, "lam", "gae")
-    backwards = _has_call(fn, "reversed", "flip", "cumsum", "discount_cumsum") or "lastgaelam" in toks
-    if discount and lam and (backwards or _tok_has(toks, "return")):
+    discount = _tok_has(fn, "gamma", "discount")
+    lam = _tok_has(fn, "lam", "gae")
+    backwards = _has_call(fn, "reversed", "flip", "cumsum", "discount_cumsum") or "lastgaelam" in fn.tokens()
+    if discount and lam and (backwards or _tok_has(fn, "return")):
         return ((_lines_of(fn, lambda c: c.method in ("reversed", "flip", "range")), STRONG),)
-    if discount and backwards and _tok_has(toks, "return"):
+    if discount and backwards and _tok_has(fn, "return"):
         return ((fn.line, MEDIUM),)
     return ()
 
 
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    toks = fn.tokens()
     if not _has_call(fn, "std", "std_mean", "var"):
         return ()
     if not _has_call(fn, "mean", "std_mean"):
         return ()
-    if not (_tok_has(toks, "advantage") or "adv" in toks or "advs" in toks):
+    if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()):
         return ()
-    if _tok_has(toks, "reward", "score", "return"):
+    if _tok_has(fn, "reward", "score", "return"):
         return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), STRONG),)
     return ((fn.line, MEDIUM),)
 
 
 def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    toks = fn.tokens()
     clamp = _has_call(fn, "clamp", "clip", "clamp_", "clip_by_value")
-    ratio = "ratio" in toks or _tok_has(toks, "ratio") or _has_call(fn, "exp")
-    adv = _tok_has(toks, "advantage") or "adv" in toks or "advantages" in toks
-    logp = _tok_has(toks, "logprob", "log_prob", "logp", "log_probs") or {"log", "prob"} <= toks or {"log", "probs"} <= toks
+    ratio = "ratio" in fn.tokens() or _tok_has(fn, "ratio") or _has_call(fn, "exp")
+    adv = _tok_has(fn, "advantage") or "adv" in fn.tokens() or "advantages" in fn.tokens()
+    logp = _tok_has(fn, "logprob", "log_prob", "logp", "log_probs") or {"log", "prob"} <= fn.tokens() or {"log", "probs"} <= fn.tokens()
     if clamp and ratio and adv and logp:
         return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "clamp_")), STRONG),)
     if ratio and adv and logp and _has_call(fn, "exp"):
@@ -264,22 +263,20 @@ def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     for c in fn.calls:
         if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
             return ((c.site.line, STRONG),)
-    toks = fn.tokens()
-    if ("kl" in toks or _tok_has(toks, "_kl", "kl_")) and (_tok_has(toks, "logprob", "log_prob", "logp")
-                                                             or {"log", "prob"} <= toks):
+    if ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")) and (_tok_has(fn, "logprob", "log_prob", "logp")
+                                                             or {"log", "prob"} <= fn.tokens()):
         return ((fn.line, MEDIUM),)
     return ()
 
 
 def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    toks = fn.tokens()
-    values = _tok_has(toks, "value", "vpred", "vf")
-    returns = _tok_has(toks, "return")
+    values = _tok_has(fn, "value", "vpred", "vf")
+    returns = _tok_has(fn, "return")
     if not (values and returns):
         return ()
     if _has_call(fn, "mse_loss", "huber_loss", "smooth_l1_loss"):
         return ((_lines_of(fn, lambda c: c.method.endswith("loss")), STRONG),)
-    if _has_call(fn, "clamp", "clip", "max", "maximum") and _tok_has(toks, "loss"):
+    if _has_call(fn, "clamp", "clip", "max", "maximum") and _tok_has(fn, "loss"):
         return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "max", "maximum")), MEDIUM),)
     return ()
 
@@ -328,10 +325,9 @@ _MODEL_OUT = ("logprob", "log_prob", "logps", "logp", "value", "entropy", "logit
 
 def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Calling the policy/critic module itself to get log-probs, values or entropies."""
-    toks = fn.tokens()
-    if not _tok_has(toks, *_MODEL_OUT):
+    if not _tok_has(fn, *_MODEL_OUT):
         return ()
-    if _tok_has(toks, "reward", "score"):
+    if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",):
@@ -356,8 +352,7 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     Reward callables are usually passed in (plugins, lists of functions, Ray handles),
     so the call does not resolve to repo code; a resolved call speaks through its callee.
     """
-    toks = fn.tokens()
-    if not _tok_has(toks, *_FRESH):
+    if not _tok_has(fn, *_FRESH):
         return ()
     for c in fn.calls:
         if c.into_repo(fn.qualname):

@@ -148,7 +148,10 @@ class FnFacts:
     strings: list[StringConst] = field(default_factory=list)
     assigns: list[Assignment] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)
+    extra: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # resolved calls with no site of ours
     _tokens: frozenset[str] | None = None
+    _token_text: str | None = None
+    _called: frozenset[str] | None = None
     _literals: list[tuple[str, int]] | None = None
 
     @property
@@ -189,6 +192,18 @@ class FnFacts:
             self._tokens = frozenset(words)
         return self._tokens
 
+    def token_text(self) -> str:
+        """All body tokens joined by spaces, for fast substring tests."""
+        if self._token_text is None:
+            self._token_text = " ".join(self.tokens())
+        return self._token_text
+
+    def called(self) -> frozenset[str]:
+        """Method/function names this body calls."""
+        if self._called is None:
+            self._called = frozenset(c.method for c in self.calls)
+        return self._called
+
     def literals(self) -> list[tuple[str, int]]:
         """String literals of the body with their lines: constants, literal args, f-string text."""
         if self._literals is None:
@@ -216,33 +231,59 @@ class Facts:
     methods_by_name: dict[str, list[str]] = field(default_factory=dict)
     contexts: dict[str, _FileContext] = field(default_factory=dict)  # module -> import context
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
+    _mro: dict[str, list[str]] = field(default_factory=dict)
+    _roles: dict[str, str | None] = field(default_factory=dict)
 
-    def class_role(self, cls: str, depth: int = 0) -> str | None:
+    def mro(self, cls: str) -> list[str]:
+        """The class and its repo bases, breadth first, each once (memoised)."""
+        got = self._mro.get(cls)
+        if got is None:
+            got = []
+            seen = {cls}
+            todo = [cls]
+            while todo and len(got) < 32:
+                c = todo.pop(0)
+                got.append(c)
+                info = self.classes.get(c)
+                for b in info.bases if info else ():
+                    if b in self.classes and b not in seen:
+                        seen.add(b)
+                        todo.append(b)
+            self._mro[cls] = got
+        return got
+
+    def class_role(self, cls: str) -> str | None:
         """A repo class's role from its bases (library types) or the methods it defines."""
-        c = self.classes.get(cls)
-        if c is None or depth > 6:
-            return None
-        for b in c.bases:
-            r = role_of_type(b) if b not in self.classes else self.class_role(b, depth + 1)
-            if r:
-                return r
-        for role, needed in _ROLE_METHODS:
-            if needed <= c.methods:
-                return role
-        return None
+        if cls in self._roles:
+            return self._roles[cls]
+        role = None
+        chain = self.mro(cls)
+        for c in chain:
+            for b in self.classes[c].bases:
+                if b not in self.classes:
+                    role = role_of_type(b)
+                    if role:
+                        break
+            if role:
+                break
+        if role is None:
+            methods: set[str] = set()
+            for c in chain:
+                methods |= self.classes[c].methods
+            for r, needed in _ROLE_METHODS:
+                if needed <= methods:
+                    role = r
+                    break
+        self._roles[cls] = role
+        return role
 
-    def class_attr_type(self, cls: str, attr: str, depth: int = 0) -> str | None:
-        c = self.classes.get(cls)
-        if c is None or depth > 6:
+    def class_attr_type(self, cls: str, attr: str) -> str | None:
+        if cls not in self.classes:
             return None
-        t = c.attr_types.get(attr)
-        if t:
-            return t
-        for b in c.bases:
-            if b in self.classes:
-                t = self.class_attr_type(b, attr, depth + 1)
-                if t:
-                    return t
+        for c in self.mro(cls):
+            t = self.classes[c].attr_types.get(attr)
+            if t:
+                return t
         return None
 
     def class_appended(self, cls: str) -> set[str]:
@@ -504,6 +545,9 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
         for rc in calls:
             cf = by_key.get((rc.site.line, rc.site.func))
             if cf is None:
+                repo = tuple(t for t in rc.targets if t in facts.functions)
+                if repo:
+                    fn.extra.append((repo, rc.kind))
                 continue
             repo = tuple(t for t in rc.targets if t in facts.functions or t in facts.classes)
             ext = tuple(t for t in rc.targets if t not in facts.functions and t not in facts.classes
@@ -567,16 +611,12 @@ def fallback_edges(facts: Facts) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-def _method_in_class(cls: str, name: str, facts: Facts, depth: int = 0) -> str | None:
-    c = facts.classes.get(cls)
-    if c is None or depth > 6:
+def _method_in_class(cls: str, name: str, facts: Facts) -> str | None:
+    if cls not in facts.classes:
         return None
-    if name in c.methods:
-        return f"{cls}.{name}"
-    for b in c.bases:
-        m = _method_in_class(b, name, facts, depth + 1)
-        if m:
-            return m
+    for c in facts.mro(cls):
+        if name in facts.classes[c].methods:
+            return f"{c}.{name}"
     return None
 
 

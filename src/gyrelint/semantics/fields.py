@@ -100,25 +100,22 @@ def trajectory_containers(facts: Facts, sides: dict[str, SideResult],
     parameter of that type, or training code reads two or more of its declared fields.
     """
     producers = [q for q in facts.functions if _producer(sides.get(q))]
-    near: set[str] = set(producers)
-    frontier = list(producers)
-    for _ in range(2):
-        nxt = []
-        for q in frontier:
-            for v in (edges or {}).get(q, {}):
-                if v not in near:
-                    near.add(v)
-                    nxt.append(v)
-        frontier = nxt
     built: set[str] = set()
-    for q in near:
-        fn = facts.functions.get(q)
-        if fn is None:
-            continue
+    for q in producers:
+        fn = facts.functions[q]
         for cls, _, _ in _constructed(fn, facts):
             built.add(cls)
         if fn.definition.returns:
             t = canon_in(fn, fn.definition.returns, facts)
+            if t in facts.classes:
+                built.add(t)
+        # a neutral helper the producer calls to build the record (``_to_experience(resp)``)
+        for v in (edges or {}).get(q, {}):
+            h = facts.functions.get(v)
+            r = sides.get(v)
+            if h is None or (r is not None and r.side != Side.NEUTRAL) or not h.definition.returns:
+                continue
+            t = canon_in(h, h.definition.returns, facts)
             if t in facts.classes:
                 built.add(t)
     if not built:
@@ -128,7 +125,7 @@ def trajectory_containers(facts: Facts, sides: dict[str, SideResult],
     fields_of = {c: set(facts.classes[c].fields) for c in built if facts.classes[c].fields}
     for q, fn in facts.functions.items():
         r = sides.get(q)
-        if r is None or r.side not in (Side.TRAINING, Side.HANDOFF):
+        if r is None or r.side != Side.TRAINING:
             continue
         params = {p.name for p in fn.definition.params}
         for p in params:
@@ -181,18 +178,25 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
                 if root in derived and not _is_configish(a.target):
                     derived.add(a.target)
         called = {(c.site.line, c.site.func) for c in fn.calls}
+        typed = {p for p in inputs if fn.local_types.get(p) in containers}
+        groups: dict[str, list[FieldUse]] = {}
         for s in fn.subs:
             if s.mode != "read" or not _KEY.match(s.key):
                 continue
             root = s.receiver.split(".", 1)[0].split("[", 1)[0]
             if root in derived:
-                fc.consumed.setdefault(s.key, []).append(FieldUse(s.key, fn.file, s.line, q))
-        typed = {p for p in inputs if fn.local_types.get(p) in containers}
+                groups.setdefault(root, []).append(FieldUse(s.key, fn.file, s.line, q))
         for a in fn.attrs:
             if a.mode != "read" or (a.line, f"{a.receiver}.{a.attr}") in called:
                 continue
             if a.receiver in typed or (a.receiver in inputs and a.attr in container_fields):
-                fc.consumed.setdefault(a.attr, []).append(FieldUse(a.attr, fn.file, a.line, q))
+                groups.setdefault(a.receiver, []).append(FieldUse(a.attr, fn.file, a.line, q))
+        for root, uses in groups.items():
+            keys = {u.name for u in uses}
+            if root not in typed and len(keys & set(fc.produced)) < max(2, len(keys) // 2):
+                continue  # a dict of something else (configs, weight metadata), not the trajectory
+            for u in uses:
+                fc.consumed.setdefault(u.name, []).append(u)
     if not fc.consumed:
         return fc
     # ---- consumed keys produced elsewhere (the trainer's own additions, declared fields, mentions)

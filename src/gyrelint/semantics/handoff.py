@@ -67,6 +67,7 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
         return False, []
     sync_set = set(sync)
     receivers = {q for q in sync if _own_ids(sides[q]) & _RECEIVER_SIGNALS}
+    drivers = {q for q, r in sides.items() if r.side == Side.DRIVER}
     # exact call edges first; name-only (weak) edges only when nothing exact connects
     for min_decay in (0.5, 0.0):
         fwd: dict[str, list[str]] = {}
@@ -76,33 +77,44 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
                 if d >= min_decay:
                     fwd.setdefault(u, []).append(v)
                     rev.setdefault(v, []).append(u)
-        best = _join(sorted(updates), sync_set, receivers, fwd, rev, reached)
+        best = _join(sorted(updates), sync_set, receivers, drivers, fwd, rev, reached)
         if best:
             return True, best
     return False, []
 
 
-def _join(updates: list[str], sync_set: set[str], receivers: set[str], fwd: dict[str, list[str]],
-          rev: dict[str, list[str]], reached: set[str]) -> list[str] | None:
-    # 1) an update function that reaches a weight push itself
-    from_update = _bfs(updates, fwd, limit=6)
-    direct = sorted((d, q) for q, (d, _) in from_update.items() if q in sync_set and d > 0)
+def is_test_module(module: str) -> bool:
+    """Test code exercises the handoff; it is not the handoff surface of the product."""
+    parts = module.split(".")
+    return any(p in ("tests", "test", "testing") or p.startswith("test_") or p == "conftest" for p in parts)
+
+
+def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: set[str],
+          fwd: dict[str, list[str]], rev: dict[str, list[str]], reached: set[str]) -> list[str] | None:
+    """Best path: through a driver (the step loop) when one joins both, else the closest link."""
+    up_anc = _bfs(updates, rev)
+    sync_anc = _bfs(sorted(sync_set - set(updates)), rev)
+
+    def rank(q: str, dist: int) -> tuple:
+        return (q not in drivers, is_test_module(q), q not in reached, dist, q)
+
+    common = [rank(q, up_anc[q][0] + sync_anc[q][0]) for q in up_anc if q in sync_anc
+              and up_anc[q][0] > 0 and sync_anc[q][0] > 0]
     best: list[str] | None = None
-    if direct:
-        best = list(reversed(_walk(direct[0][1], from_update)))
-    # 2) the closest common caller of an update and a weight push (the step loop)
-    if best is None:
-        up_anc = _bfs(updates, rev)
-        sync_anc = _bfs(sorted(sync_set - set(updates)), rev)
-        common = [(up_anc[q][0] + sync_anc[q][0], q not in reached, q) for q in up_anc if q in sync_anc
-                  and up_anc[q][0] > 0 and sync_anc[q][0] > 0]
-        if common:
-            common.sort()
-            d = common[0][2]
+    if common:
+        common.sort()
+        if not common[0][0] or not common[0][1]:
+            d = common[0][-1]
             best = list(reversed(_walk(d, up_anc))) + _walk(d, sync_anc)[1:]
+    if best is None or (common and common[0][0]):
+        # an update function that reaches a weight push itself
+        from_update = _bfs(updates, fwd, limit=6)
+        direct = sorted((is_test_module(q), d, q) for q, (d, _) in from_update.items() if q in sync_set and d > 0)
+        if direct and (best is None or not direct[0][0]):
+            best = list(reversed(_walk(direct[0][2], from_update)))
     if best is None:
         return None
-    # 3) extend from the sender to the receiving end inside the engine, when linked
+    # extend from the sender to the receiving end inside the engine, when linked
     last = best[-1]
     if last not in receivers and receivers:
         to_recv = _bfs([last], fwd, limit=8)
@@ -148,9 +160,9 @@ def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set
             handoff[fn.module] += 1
     out = {facts.classes[c].module for c in containers if c in facts.classes}
     for m, n in handoff.items():
-        if n >= 2 and n >= 0.3 * labelled[m] or n >= 1 and n >= 0.5 * labelled[m]:
+        if n >= 2 and n >= 0.4 * labelled[m] or n >= 1 and n >= 0.75 * labelled[m]:
             out.add(m)
-    return sorted(out)
+    return sorted(m for m in out if not is_test_module(m))
 
 
 def module_reports(facts: Facts, sides: dict[str, SideResult], boundary: list[str]) -> list[ModuleReport]:

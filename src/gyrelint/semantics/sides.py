@@ -77,20 +77,33 @@ def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float]
     return score, setup, top
 
 
+def _decay(kind: str, n: int) -> float:
+    """An exact single-target call passes most; several candidate targets or a name guess, little."""
+    if kind == EXACT and n == 1:
+        return DECAY_EXACT
+    base = DECAY_EXACT if kind == EXACT else DECAY_WEAK
+    return min(base, DECAY_WEAK) / (n ** 0.5)
+
+
 def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
-    """caller -> callee -> decay factor, from resolved calls and the call graph."""
+    """caller -> callee -> decay factor, from the call facts (resolved call sites).
+
+    The call graph's edges are used only when no call site carries targets (the
+    graphs stage did not resolve anything).
+    """
     out: dict[str, dict[str, float]] = {}
+    any_targets = False
     for q, fn in facts.functions.items():
         row: dict[str, float] = {}
-        for c in fn.calls:
-            if not c.targets:
+        sites = [(c.targets, c.kind) for c in fn.calls if c.targets] + fn.extra
+        for targets, kind in sites:
+            any_targets = True
+            tg = [t for t in targets if t != q and t in facts.functions]
+            if not tg:
                 continue
-            if c.kind == EXACT:
-                d = DECAY_EXACT
-            else:
-                d = DECAY_WEAK / max(1.0, len(c.targets) ** 0.5)
-            for t in c.targets:
-                if t != q and t in facts.functions and row.get(t, 0.0) < d:
+            d = _decay(kind, len(tg))
+            for t in tg:
+                if row.get(t, 0.0) < d:
                     row[t] = d
         if row:
             out[q] = row
@@ -99,7 +112,7 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
         for k in kids:
             row[k] = max(row.get(k, 0.0), DECAY_EXACT)
     g = graphs.calls
-    if g.number_of_edges():
+    if not any_targets and g.number_of_edges():
         for u, v, data in g.edges(data=True):
             if u == v or u not in facts.functions or v not in facts.functions:
                 continue

@@ -105,6 +105,8 @@ class Matcher:
         self.signals = [finalize(s) for s in signals]
         self.by_method: dict[str, list[Signal]] = {}
         self.wild: list[Signal] = []
+        self.wild_by_head: dict[str, list[Signal]] = {}  # top-level module of the pattern -> signals
+        self.wild_any: list[Signal] = []  # patterns starting with a wildcard
         self.body: list[Signal] = []
         for s in self.signals:
             keys: set[str] = set(s.methods)
@@ -113,12 +115,31 @@ class Matcher:
                 if any(ch in last for ch in "*?["):
                     if s not in self.wild:
                         self.wild.append(s)
+                    head = p.split(".", 1)[0]
+                    if any(ch in head for ch in "*?["):
+                        if s not in self.wild_any:
+                            self.wild_any.append(s)
+                    elif s not in self.wild_by_head.setdefault(head, []):
+                        self.wild_by_head[head].append(s)
                 else:
                     keys.add(last)
             for k in keys:
                 self.by_method.setdefault(k, []).append(s)
             if s.body is not None:
                 self.body.append(s)
+
+    @property
+    def methods(self) -> frozenset[str]:
+        """Method names some signal looks at (calls to anything else cannot match by name)."""
+        return frozenset(self.by_method)
+
+    def _wild_for(self, c: CallFact) -> list[Signal]:
+        out: list[Signal] = list(self.wild_any)
+        for n in c.names:
+            out.extend(self.wild_by_head.get(n.split(".", 1)[0], ()))
+        if c.targets and any(s.user for s in self.wild):
+            out.extend(s for s in self.wild if s.user)
+        return out
 
     def match(self, fn: FnFacts, facts: Facts) -> list[Match]:
         out: list[Match] = []
@@ -137,7 +158,7 @@ class Matcher:
                         guarded = True
                     site_matches.append(Match(s, c.site.line, st))
             if wild and (c.names or c.targets):
-                for s in wild:
+                for s in dict.fromkeys(self._wild_for(c)):
                     if cands is not None and s in cands:
                         continue
                     st = s.call_strength(c, fn)
