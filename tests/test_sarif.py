@@ -70,3 +70,11 @@ def test_structure_github_relies_on():
     assert res[0]["partialFingerprints"] == {"gyrelint/v1": "abc123"}
     assert "push weights" in res[0]["message"]["text"]
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file:///tmp/repo/"
+
+
+def test_subfolder_prefix_keeps_uris_relative_to_the_repository():
+    log = to_sarif(FINDINGS[:1], "/tmp/repo", "sub/pkg")
+    res = log["runs"][0]["results"][0]
+    assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "sub/pkg/pkg/train.py"
+    assert res["relatedLocations"][1]["physicalLocation"]["artifactLocation"]["uri"] == "sub/pkg/pkg/gen.py"
+    assert FINDINGS[0].file == "pkg/train.py"  # the caller's findings are not modified

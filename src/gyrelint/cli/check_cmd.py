@@ -131,7 +131,15 @@ def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool 
     if fmt == "sarif":
         from ..render.sarif import to_sarif
 
-        return json.dumps(to_sarif(findings, str(analysis.root)), indent=2)
+        root, prefix = str(analysis.root), ""
+        try:  # inside a git repository, paths are made relative to its top for code scanning
+            from ..gitrev import GitError, repo_prefix
+
+            top, prefix = repo_prefix(analysis.root)
+            root = str(top)
+        except (GitError, OSError):
+            pass
+        return json.dumps(to_sarif(findings, root, prefix), indent=2)
     if fmt == "markdown":
         from ..render.markdown import render_markdown
 

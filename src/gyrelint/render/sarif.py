@@ -62,10 +62,19 @@ def rule_descriptors() -> list[dict[str, Any]]:
     return out
 
 
-def to_sarif(findings: list[Finding], root: str | None = None) -> dict[str, Any]:
-    """A complete SARIF log with one run; ``root`` (an absolute path) anchors %SRCROOT%."""
+def to_sarif(findings: list[Finding], root: str | None = None, prefix: str = "") -> dict[str, Any]:
+    """A complete SARIF log with one run; ``root`` (an absolute path) anchors %SRCROOT%.
+
+    ``prefix`` is the analyzed folder's path inside ``root`` (a repository's subfolder), so
+    code scanning maps every file to the repository even when only a subfolder was checked.
+    """
     index = {r.id: i for i, r in enumerate(RULES)}
     results = []
+    if prefix:
+        prefix = prefix.strip("/") + "/"
+        findings = [Finding(f.rule, f.severity, f.message, prefix + f.file, f.line, f.fix,
+                            [type(e)(prefix + e.file, e.line, e.note) for e in f.evidence], f.fingerprint)
+                    for f in findings]
     for f in findings:
         res: dict[str, Any] = {
             "ruleId": f.rule,
