@@ -77,12 +77,20 @@ def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float]
     return score, setup, top
 
 
-def _decay(kind: str, n: int) -> float:
-    """An exact single-target call passes most; several candidate targets or a name guess, little."""
-    if kind == EXACT and n == 1:
-        return DECAY_EXACT
+def _decay(kind: str, targets: list[str]) -> float:
+    """How much of a callee's side passes through one call site.
+
+    An exact single target passes most; several same-named targets (polymorphic
+    dispatch, a Ray group calling one method) a little less; a spread of unrelated
+    targets (an imprecise points-to set, a name guess) little.
+    """
+    n = len(targets)
     base = DECAY_EXACT if kind == EXACT else DECAY_WEAK
-    return min(base, DECAY_WEAK) / (n ** 0.5)
+    if n <= 1:
+        return base
+    if len({t.rsplit(".", 1)[-1] for t in targets}) == 1:
+        return base * 0.85 / max(1.0, (n / 4) ** 0.5)
+    return min(base, DECAY_WEAK) / n ** 0.5
 
 
 def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
@@ -101,7 +109,7 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
             tg = [t for t in targets if t != q and t in facts.functions]
             if not tg:
                 continue
-            d = _decay(kind, len(tg))
+            d = _decay(kind, tg)
             for t in tg:
                 if row.get(t, 0.0) < d:
                     row[t] = d
