@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import networkx as nx
 
-from ..api import index_repo
+from ..api import index_repo, load
 from ..entrypoints import find_entry_points
 from ..graphs import Graphs, build_graphs
 from ..graphs.reach import reachable
@@ -109,8 +109,9 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
     for d in index.diagnostics:
         if d.kind in ("parse", "decode"):
             click.echo(f"gyrelint: warning: {d}", err=True)
-    eps, _ = find_entry_points(index, index_settings(index, path))
-    g = build_graphs(index, eps)
+    settings = load(path, **overrides)[1]
+    eps, _ = find_entry_points(index, settings)
+    g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None)
     nodes: set[str] | None = None
     if entries:
         roots = _entry_nodes(index, g, entries)
@@ -142,8 +143,3 @@ def _import_closure(g: Graphs, roots: list[str]) -> set[str]:
         stack.extend(g.imports.adj[n])
     return seen
 
-
-def index_settings(index, path: str):
-    from ..api import load
-
-    return load(path)[1]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
+import tempfile
+from pathlib import Path
+
+from .. import __version__
 from ..index import Index
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary
 from ..model import EntryPoint
 from .imports import build_import_graph
 from .model import EXACT, WEAK, ClassInfo, FunctionInfo, Graphs, ResolvedCall
 from .reach import reachable
-from .resolve import resolve
+from .resolve import Edge, resolve
 from .strings import string_edges
 
 
@@ -20,8 +27,59 @@ def caller_of(mod: str, scope: str, class_scopes: set[str]) -> str:
     return mod if s == MODULE_SCOPE else f"{mod}.{s}"
 
 
-def build_graphs(index: Index, entry_points: list[EntryPoint]) -> Graphs:
-    """Fill every field of :class:`Graphs`; see ``graphs/model.py`` for target naming."""
+def _resolution_key(sums: list[FileSummary]) -> str:
+    h = hashlib.sha256(f"graphs\0{__version__}\0".encode())
+    for s in sorted(sums, key=lambda s: s.path):
+        h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
+    return h.hexdigest()
+
+
+def _load_resolution(path: Path) -> dict | None:
+    try:
+        data = marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return data if isinstance(data, dict) and data.get("key") == path.name else None
+
+
+def _save_resolution(path: Path, data: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(marshal.dumps(data))
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass  # a cache that cannot be written only costs time
+
+
+def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> dict:
+    """Whole-repo resolution as plain data; reused as is when no file changed."""
+    key = _resolution_key(sums) if cache_dir is not None and all(s.sha for s in sums) else None
+    path = cache_dir / "graphs" / key if cache_dir is not None and key else None
+    if path is not None:
+        got = _load_resolution(path)
+        if got is not None:
+            return got
+    resolver, res = resolve(sums)
+    data = {
+        "key": key,
+        "sites": {k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
+        "implicit": {k: tuple(sorted(v)) for k, v in res.implicit.items()},
+        "strings": {k: (tuple(sorted(t)), text) for k, (t, text) in string_edges(sums, resolver).items()},
+        "attr_types": res.attr_types,
+        "bases": res.bases,
+    }
+    if path is not None:
+        _save_resolution(path, data)
+    return data
+
+
+def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Path | None = None) -> Graphs:
+    """Fill every field of :class:`Graphs`; see ``graphs/model.py`` for target naming.
+
+    With ``cache_dir`` the whole-repo resolution is kept on disk, keyed by every file's
+    content hash, so a run where nothing changed skips it."""
     g = Graphs()
     sums: list[FileSummary] = list(index.summaries.values())
     g.imports = build_import_graph(sums)
@@ -35,12 +93,13 @@ def build_graphs(index: Index, entry_points: list[EntryPoint]) -> Graphs:
             g.calls.add_node(q, kind="function", file=s.path, line=f.line)
         for f in s.lambdas:
             g.calls.add_node(f"{s.module}.{f.qualname}", kind="lambda", file=s.path, line=f.line)
-    resolver, res = resolve(sums)
+    data = _resolve_all(sums, cache_dir)
+    bases, sites = data["bases"], data["sites"]
     for s in sums:
         for c in s.classes:
             q = f"{s.module}.{c.qualname}"
-            g.classes[q] = ClassInfo(q, s.module, s.path, c, res.bases.get(q, ()))
-    g.attr_types = res.attr_types
+            g.classes[q] = ClassInfo(q, s.module, s.path, c, tuple(bases.get(q, ())))
+    g.attr_types = data["attr_types"]
 
     def add(caller: str, file: str, site: CallSite, targets: list[str], kind: str, via: str) -> None:
         g.resolved.setdefault(caller, []).append(ResolvedCall(caller, file, site, tuple(targets), kind, via))
@@ -60,7 +119,7 @@ def build_graphs(index: Index, entry_points: list[EntryPoint]) -> Graphs:
         cs = class_scopes[s.module]
         for i, site in enumerate(s.calls):
             caller = caller_of(s.module, site.scope, cs)
-            edges = res.site_edges.get((s.module, i), [])
+            edges = [Edge(*e) for e in sites.get((s.module, i), ())]
             if not edges:
                 add(caller, s.path, site, [], WEAK, "unresolved")
                 continue
@@ -70,11 +129,11 @@ def build_graphs(index: Index, entry_points: list[EntryPoint]) -> Graphs:
             for (kind, via), targets in groups.items():
                 add(caller, s.path, site, targets, kind, via)
     by_mod = {s.module: s for s in sums}
-    for (mod, scope, line, via), targets in sorted(res.implicit.items()):
+    for (mod, scope, line, via), targets in sorted(data["implicit"].items()):
         s = by_mod[mod]
         site = CallSite(scope, f"<{via}>", line)
         add(caller_of(mod, scope, class_scopes[mod]), s.path, site, sorted(targets), EXACT, via)
-    for (mod, scope, line), (targets, text) in string_edges(sums, resolver).items():
+    for (mod, scope, line), (targets, text) in sorted(data["strings"].items()):
         s = by_mod[mod]
         site = CallSite(scope, "<string>", line, args=())
         add(caller_of(mod, scope, class_scopes[mod]), s.path, site, sorted(targets), EXACT, f"string:{text}")

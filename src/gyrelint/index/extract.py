@@ -181,6 +181,43 @@ def _code(node: cst.CSTNode, limit: int = 120) -> str:
     return text[:limit]
 
 
+_FIELD_ORDER: dict[type, tuple[str, ...]] = {}  # node type -> child fields in source order
+_NODE_TYPES: set[type] = set()
+_LEAF_TYPES: set[type] = {str, int, float, bool, type(None)}
+
+
+class _OrderRecorder(cst.CSTVisitor):
+    """Learns, once per node type, the order libcst visits its child fields (= source order)."""
+
+    def __init__(self, top: cst.CSTNode) -> None:
+        super().__init__()
+        self.top = top
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.top and attribute not in self.fields:
+            self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        return None
+
+
+def _child_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    t = type(node)
+    got = _FIELD_ORDER.get(t)
+    if got is None:
+        rec = _OrderRecorder(node)
+        node._visit_and_replace_children(rec)  # children are not descended into
+        got = _FIELD_ORDER[t] = tuple(rec.fields)
+    return got
+
+
 class _Extractor(cst.CSTVisitor):
     def __init__(self, summary: FileSummary) -> None:
         super().__init__()
@@ -242,6 +279,43 @@ class _Extractor(cst.CSTVisitor):
         }
 
     # ---- traversal -------------------------------------------------------------
+    # libcst looks up a visit_<Type>_<field> hook for every field of every node; none is used
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        return None
+
+    def walk(self, node: cst.CSTNode) -> None:
+        """Visit ``node`` and its subtree in source order without rebuilding nodes
+        (``CSTNode.visit`` reconstructs every node, which doubles the cost of a pass)."""
+        handler = self._dispatch.get(type(node))
+        if handler is not None:
+            handler(node)
+        for name in _child_fields(node):
+            v = getattr(node, name)
+            tv = type(v)
+            if tv in _NODE_TYPES:
+                self.walk(v)
+            elif tv is list or tv is tuple:
+                for c in v:
+                    tc = type(c)
+                    if tc in _NODE_TYPES or (tc not in _LEAF_TYPES and self._is_node(c)):
+                        self.walk(c)
+            elif tv not in _LEAF_TYPES and self._is_node(v):
+                self.walk(v)
+        leave = self._leave.get(type(node))
+        if leave is not None:
+            leave(node)
+
+    @staticmethod
+    def _is_node(v: object) -> bool:
+        if isinstance(v, cst.CSTNode):
+            _NODE_TYPES.add(type(v))
+            return True
+        _LEAF_TYPES.add(type(v))
+        return False
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         handler = self._dispatch.get(type(node))
         if handler is not None:
@@ -802,7 +876,7 @@ def extract(module: cst.Module, path: str, module_name: str, is_package: bool) -
     visitor = _Extractor(summary)
     old = sys.getrecursionlimit()
     try:
-        module.visit(visitor)
+        visitor.walk(module)
     finally:
         sys.setrecursionlimit(old)
     summary.lines = visitor.line
