@@ -76,17 +76,22 @@ def list_rules() -> str:
               help=f"Report only findings not in this baseline (written by `gyrelint baseline`, {DEFAULT_NAME}).")
 @click.option("--verbose", "-v", is_flag=True, help="Print every evidence step.")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
+@click.option("--demo", is_flag=True, help="Check the online-RL example repo bundled with gyrelint.")
 @analysis_options
 @input_errors
 def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, fmt: str,
-            output: str | None, baseline_file: str | None, verbose: bool, list_rules: bool, jobs: int | None,
-            no_cache: bool, entries: tuple[str, ...]) -> None:
+            output: str | None, baseline_file: str | None, verbose: bool, list_rules: bool, demo: bool,
+            jobs: int | None, no_cache: bool, entries: tuple[str, ...]) -> None:
     """Lint the online-RL loop of the repository at PATH (default: the current folder).
 
     Exit 0 when clean, 1 when a finding is at or above --fail-on, 2 on bad input."""
     if list_rules:
         click.echo(globals()["list_rules"]())
         return
+    if demo:
+        from ..api import demo_root
+
+        path = str(demo_root())
     sel, ign = codes(select), codes(ignore)
     baseline = None
     if baseline_file:
