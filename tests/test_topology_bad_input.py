@@ -73,3 +73,15 @@ def test_bad_files_are_diagnostics_and_analysis_goes_on(tmp_path):
     assert ("world_size", "huge.yaml") not in keys
     assert keys[("child.port", "merge.yaml")].value == "10"  # merge keys expand
     assert ("obj", "unsafe.yaml") not in keys
+
+
+def test_deeply_nested_files_do_not_crash(tmp_path):
+    (tmp_path / "main.py").write_text("x = 1\n")
+    depth = 5000
+    (tmp_path / "deep.json").write_text("[" * depth + "]" * depth)
+    (tmp_path / "deep.yaml").write_text("a: " + "[" * depth + "]" * depth + "\n")
+    (tmp_path / "deep.toml").write_text("a = " + "[" * depth + "]" * depth + "\n")
+    (tmp_path / "ok.yaml").write_text("master_port: 1\n")
+    topo, diags = run(tmp_path)
+    assert {d.file for d in diags} <= {"deep.json", "deep.yaml", "deep.toml"}
+    assert [k.key for k in topo.config_keys] == ["master_port"]

@@ -95,24 +95,36 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
                                 diags if kind != "markdown" else [])
         if text is None:
             continue
-        if kind == "yaml":
-            yaml_files[rel] = read_yaml(rel, text, diags)
-        elif kind == "toml":
-            out.extend(read_toml(rel, text, diags))
-        elif kind == "json":
-            out.extend(read_json(rel, text, diags))
-        elif kind == "ini":
-            out.extend(read_ini(rel, text, diags))
-        elif kind == "env":
-            out.extend(read_env(rel, text, diags))
-        elif kind == "shell":
-            out.extend(read_shell(rel, text))
-        else:
-            for start, block in markdown_shell_blocks(text):
-                out.extend(read_shell(rel, block, source="readme", line_offset=start))
+        try:
+            _read_one(rel, kind, text, out, yaml_files, diags)
+        except RecursionError:
+            diags.append(Diagnostic(rel, 0, "nested too deep to read; config keys of this file skipped", "parse"))
+        except Exception as exc:  # noqa: BLE001 - one odd file must not stop the analysis
+            diags.append(Diagnostic(rel, 0, f"could not read config keys ({exc.__class__.__name__}); file skipped",
+                                    "parse"))
     out.extend(yaml_keys(yaml_files))
     out.extend(python_keys(index, graphs, namers, field_refs))
     return out
+
+
+def _read_one(rel: str, kind: str, text: str, out: list[RawKey], yaml_files: dict[str, YamlFile],
+              diags: list[Diagnostic]) -> None:
+    """Read one config file of a known kind into ``out`` (YAML files are composed later)."""
+    if kind == "yaml":
+        yaml_files[rel] = read_yaml(rel, text, diags)
+    elif kind == "toml":
+        out.extend(read_toml(rel, text, diags))
+    elif kind == "json":
+        out.extend(read_json(rel, text, diags))
+    elif kind == "ini":
+        out.extend(read_ini(rel, text, diags))
+    elif kind == "env":
+        out.extend(read_env(rel, text, diags))
+    elif kind == "shell":
+        out.extend(read_shell(rel, text))
+    else:
+        for start, block in markdown_shell_blocks(text):
+            out.extend(read_shell(rel, block, source="readme", line_offset=start))
 
 
 def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
