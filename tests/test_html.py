@@ -127,3 +127,13 @@ def test_cli_report(monkeypatch, analysis, tmp_path):
 def test_write_report_returns_page(analysis, tmp_path):
     p = write_report(analysis, tmp_path / "a" / "b")
     assert p.name == "index.html" and p.stat().st_size > 1000
+
+
+def test_long_tables_are_parked_as_text(analysis, monkeypatch):
+    import gyrelint.render.html as html_mod
+
+    monkeypatch.setattr(html_mod, "_OPEN_ROWS", 2)
+    page = render_html(analysis)
+    parked = re.search(r'<script type="text/x-gyrelint-rows" id="rows-t-functions">(.*?)</script>', page, re.S)
+    assert parked and "</" not in parked.group(1) and "<tr" in parked.group(1)
+    assert "<script>alert" not in page

@@ -100,3 +100,25 @@ def test_config_value_is_text_and_screenshot(browser_page):
         shutil.copy(shot, dest)
     page.check('#filters input[value="driver"]')
     assert not problems, problems
+
+
+def test_long_tables_load_when_opened(browser_page, monkeypatch):
+    """Long tables are parked as text and parsed on first open; filters apply to them too."""
+    import gyrelint.render.html as html_mod
+
+    page, problems, out = browser_page
+    monkeypatch.setattr(html_mod, "_OPEN_ROWS", 2)
+    lazy = write_report(fixture_analysis(), out / "lazy")
+    page.goto(lazy.as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.locator("#t-functions tbody tr").count() == 0
+    page.uncheck('#filters input[value="training"]')
+    page.click("#t-functions summary")
+    rows = page.locator("#t-functions tbody tr")
+    rows.first.wait_for()
+    assert rows.count() == len([r for r in fixture_analysis().functions.values() if r.side.value != "neutral"])
+    assert page.locator(f'#t-functions tr:has(a[data-q="{P}.trainer.Trainer.update"])').is_hidden()
+    assert page.locator(f'#t-functions tr:has(a[data-q="{P}.rollout.Sampler.generate"])').is_visible()
+    page.click(f'#t-functions a[data-q="{P}.rollout.Sampler.generate"]')
+    assert f"{P}.rollout.Sampler.generate" in page.locator("#panel h2").inner_text()
+    assert not problems, problems

@@ -197,10 +197,16 @@ def _table(tid: str, title: str, head: list[str], rows: list[str], note: str = "
         return (f'<details class="tbl" id="{tid}"><summary><h2>{esc(title)} <small>(none)</small></h2></summary>'
                 f'<p class="note">{esc(note) or "Nothing found."}</p></details>')
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    opened = " open" if len(rows) <= _OPEN_ROWS else ""
+    body = "".join(rows)
+    if len(rows) <= _OPEN_ROWS:
+        opened, lazy, tbody = " open", "", body
+    else:  # long tables: the rows wait, unparsed, in a text block until the table is opened
+        opened, tbody = "", ""
+        parked = body.replace("</", "<\\/")  # undone by the page script; repo text is escaped already
+        lazy = f'<script type="text/x-gyrelint-rows" id="rows-{tid}">{parked}</script>'
     return (f'<details class="tbl" id="{tid}"{opened}><summary><h2>{esc(title)} <small>({len(rows)})</small></h2></summary>'
             + (f'<p class="note">{esc(note)}</p>' if note else "")
-            + f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{"".join(rows)}</tbody></table></div></details>')
+            + f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{tbody}</tbody></table></div>{lazy}</details>')
 
 
 def _srcref(file: str, line: int) -> str:

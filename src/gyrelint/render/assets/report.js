@@ -165,6 +165,20 @@
     if (ev.key === "Escape") { panel.classList.remove("open"); panel.textContent = ""; selectNode(null); }
   });
 
+  // long tables arrive as parked rows: parse them when the table is first opened
+  function unpark(details) {
+    var parked = document.getElementById("rows-" + details.id);
+    if (!parked) return;
+    var tbody = details.querySelector("tbody");
+    tbody.innerHTML = parked.textContent.replace(/<\\\//g, "</");  /* server-escaped markup */
+    parked.parentNode.removeChild(parked);
+    apply();
+  }
+  var tables = document.querySelectorAll("details.tbl");
+  for (var d = 0; d < tables.length; d++) tables[d].addEventListener("toggle", function (ev) {
+    if (ev.currentTarget.open) unpark(ev.currentTarget);
+  });
+
   // filters
   var sideBoxes = document.querySelectorAll('#filters input[name="side"]');
   var modInput = document.getElementById("f-module");
