@@ -83,8 +83,9 @@ _WEIGHT_PATH = re.compile(r"update_weights?|load_weights|init_weights_update_gro
                           r"weights_update|/set_weights|sync_weights", re.I)
 _HEALTH_PATH = re.compile(r"/health\b|/health_generate|/ping\b|/ready\b|/readyz|/healthz|/v1/models\b|/get_model_info|"
                           r"/server_info|/get_server_info", re.I)
-_READY_WORDS = re.compile(r"^(?:ping|health|health_check|check_health|is_healthy|is_ready|wait_until_ready|wait_for_server|"
-                          r"wait_server_ready|wait_for_ready|heartbeat|is_alive|check_alive)$")
+# A round trip over the link (ping/health/ready). ``is_alive`` is not one: a live process is not a live link.
+_READY_WORDS = re.compile(r"^(?:ping|health|health_check|check_health|is_healthy|ready|is_ready|wait_until_ready|"
+                          r"wait_for_server|wait_server_ready|wait_for_ready|heartbeat)$")
 _LOG_ROOTS = ("logging.", "logger.", "log.", "warnings.warn", "print", "loguru.")
 _SLEEP = {"time.sleep", "asyncio.sleep"}
 _WEIGHT_READS = {"state_dict", "named_parameters", "parameters", "get_weights"}
