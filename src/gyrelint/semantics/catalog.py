@@ -138,8 +138,8 @@ def _tcp_group(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _completions_create(c: CallFact, fn: FnFacts, s: float) -> float:
-    if c.names:
-        return s
+    if any(n.startswith("openai.") for n in c.names):
+        return max(s, STRONG)
     return MEDIUM if (c.site.receiver or "").endswith("completions") else 0.0
 
 

@@ -195,8 +195,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif (min(s, t) >= INHERITED_THRESHOLD and max(s, t) >= THRESHOLD
-          and (min(s, t) >= 0.35 * max(s, t) or min(s, t) >= 2.0)):
+    elif _drives_both(s, t, own):
         r.side = Side.DRIVER
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
@@ -230,6 +229,17 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
     r.evidence = _evidence(fn.file, r, own_matches)
     return r
+
+
+def _drives_both(s: float, t: float, own: dict[str, float]) -> bool:
+    """Both chains run under this body: comparable evidence, or a strong call into the weaker chain."""
+    lo, hi = min(s, t), max(s, t)
+    if lo < INHERITED_THRESHOLD or hi < THRESHOLD:
+        return False
+    if lo >= 0.35 * hi or lo >= 2.0:
+        return True
+    weaker = SAMPLING if s < t else TRAINING
+    return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
 
 
 def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Evidence]:
