@@ -423,6 +423,7 @@ def test_catalog_metadata():
         assert r.id.startswith("GYR") and len(r.id) == 6
         assert r.bad and r.good, r.id
         assert r.summary and r.rationale and r.fix and r.docs_url().endswith(f"{r.id}.md")
+        assert r.message == r.summary and r.severity in tuple(Severity)
         assert not re.search(r"(?<!never )(raise|increase|bump|longer) (the |a )?timeout", r.fix.lower()), r.id
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from gyrelint.api import analyze
 from gyrelint.rules import RULES
-from gyrelint.rules.docs import render_rule_doc
+from gyrelint.rules.docs import render_index, render_rule_doc
 from gyrelint.settings import Settings
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules"
@@ -74,3 +74,7 @@ def test_docs_page_is_current(rule):
         f"{page.name} is stale: run `python -m gyrelint.rules.docs docs/rules`")
     text = page.read_text(encoding="utf-8")
     assert "## Why it matters" in text and "## Bad" in text and "## Good" in text
+
+
+def test_docs_index_is_current():
+    assert (DOCS / "README.md").read_text(encoding="utf-8") == render_index(list(RULES))

@@ -133,6 +133,12 @@ class Rule:
     bad: ClassVar[tuple[Example, ...]] = ()
     good: ClassVar[tuple[Example, ...]] = ()
     tags: ClassVar[tuple[str, ...]] = ()
+    message: ClassVar[str]  # the rule's message in the catalog (defaults to the summary)
+
+    def __init_subclass__(cls, **kw: object) -> None:
+        super().__init_subclass__(**kw)
+        if "message" not in cls.__dict__ and "summary" in cls.__dict__:
+            cls.message = cls.summary
 
     @classmethod
     def docs_url(cls) -> str:
