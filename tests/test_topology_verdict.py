@@ -69,14 +69,16 @@ def test_service_signals():
     assert [c.signal for c in topo.link_checks] == ["retry-with-logging"]
 
 
-def test_process_liveness_is_not_a_link_check(tmp_path):
+def test_process_liveness_and_placement_groups_are_not_link_checks(tmp_path):
     (tmp_path / "run.py").write_text(
-        "import multiprocessing as mp\n\n\ndef main(q):\n    p = mp.Process(target=print)\n    p.start()\n"
-        "    if not p.is_alive():\n        raise SystemExit(1)\n    return h.ping.remote()\n")
+        "import multiprocessing as mp\n\nfrom ray.util.placement_group import placement_group\n\n\n"
+        "def main(q):\n    p = mp.Process(target=print)\n    p.start()\n"
+        "    if not p.is_alive():\n        raise SystemExit(1)\n    pg = placement_group([])\n    pg.ready()\n"
+        "    return h.ping.remote()\n")
     settings, _ = load_settings(tmp_path)
     settings = replace(settings, use_cache=False, jobs=1)
     topo, _ = analyze_topology(build_index(tmp_path, settings), Graphs(), settings)
-    assert [(c.signal, c.line) for c in topo.link_checks] == [("ready-wait", 9)]
+    assert [(c.signal, c.line) for c in topo.link_checks] == [("ready-wait", 13)]
 
 
 def _key(key, cls, value):

@@ -265,9 +265,11 @@ def _scope_name(s: FileSummary, scope: str) -> str:
 def _link_check(scope: str, calls: list[tuple[CallSite, tuple[str, ...], str | None]],
                 strings: list[str]) -> tuple[str, int, str] | None:
     """A scope that verifies a link: polls a health endpoint, or retries a connection with a sleep and a log."""
-    for c, _names, _sig in calls:
+    for c, names, _sig in calls:
         probe = c.func.replace("()", "").split(".")
         words = [w for w in probe[-2:] if w != "remote"]
+        if any("placement_group" in n for n in names):
+            continue  # a placement group being ready is reserved resources, not a verified link
         if words and _READY_WORDS.match(words[-1]):
             return "ready-wait", c.line, f"calls {c.func}"
     connects = [c for c, _n, sig in calls if sig in {"http-client", "http-generate", "http-weights", "socket-client",
