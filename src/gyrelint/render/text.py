@@ -1,57 +1,140 @@
-"""The human report of ``gyrelint analyze``."""
+"""The human report of ``gyrelint analyze``: the five questions, each with file:line evidence."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..model import Side
+from ..model import FunctionReport, HandoffKind, Side
+from ..semantics.counters import COUNTERS, logged_counters
+from ..semantics.handoff import is_test_module
 
 if TYPE_CHECKING:
     from ..api import Analysis
 
 _MAX_LIST = 8
+_COUNTER_TITLES = {
+    "sampled": "trajectories sampled",
+    "consumed": "trajectories consumed",
+    "steps": "training steps",
+    "policy_version": "policy version",
+}
 
 
 def _loc(file: str, line: int) -> str:
     return f"{file}:{line}" if line else file
 
 
+def _short(text: str, limit: int = 48) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _why(f: FunctionReport) -> str:
+    """The strongest evidence of a function: its own signal, else the callee it delegates to."""
+    if not f.evidence:
+        return ""
+    own = [e for e in f.evidence if e.via == "own"]
+    e = own[0] if own else f.evidence[0]
+    via = "" if e.via == "own" else f" via {e.via.removeprefix('callee:')}"
+    return f"  [{e.signal} at {_loc(e.file, e.line)}{via}]"
+
+
+def _rank(f: FunctionReport) -> tuple:
+    own = sum(1 for e in f.evidence if e.via == "own")
+    module = f.qualname.rsplit(".", 1)[0]
+    return (is_test_module(module), not f.reached, -own, f.qualname)
+
+
+def _listing(out: list[str], fns: list[FunctionReport], indent: str = "   ") -> None:
+    fns = sorted(fns, key=_rank)
+    for f in fns[:_MAX_LIST]:
+        out.append(f"{indent}{f.qualname}  {_loc(f.file, f.line)}{_why(f)}")
+    if len(fns) > _MAX_LIST:
+        out.append(f"{indent}… {len(fns) - _MAX_LIST} more (--format json lists all)")
+
+
 def render_text(a: Analysis) -> str:
     out: list[str] = []
     w = out.append
-    counts = Counter(f.side for f in a.functions.values())
-    reached = Counter(f.side for f in a.functions.values() if f.reached)
+    fns = list(a.functions.values())
+    by_side: dict[Side, list[FunctionReport]] = {}
+    for f in fns:
+        by_side.setdefault(f.side, []).append(f)
+    reached = Counter(f.side for f in fns if f.reached)
     w(f"gyrelint — {a.given_root}")
     w(f"{a.stats.files} files ({a.stats.parsed} parsed, {a.stats.cached} from cache), "
       f"{a.stats.functions} functions, {len(a.entry_points)} entry points, {a.stats.seconds:.2f}s")
     w("")
+    # 1 and 2: the chains
     for side, title in ((Side.SAMPLING, "1. Sampling chain"), (Side.TRAINING, "2. Training chain")):
-        fns = sorted((f for f in a.functions.values() if f.side == side), key=lambda f: (not f.reached, -len(f.evidence), f.qualname))
-        w(f"{title}: {counts.get(side, 0)} functions ({reached.get(side, 0)} reached from an entry point)")
-        for f in fns[:_MAX_LIST]:
-            ev = f.evidence[0] if f.evidence else None
-            why = f"  [{ev.signal} {_loc(ev.file, ev.line)}{'' if ev.via == 'own' else ' via ' + ev.via}]" if ev else ""
-            w(f"   {f.qualname}  {_loc(f.file, f.line)}{why}")
-        if len(fns) > _MAX_LIST:
-            w(f"   … {len(fns) - _MAX_LIST} more (--format json lists all)")
+        got = by_side.get(side, [])
+        w(f"{title}: {len(got)} functions ({reached.get(side, 0)} reached from an entry point)")
+        if got:
+            _listing(out, got)
+        else:
+            w("   not found: no function calls an inference engine/environment" if side == Side.SAMPLING
+              else "   not found: no backward, optimizer step or RL loss in the code")
+    drivers = by_side.get(Side.DRIVER, [])
+    if drivers:
+        w(f"   drivers (run both chains): {len(drivers)}")
+        _listing(out, drivers, indent="     ")
+    # 3: the handoff both ways
     h = a.handoff
+    handoffs = by_side.get(Side.HANDOFF, [])
+    traj = [f for f in handoffs if f.handoff_kind == HandoffKind.TRAJECTORY]
+    sync = [f for f in handoffs if f.handoff_kind == HandoffKind.WEIGHT_SYNC]
     w("3. Handoff")
-    w(f"   trajectory (sampler → trainer): {', '.join(h.trajectory[:_MAX_LIST]) or 'not found'}")
-    w(f"   weight sync (trainer → sampler): {', '.join(h.weight_sync[:_MAX_LIST]) or 'not found'}")
-    if h.fields.produced or h.fields.consumed:
-        w(f"   fields: {len(h.fields.produced)} produced, {len(h.fields.consumed)} consumed, "
-          f"missing: {', '.join(h.fields.missing) or 'none'}")
+    w(f"   trajectory (sampler → trainer): {len(traj) or 'not found'}")
+    if traj:
+        _listing(out, traj, indent="     ")
+    fc = h.fields
+    if fc.produced or fc.consumed:
+        w(f"   trajectory fields: {len(fc.produced)} written on the sampling side, {len(fc.consumed)} read by training")
+        for name in fc.missing[:_MAX_LIST]:
+            uses = fc.consumed.get(name, [])
+            where = ", ".join(_loc(u.file, u.line) for u in uses[:3])
+            w(f"     missing: '{name}' is read at {where} but never produced")
+        if not fc.missing:
+            w("     every field the trainer reads is produced")
+    w(f"   weight sync (trainer → sampler): {len(sync) or 'not found'}")
+    if sync:
+        _listing(out, sync, indent="     ")
     if a.boundary_modules:
-        w(f"   boundary modules: {', '.join(a.boundary_modules[:_MAX_LIST])}")
+        shown = [m for m in a.boundary_modules][:_MAX_LIST]
+        more = len(a.boundary_modules) - len(shown)
+        w(f"   boundary modules: {', '.join(shown)}{f' (+{more} more)' if more > 0 else ''}")
+    # 4: processes
     t = a.topology
     w(f"4. Processes: {t.verdict}{' (colocated)' if t.colocated else ''}")
     for r in t.reasons[:5]:
         w(f"   - {r}")
+    for c in t.code_evidence[:4]:
+        w(f"   code: {c.signal} at {_loc(c.file, c.line)}{' — ' + c.detail if c.detail else ''}")
+    for k in t.config_keys[:4]:
+        w(f"   config: {k.key} = {k.value} ({k.cls}) at {_loc(k.file, k.line)}")
     w(f"   trajectory transport: {t.trajectory_transport}; weight transport: {t.weight_transport}")
+    # 5: online?
     w(f"5. Loop online: {'yes' if h.online else 'no'}")
     if h.weight_sync_path:
-        w("   path: " + " → ".join(h.weight_sync_path))
+        w("   path from the parameter update to the sampler's weights:")
+        for q in h.weight_sync_path:
+            f = a.functions.get(q)
+            w(f"     → {q}  {_loc(f.file, f.line) if f else ''}".rstrip())
+    elif sync:
+        w("   weight-sync code exists but no call path joins it to a parameter update")
+    else:
+        w("   no code pushes trainer weights into the sampler")
+    # counters
+    counters = logged_counters(a.index)
+    w("Counters logged (to verify a run):")
+    for name in COUNTERS:
+        uses = counters.found.get(name, [])
+        if uses:
+            keys = ", ".join(f"'{_short(u.key)}' ({_loc(u.file, u.line)})" for u in uses[:3])
+            more = f" +{len(uses) - 3} more" if len(uses) > 3 else ""
+            w(f"   {_COUNTER_TITLES[name]}: {keys}{more}")
+        else:
+            w(f"   {_COUNTER_TITLES[name]}: not logged")
     if a.findings:
         w("")
         w(f"Findings ({len(a.findings)}):")

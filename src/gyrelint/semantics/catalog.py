@@ -182,6 +182,27 @@ _ROLLOUT_PAYLOAD = ("rollout", "sample", "traj", "experience", "batch", "episode
                     "data", "item", "result", "output", "prompt", "request", "response", "task")
 
 
+def _weighty(toks: set[str]) -> bool:
+    return any(t in ("state_dict", "weights", "weight", "params", "named_params", "parameters") or
+               t.endswith(("_weights", "state_dict", "_params")) for t in toks)
+
+
+def _queue_weights(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A queue carrying state dicts/parameters (or a queue of weights) is a weight transport."""
+    toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
+    for a in fn.assigns:
+        if a.line == c.site.line and a.value_kind == "call":
+            toks.update(tokens_of(a.target))
+    if _weighty(toks):
+        return s
+    # ``q.put((version, sd))`` in a body that takes a state_dict: the payload is the weights
+    if c.site.args and fn.tokens() & {"state_dict", "load_state_dict", "named_parameters"}:
+        return MEDIUM
+    if c.method.startswith("get") and fn.tokens() & {"load_state_dict", "load_weights"}:
+        return MEDIUM
+    return 0.0
+
+
 def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     """A queue of rollouts, not of metrics, heartbeats or control messages."""
     toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
@@ -190,6 +211,8 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
             toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit":
         return 0.0  # a sentinel or a control word
+    if _weighty(toks) or fn.tokens() & {"state_dict", "load_state_dict"}:
+        return 0.0  # a queue of weights: the weight sync
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
     if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
@@ -923,6 +946,17 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(model):\n    for name, p in model.named_parameters():\n        yield name.removeprefix('module.'), p\n",
        ),
        examples_nomatch=("def target(model):\n    return sum(p.numel() for p in model.parameters())\n",)),
+    _s(id="weight-queue", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="A queue whose payload is a state_dict or parameters carries weights to the sampler.",
+       calls=("queue.*.put*", "queue.*.get*", "multiprocessing.*.put*", "multiprocessing.*.get*",
+              "torch.multiprocessing.*.put*", "torch.multiprocessing.*.get*"),
+       methods=("put", "put_nowait", "get", "get_nowait"), roles=("queue",), check=_queue_weights,
+       examples_match=(
+           "class T:\n    def target(self):\n        sd = {k: v.cpu() for k, v in self.policy.state_dict().items()}\n"
+           "        for q in self.weight_queues:\n            q.put_nowait(sd)\n",
+           "def target(policy, weight_queue):\n    state_dict = weight_queue.get_nowait()\n    policy.load_state_dict(state_dict)\n",
+       ),
+       examples_nomatch=("def target(rollout_queue, batch):\n    rollout_queue.put(batch)\n",)),
     _s(id="ray-collective", side=HANDOFF, kind=WEIGHT_SYNC, weight=1.5,
        rationale="ray.util.collective moves tensors between actors, typically weights.",
        calls=("ray.util.collective.*",), check=_param_context,

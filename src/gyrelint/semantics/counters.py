@@ -15,6 +15,8 @@ from ..index import Index
 
 COUNTERS = ("sampled", "consumed", "steps", "policy_version")
 
+_PRINT_METHODS = frozenset({"print", "info", "warning", "debug", "write"})
+_PROBE_RECEIVER = re.compile(r"probe|metric|counter|tracker|stats|monitor|telemetry", re.I)
 _LOG_METHODS = frozenset({"log", "log_metrics", "log_dict", "add_scalar", "add_scalars", "log_metric",
                           "log_scalar", "log_scalars", "log_stats", "update_metrics", "record"})
 _PATTERNS: dict[str, re.Pattern[str]] = {
@@ -25,7 +27,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "consumed": re.compile(r"consum|(samples|tokens|trajector\w*)_?(trained|used)|trained_(samples|on|tokens)|"
                            r"num_train(ed)?_(samples|tokens)|train/(num_)?samples", re.I),
     "steps": re.compile(r"global_step|(train|training|optim|optimizer|update|gradient)_?steps?\b|num_updates|"
-                        r"(^|/|_)steps?$|(^|/)iteration|epoch_step", re.I),
+                        r"(^|/|_)steps?$|(^|/)iteration|epoch_step|\bstep\s*[=:]", re.I),
     "policy_version": re.compile(r"(policy|weight|weights|model|param|params|actor)_?version|staleness|"
                                  r"(^|/|_)version$", re.I),
 }
@@ -60,15 +62,26 @@ def _logging_scopes(index: Index) -> dict[str, set[str]]:
     return out
 
 
+def _probe_and_print_keys(s) -> list[tuple[str, int]]:
+    """Counter calls on a probe/metrics object (``probe.sampled(n)``) and printed ``step=`` lines."""
+    out: list[tuple[str, int]] = []
+    for c in s.calls:
+        recv, _, attr = c.func.rpartition(".")
+        if recv and _PROBE_RECEIVER.search(recv.rsplit(".", 1)[-1]) and attr not in _LOG_METHODS:
+            out.append((attr, c.line))
+        elif attr in _PRINT_METHODS or c.func == "print":
+            out += [(a.value, c.line) for a in c.args if a.kind == "lit" and isinstance(a.value, str)
+                    and "=" in a.value]
+    return out
+
+
 def logged_counters(index: Index) -> Counters:
     """Counter keys found in functions that log metrics."""
     res = Counters()
     scopes = _logging_scopes(index)
     seen: set[tuple[str, str]] = set()
     for s in index.summaries.values():
-        wanted = scopes.get(s.path)
-        if not wanted:
-            continue
+        wanted = scopes.get(s.path, set())
         keys: list[tuple[str, int]] = []
         keys += [(x.key, x.line) for x in s.subscripts if x.scope in wanted and x.mode == "write"]
         keys += [(st.value, st.line) for st in s.strings if st.scope in wanted and len(st.value) <= 80
@@ -76,8 +89,11 @@ def logged_counters(index: Index) -> Counters:
         for c in s.calls:
             if c.scope in wanted and c.func.rsplit(".", 1)[-1] in _LOG_METHODS:
                 keys += [(a.value, c.line) for a in c.args if a.kind == "lit" and isinstance(a.value, str)]
+        keys += _probe_and_print_keys(s)
         for key, line in keys:
-            for name, rx in _PATTERNS.items():
+            if name_ok := len(key) <= 120:
+                pass
+            for name, rx in _PATTERNS.items() if name_ok else ():
                 if rx.search(key) and (name, key) not in seen:
                     seen.add((name, key))
                     res.found.setdefault(name, []).append(CounterUse(key, s.path, line))
