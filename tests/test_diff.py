@@ -119,3 +119,13 @@ def test_compare_finds_what_moved():
     assert back.weight_sync == "restored" and not back.regressed and back.chains_gained == ["sampling"]
     same = compare(base, base, "a", "b")
     assert not same.regressed and same.side_changes == [] and same.weight_sync == "unchanged"
+
+
+def test_a_path_that_no_longer_passes_a_weight_sync_step_is_broken():
+    sync = fn("p.sync.push", Side.HANDOFF, kind="weight_sync")
+    base = make_analysis([fn("p.gen.rollout", Side.SAMPLING), fn("p.train.step", Side.TRAINING), sync],
+                         handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.sync.push"]))
+    head = make_analysis([fn("p.gen.rollout", Side.SAMPLING), fn("p.train.step", Side.TRAINING), sync],
+                         handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.gen.rollout"]))
+    r = compare(base, head, "b", "h")
+    assert r.weight_sync == "broken" and r.regressed

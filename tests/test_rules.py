@@ -442,3 +442,13 @@ def test_gyr006_counter_methods_named_after_the_counter():
     src = ("def loop(stats, batch, step):\n    stats.sampled(len(batch))\n    stats.consumed(len(batch))\n"
            "    log_metrics({'global_step': step})\n")
     assert only("GYR006", make_analysis(LOOP, summaries=[summary("pkg/loop.py", src)])) == []
+
+
+def test_gyr003_online_verdict_whose_path_skips_every_weight_sync_step():
+    sync = fn("pkg.sync.push", Side.HANDOFF, kind="weight_sync", line=5)
+    path_ok = Handoff(online=True, weight_sync=[sync.qualname], weight_sync_path=["pkg.loop.train", sync.qualname])
+    assert only("GYR003", make_analysis([*LOOP, sync], handoff=path_ok)) == []
+    path_bad = Handoff(online=True, weight_sync=[sync.qualname],
+                       weight_sync_path=["pkg.loop.train", "pkg.loop.rollout"])
+    found = only("GYR003", make_analysis([*LOOP, sync], handoff=path_bad))
+    assert [(f.file, f.line) for f in found] == [("pkg/sync.py", 5)]

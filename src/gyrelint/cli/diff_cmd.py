@@ -17,7 +17,7 @@ import click
 
 from ..api import Analysis, analyze
 from ..gitrev import GitError, export, repo_prefix, resolve
-from ..model import Finding, Side
+from ..model import Finding, HandoffKind, Side
 from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors
 
 CROSS_CLASSES = ("process", "port", "comm")
@@ -66,6 +66,15 @@ def _chains(a: Analysis) -> set[str]:
     return out
 
 
+def _online(a: Analysis) -> bool:
+    """Online, and the weight-sync path (when one is given) still passes through a weight-sync step."""
+    if not a.handoff.online:
+        return False
+    path = a.handoff.weight_sync_path
+    return not path or any(q in a.functions and a.functions[q].handoff_kind == HandoffKind.WEIGHT_SYNC
+                           for q in path)
+
+
 def compare(base: Analysis, head: Analysis, base_label: str, head_label: str) -> DiffReport:
     r = DiffReport(base_label, head_label)
     for q, new in sorted(head.functions.items()):
@@ -74,7 +83,7 @@ def compare(base: Analysis, head: Analysis, base_label: str, head_label: str) ->
             r.side_changes.append(SideChange(q, old.side.value, new.side.value, new.file, new.line))
     bb, hb = set(base.boundary_modules), set(head.boundary_modules)
     r.boundary_added, r.boundary_removed = sorted(hb - bb), sorted(bb - hb)
-    r.online_before, r.online_after = base.handoff.online, head.handoff.online
+    r.online_before, r.online_after = _online(base), _online(head)
     r.path_before, r.path_after = list(base.handoff.weight_sync_path), list(head.handoff.weight_sync_path)
     if r.online_before and not r.online_after:
         r.weight_sync = "broken"

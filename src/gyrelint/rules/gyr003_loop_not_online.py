@@ -61,6 +61,13 @@ if __name__ == "__main__":
 """
 
 
+def path_syncs(ctx: RuleContext) -> list[str]:
+    """The weight-sync functions on the reported weight-sync path."""
+    fns = ctx.analysis.functions
+    return [q for q in ctx.analysis.handoff.weight_sync_path
+            if q in fns and fns[q].handoff_kind == HandoffKind.WEIGHT_SYNC]
+
+
 class LoopNotOnline(Rule):
     id = "GYR003"
     name = "loop-not-online"
@@ -77,8 +84,8 @@ class LoopNotOnline(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         handoff = ctx.analysis.handoff
-        if handoff.online:
-            return
+        if handoff.online and (not handoff.weight_sync_path or path_syncs(ctx)):
+            return  # online, and the path (when given) passes through a weight-sync step
         sampling = chain(ctx, Side.SAMPLING)
         training = chain(ctx, Side.TRAINING)
         if not ctx.functions(Side.SAMPLING) and not ctx.functions(Side.TRAINING) or not sampling or not training:
