@@ -100,12 +100,13 @@ def test_ordinary_refs_pass_validation():
 
 def test_compare_finds_what_moved():
     base = make_analysis([fn("p.gen.rollout", Side.SAMPLING), fn("p.train.step", Side.TRAINING),
-                          fn("p.util.pack", Side.NEUTRAL)],
+                          fn("p.util.pack", Side.NEUTRAL), fn("p.sync.push", Side.HANDOFF, kind="weight_sync")],
                          handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.sync.push"]),
                          boundary_modules=["p.proto"],
                          topology=Topology(config_keys=[ConfigKey("a.nnodes", "process", "1", "c.yaml", 1)]))
     head = make_analysis([fn("p.gen.rollout", Side.SAMPLING, reached=False), fn("p.train.step", Side.TRAINING),
-                          fn("p.util.pack", Side.HANDOFF, kind="trajectory")],
+                          fn("p.util.pack", Side.HANDOFF, kind="trajectory"),
+                          fn("p.sync.push", Side.HANDOFF, kind="weight_sync")],
                          handoff=Handoff(online=False), boundary_modules=["p.util"],
                          topology=Topology(config_keys=[ConfigKey("a.nnodes", "process", "1", "c.yaml", 1),
                                                         ConfigKey("rollout.port", "port", "8000", "c.yaml", 4),
