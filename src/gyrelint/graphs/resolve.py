@@ -39,6 +39,7 @@ _PASSTHROUGH = frozenset({
 })
 _ITER_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate",
                             "zip", "next", "filter"})
+_BINDING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "getattr", "super", "next", "iter"})
 _CONTAINER_WRITE = {"append": 0, "add": 0, "extend": -1, "insert": 1, "update": -2, "setdefault": 1,
                     "put": 0, "put_nowait": 0, "appendleft": 0}
 _CONTAINER_READ = frozenset({"get", "pop", "popleft", "popitem", "values", "items", "copy", "keys",
@@ -104,7 +105,8 @@ class Resolver:
         self.cur_line = 0
         # worklist: which items (flows and call sites) read which keys
         self.reading: set[str] | None = None
-        self.deps: dict[str, set[int]] = defaultdict(set)
+        self.deps: dict[str, list[int]] = defaultdict(list)
+        self.attr_memo: dict[tuple[str, str], frozenset[str]] = {}
         self.queue: deque[int] = deque()
         self.queued: bytearray = bytearray()
         self.mro_deps: dict[str, set[str]] = {}
@@ -466,8 +468,22 @@ class Resolver:
                 return out
         return set(self._get(f"{cid}[#]"))
 
-    def getattr(self, v: str, attr: str) -> set[str]:
+    def getattr(self, v: str, attr: str) -> set[str] | frozenset[str]:
         tag = v[: v.index(":") + 1]
+        if tag in ("x:", "xi:", "B:", "ks:"):  # depends on nothing in the store: memoised
+            key = (v, attr)
+            got = self.attr_memo.get(key)
+            if got is None:
+                if tag == "x:":
+                    got = frozenset((f"x:{v[2:]}.{attr}",))
+                elif tag == "xi:":
+                    got = frozenset((f"x:{v[3:]}.{attr}",))
+                elif tag == "B:":
+                    got = frozenset((f"B:{v[2:]}.{attr}",))
+                else:
+                    got = frozenset((f"B:str.{attr}",))
+                self.attr_memo[key] = got
+            return got
         if tag == "m:":
             out = set(self._get(f"{v[2:]}.{attr}"))
             sub = f"{v[2:]}.{attr}"
@@ -808,6 +824,9 @@ class Resolver:
         if not isinstance(e, tuple) or e[0] != "c":
             return
         for v in self.eval(mod, site.scope, e[1]):
+            tag = v[:2]
+            if tag == "x:" or tag == "xi" or (tag == "B:" and v[2:] not in _BINDING_BUILTINS):
+                continue  # calling a library binds nothing in the repo
             self.call(mod, site.scope, v, e, bind=True)
 
     def run(self) -> int:
@@ -839,7 +858,9 @@ class Resolver:
                 self.step_call(mod, obj)  # type: ignore[arg-type]
             self.reading = None
             for k in reading:
-                deps[k].add(i)
+                lst = deps[k]
+                if i not in lst[-4:]:
+                    lst.append(i)
         self.reading = None
         return done
 
