@@ -202,3 +202,25 @@ def test_graph_command_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     res = runner.invoke(cli, ["graph", str(tmp_path / "empty")])
     assert res.exit_code == 2 and "no Python files" in res.output
+
+
+def test_resolution_cache_reused_only_when_nothing_changed(tmp_path: Path, monkeypatch) -> None:
+    import gyrelint.graphs.build as build
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("from b import g\n\ndef f():\n    g()\n")
+    (repo / "b.py").write_text("def g():\n    pass\n")
+    settings = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    first = build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
+    assert first.calls.has_edge("a.f", "b.g")
+
+    def boom(sums):
+        raise AssertionError("resolution should come from the cache")
+
+    monkeypatch.setattr(build, "resolve", boom)
+    again = build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
+    assert sorted(again.calls.edges) == sorted(first.calls.edges)
+    (repo / "b.py").write_text("def g():\n    h()\n\ndef h():\n    pass\n")
+    with pytest.raises(AssertionError, match="from the cache"):
+        build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)

@@ -86,7 +86,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     diagnostics = list(diags) + list(index.diagnostics)
     entries, entry_diags = find_entry_points(index, settings)
     diagnostics += entry_diags
-    graphs = build_graphs(index, entries)
+    graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None)
     sem = tag(index, graphs, settings)
     topology, topo_diags = analyze_topology(index, graphs, settings)
     diagnostics += topo_diags
