@@ -54,7 +54,9 @@ _MAX_ENTRIES = 6
 _CONTRACT_DEPTH = 3
 _CONTRACT_VISITS = 300
 UNREACHED = "~unreached"
+_PIN_HANDOFF = 4  # the first handoff functions of each kind always get their own box
 _EDGES_OUT, _EDGES_IN = 4, 2  # call edges kept per node (strongest first)
+_EDGES_ENTRY = 2  # edges drawn from one entry point
 _WRAP = 7  # at most this many unconnected nodes of a cluster side by side
 
 
@@ -244,8 +246,8 @@ def _score(pinned: bool, reached: bool, evidence: int, key: str) -> tuple:
 
 def _pinned(a: Analysis) -> set[str]:
     h = a.handoff
-    pins = set(h.trajectory) | set(h.weight_sync) | set(h.weight_sync_path)
-    return pins | {e.function for e in a.entry_points if e.function}
+    pins = set(h.trajectory[:_PIN_HANDOFF]) | set(h.weight_sync[:_PIN_HANDOFF]) | set(h.weight_sync_path)
+    return pins
 
 
 def _function_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
@@ -316,7 +318,12 @@ def _collapse(items: list[_Item], budget: int, level: str) -> tuple[list[MapNode
     size = {k: len(v) for k, v in groups.items()}
     count = len(groups)
     single: set[str] = set()
-    for i in items:  # best first
+    rank: Counter[str] = Counter()
+    balanced = []  # best first, taking turns between the sides so each chain keeps some detail
+    for i in items:
+        balanced.append((i.score[0], rank[i.side], LAYERS.index(i.side) if i.side in LAYERS else 9, i.score, i))
+        rank[i.side] += 1
+    for *_, i in sorted(balanced, key=lambda t: t[:4]):
         k = where[i.key]
         after = count + 1 - (1 if size[k] == 1 else 0)
         if after > budget:
@@ -369,8 +376,9 @@ def _split_groups(items: list[_Item], limit: int, base: int) -> dict[tuple, list
             groups[(i.side, hk, i.group_path[:base + 1])].append(i)
     while True:
         progressed = False
+        boxes = Counter(k[0] for k in groups)  # a side with few boxes gets split first
         for k in sorted((k for k in groups if k not in frozen and len(groups[k]) > 1),
-                        key=lambda k: (-len(groups[k]), k[0], k[1] or "", k[2])):
+                        key=lambda k: (-len(groups[k]) / boxes[k[0]], k[0], k[1] or "", k[2])):
             depth = len(k[2])
             sub: dict[tuple, list[_Item]] = defaultdict(list)
             for i in groups[k]:
@@ -499,6 +507,8 @@ def _prune(edges: list[MapEdge]) -> list[MapEdge]:
     in_n: Counter[str] = Counter()
     kept = []
     for e in sorted(edges, key=lambda e: (e.weak, -e.count, e.src, e.dst)):
+        if e.kind == "entry" and out_n[e.src] >= _EDGES_ENTRY:
+            continue
         if out_n[e.src] < _EDGES_OUT or in_n[e.dst] < _EDGES_IN:
             kept.append(e)
             out_n[e.src] += 1
@@ -745,6 +755,8 @@ def _edge_attrs(g: MapGraph, e: MapEdge) -> str:
                       constraint="false", id=f"e_ws_{e.src}_{e.dst}", **{"class": "gedge weight_sync"},
                       tooltip=f"weight sync (trainer → sampler); transport: {g.weight_transport}")
     attrs: dict[str, object] = {"class": f"gedge {e.kind}", "id": f"e_{e.src}_{e.dst}"}
+    if e.kind == "entry":
+        attrs.update(color="#c4c4c4", constraint="false")
     if e.weak:
         attrs["style"] = "dotted"
     if e.count > 1:
