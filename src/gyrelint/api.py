@@ -88,6 +88,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     diagnostics += entry_diags
     graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None)
     sem = tag(index, graphs, settings)
+    diagnostics += getattr(sem, "diagnostics", [])
     topology, topo_diags = analyze_topology(index, graphs, settings)
     diagnostics += topo_diags
     result = Analysis(

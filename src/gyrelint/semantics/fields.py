@@ -151,10 +151,12 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
             container_fields.update(info.fields)
     # ---- produced on the sampling side
     for q, fn in facts.functions.items():
-        if not _producer(sides.get(q)):
+        r = sides.get(q)
+        if not _producer(r):
             continue
+        driver = r is not None and r.side == Side.DRIVER
         for s in fn.subs:
-            if s.mode == "write":
+            if s.mode == "write" and not (driver and s.receiver == "<dict>"):  # a driver's dict literals are metrics
                 fc.produced.setdefault(s.key, []).append(FieldUse(s.key, fn.file, s.line, q))
         for cls, line, kws in _constructed(fn, facts):
             if cls in containers:

@@ -171,6 +171,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
         k: Origin(m.signal.id, fn.file, m.line, "own", own[k]) for k, m in top.items()
     }
     inherited: dict[str, list[tuple[float, str]]] = {}
+    firm: dict[str, float] = dict(own)  # own evidence plus what arrives over exact single-target calls
     for callee, decay in out_edges.items():
         cr = results.get(callee)
         if cr is None:
@@ -178,6 +179,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
         for k, v in cr.export.items():
             if v > 0:
                 inherited.setdefault(k, []).append((v * decay, callee))
+                if decay >= DECAY_EXACT * 0.85:
+                    firm[k] = max(firm.get(k, 0.0), own.get(k, 0.0) + v * decay)
     for k, vals in inherited.items():
         vals.sort(reverse=True)
         best, callee = vals[0]
@@ -195,7 +198,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _drives_both(s, t, own):
+    elif _drives_both(s, t, own, firm):
         r.side = Side.DRIVER
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
@@ -231,10 +234,16 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dic
     return r
 
 
-def _drives_both(s: float, t: float, own: dict[str, float]) -> bool:
-    """Both chains run under this body: comparable evidence, or a strong call into the weaker chain."""
+def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, float]) -> bool:
+    """Both chains run under this body: comparable evidence, or a strong call into the weaker chain.
+
+    The weaker chain must be reached by the body itself or through exact calls, never
+    only through name-guessed (weak) edges.
+    """
     lo, hi = min(s, t), max(s, t)
     if lo < INHERITED_THRESHOLD or hi < THRESHOLD:
+        return False
+    if firm.get(SAMPLING if s < t else TRAINING, 0.0) < INHERITED_THRESHOLD:
         return False
     if lo >= 0.35 * hi or lo >= 2.0:
         return True

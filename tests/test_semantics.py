@@ -1,0 +1,143 @@
+"""Sides, handoff, weight-sync path, field contract and boundary modules on small fixture repos."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gyrelint.api import analyze
+from gyrelint.model import HandoffKind, Side
+from gyrelint.render.text import render_text
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    return analyze(FIX / "semantics_loop", use_cache=False, jobs=1)
+
+
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory):
+    return analyze(FIX / "semantics_offline", use_cache=False, jobs=1)
+
+
+def side(a, q):
+    return a.functions[q].side
+
+
+def test_chains_are_found_by_what_bodies_call(loop):
+    assert side(loop, "looprl.sampler.RolloutWorker.generate") == Side.SAMPLING
+    assert side(loop, "looprl.trainer.Learner.train_step") == Side.TRAINING
+    assert side(loop, "looprl.main.main") == Side.DRIVER
+    assert side(loop, "looprl.protocol.stack_episodes") == Side.HANDOFF
+    assert loop.functions["looprl.protocol.stack_episodes"].handoff_kind == HandoffKind.TRAJECTORY
+
+
+def test_same_name_methods_can_sit_on_opposite_sides(loop):
+    # Stepper.act steps an environment, Stepper.update and Learner.step step an optimizer
+    assert side(loop, "looprl.sampler.Stepper.act") == Side.SAMPLING
+    assert side(loop, "looprl.sampler.Stepper.update") == Side.TRAINING
+    assert side(loop, "looprl.trainer.Learner.step") == Side.TRAINING
+    # the environment's own step() touches no library: neutral, whatever its name
+    assert side(loop, "looprl.sampler.Env.step") == Side.NEUTRAL
+
+
+def test_ray_actor_method_is_judged_by_its_body(loop):
+    f = loop.functions["looprl.sampler.RolloutWorker.receive_weights"]
+    assert f.side == Side.HANDOFF and f.handoff_kind == HandoffKind.WEIGHT_SYNC
+    assert any(e.signal == "engine-load-weights" and e.via == "own" and e.line == 17 for e in f.evidence)
+
+
+def test_evidence_names_the_callee_for_delegating_functions(loop):
+    f = loop.functions["looprl.main.push_weights"]
+    assert f.side == Side.HANDOFF and f.handoff_kind == HandoffKind.WEIGHT_SYNC
+    assert any(e.via == "callee:looprl.sampler.RolloutWorker.receive_weights" for e in f.evidence)
+    d = loop.functions["looprl.main.main"]
+    vias = {e.via for e in d.evidence}
+    assert "callee:looprl.sampler.RolloutWorker.generate" in vias
+    assert "callee:looprl.trainer.Learner.train_step" in vias
+
+
+def test_weight_sync_path_goes_from_update_to_sampler(loop):
+    h = loop.handoff
+    assert h.online is True
+    assert h.weight_sync_path[0] == "looprl.trainer.Learner.train_step"
+    assert h.weight_sync_path[-1] == "looprl.sampler.RolloutWorker.receive_weights"
+    assert "looprl.main.main" in h.weight_sync_path
+    assert "looprl.sampler.RolloutWorker.receive_weights" in h.weight_sync
+
+
+def test_field_contract_reports_the_field_nobody_produces(loop):
+    fc = loop.handoff.fields
+    assert {"tokens", "logprobs", "rewards"} <= set(fc.produced)
+    assert fc.missing == ["values"]
+    use = fc.consumed["values"][0]
+    assert (use.file, use.line, use.function) == ("looprl/trainer.py", 15, "looprl.trainer.Learner.train_step")
+
+
+def test_boundary_module_is_the_one_defining_the_handoff_surface(loop):
+    assert "looprl.protocol" in loop.boundary_modules
+    assert "looprl.main" not in loop.boundary_modules  # imported by everyone, defines no handoff surface
+    mods = {m.module: m for m in loop.modules}
+    assert mods["looprl.protocol"].boundary
+    assert mods["looprl.trainer"].side == Side.TRAINING
+
+
+def test_every_indexed_function_is_reported(loop):
+    indexed = {f"{s.module}.{f.qualname}" for s in loop.index.summaries.values() for f in s.functions}
+    assert indexed <= set(loop.functions)
+    assert loop.functions["looprl.main.main"].reached
+
+
+def test_offline_loop_and_look_alikes(offline):
+    assert side(offline, "offrl.loop.learn") == Side.TRAINING
+    assert side(offline, "offrl.loop.generate_report") == Side.NEUTRAL
+    assert offline.handoff.online is False
+    assert offline.handoff.weight_sync_path == []
+
+
+def test_user_signal_from_pyproject_and_bad_entry_reported(offline):
+    f = offline.functions["offrl.loop.main"]
+    assert any(e.signal == "mylib-fetch" and e.via == "own" and e.line == 28 for e in f.evidence)
+    assert f.side == Side.DRIVER  # it also calls the sampler and the trainer
+    bad = [d for d in offline.diagnostics if "bad-one" in d.message]
+    assert len(bad) == 1 and bad[0].file == "pyproject.toml"
+
+
+def test_bad_user_signal_is_a_diagnostic_not_a_crash():
+    from gyrelint.semantics.catalog import user_signals
+
+    ok, errors = user_signals([{"id": "a", "side": "sampling", "call": "x.y"}, {"id": "b", "side": "up"},
+                               {"id": "c", "side": "handoff", "call": "q"}, {"id": "d", "side": "training"}])
+    assert [s.id for s in ok] == ["a"]
+    assert len(errors) == 3 and all("signal" in e for e in errors)
+
+
+def test_text_report_answers_the_five_questions(loop):
+    text = render_text(loop)
+    for head in ("1. Sampling chain", "2. Training chain", "3. Handoff", "4. Processes", "5. Loop online: yes",
+                 "Counters logged"):
+        assert head in text
+    assert "looprl/sampler.py:13" in text  # evidence with file:line
+    assert "missing: 'values' is read at looprl/trainer.py:15" in text
+    assert "'train/global_step' (looprl/main.py:20)" in text
+    assert "'rollout/num_samples'" in text
+
+
+def test_semantics_survive_a_repo_without_any_signal(tmp_path):
+    (tmp_path / "m.py").write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    a = analyze(tmp_path, use_cache=False, jobs=1)
+    assert a.functions["m.f"].side == Side.NEUTRAL
+    assert a.handoff.online is False and a.boundary_modules == []
+    assert "not found" in render_text(a)
+
+
+def test_fixture_not_modified(tmp_path):
+    src = FIX / "semantics_loop"
+    before = {p: p.read_bytes() for p in src.rglob("*.py")}
+    analyze(src, use_cache=False, jobs=1)
+    assert before == {p: p.read_bytes() for p in src.rglob("*.py")}
+    shutil.rmtree(tmp_path, ignore_errors=True)
