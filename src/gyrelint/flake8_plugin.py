@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -112,7 +113,14 @@ def findings_for(filename: str | Path) -> list[tuple[int, str, str]]:
         rel = Path(filename).resolve().relative_to(root).as_posix()
     except ValueError:
         return []
-    return [(line, rule, msg) for f, line, rule, msg in _findings(str(root), signature(root)) if f == rel]
+    sig = _recent_signature(str(root), int(time.monotonic() // 2))
+    return [(line, rule, msg) for f, line, rule, msg in _findings(str(root), sig) if f == rel]
+
+
+@functools.lru_cache(maxsize=8)
+def _recent_signature(root: str, bucket: int) -> str:
+    """The signature, walked at most once per two seconds per repository while flake8 visits its files."""
+    return signature(Path(root))
 
 
 class GyrelintChecker:
