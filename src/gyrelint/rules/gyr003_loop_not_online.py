@@ -103,12 +103,14 @@ class LoopNotOnline(Rule):
             ev = path_ev + [loc(f, f"weight sync: {f.qualname}") for f in syncs[:6]]
             key = "broken"
         else:
-            trainers = [f for f in training if f.reached] or training
+            pure_t, pure_s = ctx.functions(Side.TRAINING), ctx.functions(Side.SAMPLING)
+            trainers = [f for f in pure_t if f.reached] or pure_t or [f for f in training if f.reached] or training
+            samplers = [f for f in pure_s if f.reached] or pure_s or [f for f in sampling if f.reached] or sampling
             where = loc(trainers[0])
             msg = (f"no weight sync found: parameters updated in the training chain ({trainers[0].qualname}) "
-                   f"never reach the sampler ({(([f for f in sampling if f.reached] or sampling)[0]).qualname})")
+                   f"never reach the sampler ({samplers[0].qualname})")
             ev = [loc(f, f"training: {f.qualname}") for f in trainers[:4]]
-            ev += [loc(f, f"sampling: {f.qualname}") for f in ([f for f in sampling if f.reached] or sampling)[:4]]
+            ev += [loc(f, f"sampling: {f.qualname}") for f in samplers[:4]]
             key = "absent"
         yield self.finding(msg, where, key, ev)
 
