@@ -141,3 +141,26 @@ def test_fixture_not_modified(tmp_path):
     analyze(src, use_cache=False, jobs=1)
     assert before == {p: p.read_bytes() for p in src.rglob("*.py")}
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_cached_semantics_equal_fresh_ones(tmp_path):
+    from gyrelint.settings import Settings
+
+    src = tmp_path / "repo"
+    shutil.copytree(FIX / "semantics_loop", src)
+    settings = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    first = analyze(src, settings)
+    assert list((tmp_path / "cache" / "semantics").iterdir())
+    second = analyze(src, settings)
+    assert second.stats.cached == second.stats.files
+    for q, f in first.functions.items():
+        g = second.functions[q]
+        assert (g.side, g.handoff_kind, g.reached, g.evidence) == (f.side, f.handoff_kind, f.reached, f.evidence)
+    assert second.handoff.fields.missing == first.handoff.fields.missing == ["values"]
+    assert second.handoff.weight_sync_path == first.handoff.weight_sync_path
+    assert second.boundary_modules == first.boundary_modules
+    # a change to one file invalidates the stored result
+    (src / "looprl" / "trainer.py").write_text(
+        (src / "looprl" / "trainer.py").read_text().replace(" + batch.values.mean()", ""))
+    third = analyze(src, settings)
+    assert third.handoff.fields.missing == []

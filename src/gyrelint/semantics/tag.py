@@ -8,6 +8,7 @@ from ..graphs import Graphs
 from ..index import Index
 from ..model import Diagnostic, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
+from . import cache
 from .catalog import SIGNALS, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
@@ -39,7 +40,21 @@ def _has_function_edges(graphs: Graphs) -> bool:
 
 
 def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
-    """Label every indexed function and find the handoff both ways."""
+    """Label every indexed function and find the handoff both ways (reused from the cache when nothing changed)."""
+    path = cache.cache_path(index, settings)
+    if path is not None:
+        data = cache.read(path)
+        if data is not None:
+            sem = Semantics()
+            if cache.load_into(sem, data, graphs.reached):
+                return sem
+    sem = _tag(index, graphs, settings)
+    if path is not None:
+        cache.write(path, cache.dump(sem))
+    return sem
+
+
+def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     sem = Semantics()
     signals = list(SIGNALS)
     extra, errors = user_signals(settings.signals)
