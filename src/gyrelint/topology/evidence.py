@@ -270,6 +270,8 @@ def _link_check(scope: str, calls: list[tuple[CallSite, tuple[str, ...], str | N
         words = [w for w in probe[-2:] if w != "remote"]
         if any("placement_group" in n for n in names):
             continue  # a placement group being ready is reserved resources, not a verified link
+        if words and words[-1] == "ready" and probe[-1] != "remote":
+            continue  # a bare ``x.ready()`` is a local future/resource; ``actor.ready.remote()`` is a round trip
         if words and _READY_WORDS.match(words[-1]):
             return "ready-wait", c.line, f"calls {c.func}"
     connects = [c for c, _n, sig in calls if sig in {"http-client", "http-generate", "http-weights", "socket-client",
