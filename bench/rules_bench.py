@@ -32,9 +32,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--out", default="/tmp/gyrelint-rules-findings.json")
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--extra", nargs="*", default=[], metavar="NAME=PATH",
+                    help="more checkouts to include (e.g. fetched full repositories)")
     args = ap.parse_args()
+    corpora = dict(CORPORA)
+    for item in args.extra:
+        name, _, path = item.partition("=")
+        corpora[name] = Path(path)
     rows, table = [], []
-    for name, path in CORPORA.items():
+    for name, path in corpora.items():
         if args.only and name not in args.only:
             continue
         if not path.is_dir():
