@@ -41,6 +41,7 @@ def test_ray_and_http_repo_is_cross_process():
 def test_single_process_repo_is_same_process():
     topo, _ = run("topology_same")
     assert topo.verdict == "same-process"
+    assert "generates in-process" in topo.reasons[0]
     assert topo.trajectory_transport == "in-process call"
     assert topo.weight_transport == "in-process call"
     assert not topo.colocated
@@ -104,6 +105,7 @@ def test_values_matter_one_node_is_not_cross_process_evidence():
 def test_torch_distributed_alone_is_not_decisive():
     assert decide([], _ev("dist-init")).verdict == "unknown"
     assert decide([], _ev("dist-init", "inference-engine")).verdict == "same-process"
+    assert decide([], _ev("dist-init", "hf-generate")).verdict == "same-process"
     assert decide([], _ev("dist-init", "ray-actor")).verdict == "cross-process"
 
 

@@ -115,11 +115,12 @@ class EvidenceResult:
 
 # library modules/functions whose names say NCCL or IPC (vLLM/SGLang weight-transfer helpers, cupy, pynccl)
 _ENGINE_ROOTS = {"vllm", "sglang", "cupy", "ray", "deepspeed", "megatron", "torch"}
+_GEN_ROOTS = {"transformers", "peft", "trl"}
 _NCCL_NAME = re.compile(r"(?:^|[._])(?:py)?nccl(?:[._]|$)")
 _IPC_NAME = re.compile(r"(?:^|[._])(?:cuda_ipc|ipc_handles?|ipc)(?:[._]|$)")
 _EXACT = {name: signal for signal, exact, _p in _TABLE for name in exact}
 _PREFIXES = [(p, signal) for signal, _e, prefixes in _TABLE for p in prefixes]
-_ROOTS = _ENGINE_ROOTS | {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
+_ROOTS = _ENGINE_ROOTS | _GEN_ROOTS | {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
     r.rstrip(".").split(".", 1)[0] for r in _MP_ROOTS} | {"socket"}
 
 
@@ -133,6 +134,8 @@ def _classify_call(call: CallSite, names: tuple[str, ...]) -> str | None:
         for prefix, signal in _PREFIXES:
             if name.startswith(prefix):
                 return signal
+        if name.startswith(("transformers.", "peft.", "trl.")) and name.endswith(".generate"):
+            return "hf-generate"
         if name.startswith(_MP_ROOTS):
             last = name.rsplit(".", 1)[-1]
             if last in _MP_QUEUE:

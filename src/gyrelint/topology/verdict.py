@@ -55,6 +55,7 @@ _SIGNALS: dict[str, tuple[str, int, str]] = {
     "dist-init": (CROSS, 3, "torch.distributed process groups (the trainer is multi-process; "
                             "ranks may still sample in-process)"),
     "inference-engine": (SAME, 4, "an inference engine is constructed in-process"),
+    "hf-generate": (SAME, 3, "the policy generates in-process (transformers generate)"),
     "engine-rpc": (CROSS, 2, "RPC into the inference engine's workers (collective_rpc)"),
     "subprocess": (CROSS, 1, "subprocesses"),
 }
