@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -35,27 +36,34 @@ def _entry_nodes(index, graphs: Graphs, entries: tuple[str, ...]) -> list[str]:
     return roots
 
 
-def _json(g: Graphs, which: str, nodes: set[str] | None) -> str:
-    out: dict = {"schema": "gyrelint-graph/1"}
+def _write_json(g: Graphs, which: str, nodes: set[str] | None, out) -> None:
+    """Stream the graphs as JSON (one node or edge per line), so a big repo costs no big string."""
+    def keep(n: str) -> bool:
+        return nodes is None or n in nodes
+
+    def seq(items) -> None:
+        first = True
+        for item in items:
+            out.write(("\n      " if first else ",\n      ") + json.dumps(item, sort_keys=True))
+            first = False
+        out.write("\n    ]" if not first else "]")
+
+    out.write('{\n  "schema": "gyrelint-graph/1"')
     if which in ("both", "calls"):
-        out["calls"] = {
-            "nodes": [{"id": n, **{k: v for k, v in d.items()}} for n, d in sorted(g.calls.nodes(data=True))
-                      if nodes is None or n in nodes],
-            "edges": [{"source": a, "target": b, "kind": d.get("kind"), "via": d.get("via"),
-                       "lines": sorted(d.get("lines", []))}
-                      for a, b, d in sorted(g.calls.edges(data=True), key=lambda t: (t[0], t[1]))
-                      if nodes is None or (a in nodes and b in nodes)],
-            "roots": g.roots,
-        }
+        out.write(',\n  "calls": {\n    "roots": ' + json.dumps(g.roots) + ',\n    "nodes": [')
+        seq({"id": n, **d} for n, d in sorted(g.calls.nodes(data=True)) if keep(n))
+        out.write(',\n    "edges": [')
+        seq({"source": a, "target": b, "kind": d.get("kind"), "via": d.get("via"), "lines": sorted(d.get("lines", []))}
+            for a, b, d in sorted(g.calls.edges(data=True), key=lambda t: (t[0], t[1])) if keep(a) and keep(b))
+        out.write("\n  }")
     if which in ("both", "imports"):
-        out["imports"] = {
-            "nodes": [{"id": n, "file": d.get("file")} for n, d in sorted(g.imports.nodes(data=True))
-                      if nodes is None or n in nodes],
-            "edges": [{"source": a, "target": b, "lines": sorted(d.get("lines", []))}
-                      for a, b, d in sorted(g.imports.edges(data=True), key=lambda t: (t[0], t[1]))
-                      if nodes is None or (a in nodes and b in nodes)],
-        }
-    return json.dumps(out, indent=2)
+        out.write(',\n  "imports": {\n    "nodes": [')
+        seq({"id": n, "file": d.get("file")} for n, d in sorted(g.imports.nodes(data=True)) if keep(n))
+        out.write(',\n    "edges": [')
+        seq({"source": a, "target": b, "lines": sorted(d.get("lines", []))}
+            for a, b, d in sorted(g.imports.edges(data=True), key=lambda t: (t[0], t[1])) if keep(a) and keep(b))
+        out.write("\n  }")
+    out.write("\n}\n")
 
 
 def _dot_id(s: str) -> str:
@@ -120,7 +128,7 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
             nodes |= _import_closure(g, roots)
     which = which or ("both" if fmt == "json" else "calls")
     if fmt == "json":
-        click.echo(_json(g, which, nodes))
+        _write_json(g, which, nodes, sys.stdout)
     elif fmt == "dot":
         click.echo(_dot(g.imports if which == "imports" else g.calls, which, nodes))
     else:
