@@ -196,6 +196,10 @@ def _trajectory_transport(verdict: str, ev: EvidenceResult, keys: list[ConfigKey
         (("redis",), c.get("redis", 0) > 0, "Redis"),
         (("shared-memory",), c.get("shared-memory", 0) > 0, "shared memory"),
         ((), files, "shared files"),
+        # an in-process engine next to other transports is a second mode (e.g. colocated generation), unless Ray
+        # actors host it — then the Ray object store already names the hop to the trainer
+        (("inference-engine", "hf-generate"), not any(c.get(x, 0) for x in ray)
+         and (c.get("inference-engine", 0) + c.get("hf-generate", 0)) > 0, "in-process call"),
     ], ev)
     if picked:
         return picked
