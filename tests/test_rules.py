@@ -205,7 +205,8 @@ def test_gyr007_quiet_on_sampling_side():
     ('batch["rewards"].std() == 0', True), ("len(samples) > max_len", True), ("torch.isnan(loss)", True),
     ("not self.training", False), ("self.use_kl", False), ("rank != 0", False), ("x is None", False),
     ("len(samples) == 0", False), ("not batch", False), ('key == "input_ids"', False),
-    ('k in ("a", "b")', False), ("len(window) < accumulation_steps", False),
+    ('k in ("a", "b")', False), ("len(window) < accumulation_steps", False), ("key not in data", False),
+    ("domain not in grouped_data.keys()", False), ("uid not in valid_batch_uids", True),
 ])
 def test_drop_conditions(cond, expected):
     assert drops_data(cond) is expected
@@ -308,6 +309,8 @@ def test_gyr008_threshold_is_configurable_and_config_keys_count():
     assert [(f.file, f.line) for f in only("GYR008", a)] == [("conf.yaml", 4)]
     strict = make_analysis(topology=Topology(config_keys=keys), settings=Settings(raw={"thresholds": {"timeout": 30}}))
     assert len(only("GYR008", strict)) == 2
+    documented = [ConfigKey("HCCL_CONNECT_TIMEOUT", "comm", "7200", "docs/npu.md", 9)]
+    assert only("GYR008", make_analysis(topology=Topology(config_keys=documented))) == []
 
 
 # -- GYR009 ----------------------------------------------------------------------------------------

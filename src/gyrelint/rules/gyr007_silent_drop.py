@@ -34,7 +34,10 @@ _EMPTY = re.compile(
     r"|^(len\([^()]*\)|[\w.]+\.(numel|size|__len__)\(\))\s*(==|<=|<)\s*[01]$"
 )
 # ``k == "name"``, ``"x" in name``, ``k in ("a", "b")``: dispatch on keys, not a filter of data
-_KEY_TEST = re.compile(r"(==|!=)\s*['\"]|['\"]\s*(not\s+)?in\s|\bin\s*[\(\[{]\s*['\"]")
+_KEY_TEST = re.compile(
+    r"(==|!=)\s*['\"]|['\"]\s*(not\s+)?in\s|\bin\s*[\(\[{]\s*['\"]|\.keys\(\)"
+    r"|^(not\s+)?(key|keys|k|name|field|attr|col|column|domain|tag|metric)\w*\s+(not\s+)?in\s"
+)
 # ``not out.get(KEY, False)``: a flag looked up in a mapping
 _LOOKUP = re.compile(r"^(not\s+)?[\w.\[\]]+\.get\(")
 # ``len(window) < n``: waiting for enough items (accumulation), nothing is dropped

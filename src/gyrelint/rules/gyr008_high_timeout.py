@@ -20,6 +20,7 @@ _TRANSPORT_ATTRS = {
     "get", "put", "wait", "recv", "send", "post", "request", "ClientTimeout", "Timeout", "connect", "poll",
     "result", "join", "get_nowait", "recv_pyobj", "send_pyobj", "urlopen",
 }
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".markdown", ".adoc")
 _LOG_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
 _HANDOFF_WORDS = {
     "nccl", "dist", "distributed", "rollout", "engine", "sync", "weight", "weights", "server", "ray", "rpc", "http",
@@ -263,6 +264,8 @@ class HighTimeout(Rule):
                     if f:
                         yield f
         for k in ctx.analysis.topology.config_keys:
+            if k.file.lower().endswith(_DOC_SUFFIXES):
+                continue  # a value quoted in documentation is not the project's configuration
             last = k.key.rsplit(".", 1)[-1]
             f = judge(last, _num(k.value), Location(k.file, max(k.line, 1), f"config {k.key}"),
                       f"config\0{k.key}", f"config key `{k.key}`:")
