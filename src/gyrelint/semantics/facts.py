@@ -233,6 +233,24 @@ class Facts:
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
+    _type_roles: dict[str, str | None] = field(default_factory=dict)
+    _name_roles: dict[str, tuple[str | None, float]] = field(default_factory=dict)
+
+    def type_role(self, name: str) -> str | None:
+        """Memoised :func:`role_of_type`."""
+        try:
+            return self._type_roles[name]
+        except KeyError:
+            r = self._type_roles[name] = role_of_type(name)
+            return r
+
+    def name_role(self, text: str) -> tuple[str | None, float]:
+        """Memoised :func:`role_of_name`."""
+        try:
+            return self._name_roles[text]
+        except KeyError:
+            r = self._name_roles[text] = role_of_name(text)
+            return r
 
     def mro(self, cls: str) -> list[str]:
         """The class and its repo bases, breadth first, each once (memoised)."""
@@ -261,7 +279,7 @@ class Facts:
         for c in chain:
             for b in self.classes[c].bases:
                 if b not in self.classes:
-                    role = role_of_type(b)
+                    role = self.type_role(b)
                     if role:
                         break
             if role:
@@ -314,8 +332,8 @@ def role_of_name(text: str) -> tuple[str | None, float]:
 
 
 def _strip(seg: str) -> str:
-    while seg.endswith("()") or seg.endswith("[]"):
-        seg = seg[:-2]
+    if seg.endswith((")", "]")):
+        return seg.replace("()", "").replace("[]", "")
     return seg
 
 
@@ -377,7 +395,7 @@ def _is_repo_name(name: str, facts: Facts) -> bool:
     return head in facts.repo_modules
 
 
-def build_facts(index: Index, graphs: Graphs) -> Facts:
+def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None = None) -> Facts:
     """Group every summary record under its function and canonicalise its calls."""
     facts = Facts()
     facts.repo_modules = frozenset(s.module.split(".", 1)[0] for s in index.summaries.values())
@@ -462,7 +480,7 @@ def build_facts(index: Index, graphs: Graphs) -> Facts:
             fn = by_scope.get(site.scope)
             if fn is None:
                 continue
-            fn.calls.append(_call_fact(site, ctx, fn, facts))
+            fn.calls.append(_call_fact(site, ctx, fn, facts, interesting))
             if site.attr in ("append", "extend", "put", "put_nowait", "appendleft", "add") and fn.cls:
                 rec = site.receiver or ""
                 if rec.startswith("self.") and rec.count(".") == 1:
@@ -474,7 +492,8 @@ def build_facts(index: Index, graphs: Graphs) -> Facts:
     return facts
 
 
-def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> CallFact:
+def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts,
+               interesting: frozenset[str] | None = None) -> CallFact:
     func = site.func
     ray = False
     parts = func.split(".")
@@ -495,17 +514,17 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> 
         repo = canon
     role: str | None = None
     strength = 0.0
-    if receiver:
+    if receiver and (interesting is None or method in interesting):
         rtype = _canon_text(receiver, ctx, fn, facts)
         if rtype:
             if rtype in facts.classes:
                 role = facts.class_role(rtype)
                 strength = MEDIUM if role else 0.0
             elif not _is_repo_name(rtype, facts):
-                role = role_of_type(rtype)
+                role = facts.type_role(rtype)
                 strength = STRONG if role else 0.0
         if role is None:
-            role, strength = role_of_name(receiver)
+            role, strength = facts.name_role(receiver)
     head = parts[0]
     instance = (len(parts) == 2 and head in ("self", "cls")) or (len(parts) == 1 and head in fn.local_types)
     obj_role = None
@@ -514,9 +533,9 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts) -> 
         if canon and canon in facts.classes:
             obj_role = facts.class_role(canon)
         elif canon and not _is_repo_name(canon, facts):
-            obj_role = role_of_type(canon)
+            obj_role = facts.type_role(canon)
         if obj_role is None:
-            obj_role = role_of_name(func)[0]
+            obj_role = facts.name_role(func)[0]
     return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo, instance=instance,
                     obj_role=obj_role, ext_own=bool(names) and not names[0].startswith("<builtin>"))
 
@@ -559,7 +578,7 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
                 cf.names = tuple(dict.fromkeys((*ext, *cf.names)))
                 if cf.role is None or cf.role_strength < STRONG:
                     recv_type = ext[0].rpartition(".")[0]
-                    r = role_of_type(recv_type) if recv_type else None
+                    r = facts.type_role(recv_type) if recv_type else None
                     if r:
                         cf.role, cf.role_strength = r, STRONG
 

@@ -60,11 +60,11 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     extra, errors = user_signals(settings.signals)
     signals += extra
     sem.diagnostics += [Diagnostic("pyproject.toml", 0, f"[tool.gyrelint] {e}; ignored", "config") for e in errors]
-    facts: Facts = build_facts(index, graphs)
+    matcher = Matcher(signals)
+    facts: Facts = build_facts(index, graphs, matcher.methods)
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
-    matcher = Matcher(signals)
     matches: dict[str, list[Match]] = {}
     for q, fn in facts.functions.items():
         m = matcher.match(fn, facts)
