@@ -43,6 +43,8 @@ def test_tokenize(key, tokens):
     ("inference.agent.num_workers", "8", "process"),
     ("queue.trajectory_maxsize", "4", "comm"),  # inside a transport's own section
     ("multiprocessing.start_method", "spawn", "process"),
+    ("base_url", "https://api.example.com/v1", "port"),  # an external API server is a peer
+    ("target", "http://10.0.0.5:8000/generate", "port"),  # decided by the value: an address with a port
 ])
 def test_classify_positive(key, value, cls):
     hit = classify(key, value)
@@ -72,6 +74,11 @@ def test_classify_positive(key, value, cls):
     ("router-timeout", "2.0"),
     ("actor.megatron.max_seqlen_per_dp_cp_rank", "4096"),
     ("critic.profiler.all_ranks", "false"),
+    ("contact_links.0.url", "https://github.com/org/repo/blob/main/CONTRIBUTING.md"),
+    ("docs_url", "https://example.org/guide/setup.html"),
+    ("repos.0.repo", "https://github.com/org/hooks"),
+    ("homepage", "https://example.org"),
+    ("extra-index-url", "https://download.example.org/whl/cu121"),
 ])
 def test_classify_negative(key, value):
     assert classify(key, value) is None

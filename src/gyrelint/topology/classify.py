@@ -75,6 +75,8 @@ PORT_RUNS = [("api", "base"), ("base", "url"), ("server", "address")]
 PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage", "download", "image", "video",
              "logo", "project", "license", "paper", "website", "github", "git", "email", "mail", "swanlab",
              "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer",
+             # package indexes and mirrors serve installs, not the run
+             "index", "pip", "whl", "wheel", "mirror", "conda", "registry",
              # a mixture-of-experts router is a layer, not a network router
              "coef", "loss", "aux", "dtype", "moe", "expert", "experts", "logits", "replay", "topk", "bias", "jitter",
              "lr", "balance", "capacity", "score", "scores"}
@@ -103,6 +105,13 @@ COMM_VALUES = {"nccl", "gloo", "mpi", "hccl", "ray", "zmq", "zeromq", "grpc", "r
                "ipc", "cuda_ipc", "shm", "shared_memory", "http", "https", "tcp", "ucx", "rdma", "mooncake",
                "nixl", "mp", "multiprocessing"}
 _URL_VALUE = re.compile(r"^(?:tcp|http|https|grpc|zmq|ipc|ws|wss|redis|etcd|nccl|env)://", re.I)
+_PAGE_URL = re.compile(
+    r"^https?://(?:[^/]*\.)?(?:github\.com|gitlab\.com|gitee\.com|huggingface\.co|readthedocs\.io|github\.io|"
+    r"arxiv\.org|wikipedia\.org|pypi\.org)(?:[:/]|$)|^https?://\S+\.(?:md|html?|pdf|png|jpe?g|gif|svg|txt)(?:[?#]\S*)?$",
+    re.I)
+# an http(s) URL names a peer when it has an explicit port or a local/IP host
+_PEER_URL = re.compile(r"^[a-z]+://(?:localhost|127\.\d+\.\d+\.\d+|\d{1,3}(?:\.\d{1,3}){3}|0\.0\.0\.0|\[[0-9a-f:]+\]"
+                       r"|[^/:]+:\d+)(?:[:/]|$)", re.I)
 _IPV4 = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?$")
 
 
@@ -264,6 +273,8 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     if hit == _VETOED:
         return None
     if hit is not None:
+        if hit[0] == "port" and isinstance(value, str) and _PAGE_URL.search(value.strip()):
+            return None  # a link to a web page or a code/model hub is not a peer of the run
         return hit
     toks = _tokens(vocab, last)
     if len(toks) == 1 and toks[0] in _GENERIC and len(segments) > 1:
@@ -305,6 +316,8 @@ def classify_value(value: object) -> tuple[str, str] | None:
         return "comm", f"value '{v}'"
     if _URL_VALUE.match(v):
         scheme = low.split(":", 1)[0]
+        if scheme in {"http", "https", "ws", "wss"} and not _PEER_URL.match(v):
+            return None  # a web address on its own (homepage, repo, docs) is not a peer of the run
         return ("port" if scheme in {"tcp", "http", "https", "ws", "wss"} else "comm"), f"value '{v[:40]}'"
     if _IPV4.match(v):
         return "port", f"value '{v}' is an address"
