@@ -292,11 +292,15 @@ def loud(url, max_retries=50):
 
 def forever(url):
     return aiohttp.ClientTimeout(total=None)
+
+
+def bounded(url):
+    return aiohttp.ClientTimeout(total=None, sock_read=900)
 '''
 
 
 def test_gyr008_unlogged_retries_and_no_timeout_at_all():
-    hand = [fn(f"pkg.r.{n}", Side.HANDOFF, kind="trajectory") for n in ("quiet", "loud", "forever")]
+    hand = [fn(f"pkg.r.{n}", Side.HANDOFF, kind="trajectory") for n in ("quiet", "loud", "forever", "bounded")]
     found = only("GYR008", make_analysis(hand, summaries=[summary("pkg/r.py", RETRY)]))
     assert sorted(f.line for f in found) == [8, 18]
     assert any("waits forever" in f.message for f in found)

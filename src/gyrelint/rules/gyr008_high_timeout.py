@@ -191,7 +191,10 @@ class HighTimeout(Rule):
                 if not call.kwargs or not self._is_handoff_call(s, call, handoff_scopes):
                     continue
                 for k, a in call.kwargs:
-                    if k in ("timeout", "total") and a.kind == "lit" and a.value is None \
+                    bounded = any(n != k and a2.kind == "lit" and _num(a2.value) for n, a2 in call.kwargs
+                                  if unit_scale(n) is not None or n in ("connect", "sock_read", "sock_connect",
+                                                                        "read", "write", "pool"))
+                    if k in ("timeout", "total") and a.kind == "lit" and a.value is None and not bounded \
                             and (call.attr in ("ClientTimeout", "Timeout") or (s.path, call.scope) in handoff_scopes):
                         where = Location(s.path, call.line, f"{call.func}({k}=None)")
                         if (where.file, where.line, k) not in seen:
