@@ -117,7 +117,7 @@ def test_legend_present(analysis):
     assert "legend" in text and "weight sync" in text and "trajectories" in text
 
 
-@pytest.mark.parametrize("budget", [60, 20])
+@pytest.mark.parametrize("budget", [60, 20, 8])
 def test_node_budget_and_collapsed_counts(big, budget):
     m = build_map(big, max_nodes=budget)
     assert len(m.nodes) <= budget
@@ -257,3 +257,11 @@ def test_demo_end_to_end(tmp_path):
     r = CliRunner().invoke(main, ["map", "--demo", "--no-cache", "-o", str(tmp_path / "demo.mmd")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "demo.mmd").read_text().startswith("flowchart TB")
+
+
+def test_focus_keeps_its_node_when_collapsing(big):
+    m = build_map(big, focus="train_loop", max_nodes=10)
+    assert len(m.nodes) <= 10
+    single = {n.members[0] for n in m.nodes if n.kind == "function"}
+    assert f"{P}.main.train_loop" in single
+    assert any(n.kind == "group" for n in m.nodes)

@@ -175,8 +175,8 @@ def build_map(a: Analysis, level: str = "function", focus: str | None = None,
     if level not in ("function", "module"):
         raise MapError(f"unknown level {level!r}; use 'function' or 'module'")
     max_nodes = max(8, int(max_nodes))
-    focus_set = _focus_set(a, focus) if focus else None
-    items = _function_items(a, focus_set) if level == "function" else _module_items(a, focus_set)
+    focus_set, seeds = _focus_set(a, focus) if focus else (None, set())
+    items = _function_items(a, focus_set, seeds) if level == "function" else _module_items(a, focus_set, seeds)
     entries = _entry_nodes(a, focus_set)
     budget = max(4, max_nodes - len(entries))
     nodes, member_of, collapsed = _collapse(items, budget, level)
@@ -210,7 +210,7 @@ def _title(a: Analysis, g: MapGraph) -> str:
     return " | ".join(parts)
 
 
-def _focus_set(a: Analysis, name: str) -> set[str]:
+def _focus_set(a: Analysis, name: str) -> tuple[set[str], set[str]]:
     """The named function(s) or module and their callers and callees (two steps each way)."""
     calls = a.graphs.calls
     names = set(a.functions) | {m.module for m in a.modules} | set(a.graphs.functions)
@@ -237,7 +237,7 @@ def _focus_set(a: Analysis, name: str) -> set[str]:
             nxt -= out
             out |= nxt
             frontier = nxt
-    return out
+    return out, seeds
 
 
 def _score(pinned: bool, reached: bool, evidence: int, key: str) -> tuple:
@@ -250,8 +250,8 @@ def _pinned(a: Analysis) -> set[str]:
     return pins
 
 
-def _function_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
-    pins = _pinned(a)
+def _function_items(a: Analysis, focus_set: set[str] | None, seeds: set[str] = frozenset()) -> list[_Item]:
+    pins = _pinned(a) | set(seeds)
     items = []
     for q, f in a.functions.items():
         side = map_side(f.side, f.handoff_kind)
@@ -267,14 +267,14 @@ def _function_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
     return sorted(items, key=lambda i: i.score)
 
 
-def _module_items(a: Analysis, focus_set: set[str] | None) -> list[_Item]:
+def _module_items(a: Analysis, focus_set: set[str] | None, seeds: set[str] = frozenset()) -> list[_Item]:
     by_mod: dict[str, list] = defaultdict(list)
     for q, f in a.functions.items():
         by_mod[_module_of(a, q)].append(f)
     reported = {m.module: m for m in a.modules}
     boundary = set(a.boundary_modules)
     focus_mods = {_module_of(a, q) for q in focus_set} if focus_set is not None else None
-    pin_mods = {_module_of(a, q) for q in _pinned(a)}
+    pin_mods = {_module_of(a, q) for q in _pinned(a) | set(seeds)}
     items = []
     for mod in sorted(set(by_mod) | set(reported)):
         fns = by_mod.get(mod, [])
@@ -314,6 +314,11 @@ def _collapse(items: list[_Item], budget: int, level: str) -> tuple[list[MapNode
         return [_item_node(i, level) for i in items], {i.key: node_id(i.key) for i in items}, {}
     common = _common_prefix([i.group_path for i in items])
     groups = _split_groups(items, int(budget * 0.7), len(common))
+    if len(groups) > budget:  # tiny budget: one box per side (and handoff kind)
+        coarse: dict[tuple, list[_Item]] = defaultdict(list)
+        for k, members in groups.items():
+            coarse[(k[0], k[1], ())].extend(members)
+        groups = {k: sorted(v, key=lambda i: i.score) for k, v in coarse.items()}
     where = {i.key: k for k, members in groups.items() for i in members}
     size = {k: len(v) for k, v in groups.items()}
     count = len(groups)
