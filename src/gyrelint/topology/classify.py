@@ -82,7 +82,8 @@ PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage
              "lr", "balance", "capacity", "score", "scores"}
 # Checked on the key's own last segment only: a server's timeout or retry budget, or the file that
 # configures a router, is not an address.
-PORT_LEAF_VETO = {"timeout", "retry", "retries", "interval", "backoff", "delay", "config", "cfg", "path", "file"}
+PORT_LEAF_VETO = {"timeout", "retry", "retries", "interval", "backoff", "delay", "config", "cfg", "path", "file",
+                  "checking", "check", "verify", "verification"}
 
 COMM_TOKENS = {
     "queue", "queues", "shm", "rpc", "grpc", "ray", "nccl", "gloo", "zmq", "zeromq", "http", "https",
