@@ -28,6 +28,7 @@ _FIELDS = [tuple(f.name for f in dataclasses.fields(t)) for t in _TYPES]
 # fields holding plain nested tuples (expression trees) are stored as they are, not walked
 _OPAQUE_FIELDS = {S.Flow: {"target", "value"}, S.CallSite: {"expr"}}
 _OPAQUE = [tuple(f in _OPAQUE_FIELDS.get(t, ()) for f in _FIELDS[i]) for i, t in enumerate(_TYPES)]
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # decoded as they are, without a call
 
 
 class CacheError(Exception):
@@ -59,10 +60,11 @@ def _dec(obj: object) -> object:
                 return tuple(_dec(x) for x in vals)
             if not (0 <= idx < len(_TYPES)) or not isinstance(vals, tuple) or len(vals) != len(_FIELDS[idx]):
                 raise CacheError("bad record")
-            return _TYPES[idx](*(v if raw else _dec(v) for v, raw in zip(vals, _OPAQUE[idx], strict=True)))
+            return _TYPES[idx](*(v if raw or type(v) in _PLAIN else _dec(v)
+                                 for v, raw in zip(vals, _OPAQUE[idx], strict=True)))
         return tuple(_dec(x) for x in obj)
     if isinstance(obj, list):
-        return [_dec(x) for x in obj]
+        return [x if type(x) in _PLAIN else _dec(x) for x in obj]
     if isinstance(obj, dict):
         return {k: _dec(v) for k, v in obj.items()}
     return obj
