@@ -137,3 +137,18 @@ def test_long_tables_are_parked_as_text(analysis, monkeypatch):
     parked = re.search(r'<script type="text/x-gyrelint-rows" id="rows-t-functions">(.*?)</script>', page, re.S)
     assert parked and "</" not in parked.group(1) and "<tr" in parked.group(1)
     assert "<script>alert" not in page
+
+
+def test_analyze_html_on_the_demo(tmp_path):
+    """`analyze --html DIR` (the real pipeline) writes the page; every tagged function is in its data."""
+    r = CliRunner().invoke(main, ["analyze", "--demo", "--no-cache", "--html", str(tmp_path / "rep")])
+    assert r.exit_code in (0, 1), r.output
+    page = (tmp_path / "rep" / "index.html").read_text()
+    data = _data(page)
+    from gyrelint.api import analyze, demo_root
+
+    a = analyze(demo_root())
+    tagged = {q for q, f in a.functions.items() if f.side.value != "neutral" or f.handoff_kind}
+    assert tagged <= set(data["functions"])
+    for q in tagged:
+        assert f'data-q="{q}"' in page
