@@ -94,6 +94,12 @@ def _ev(*signals):
     return EvidenceResult(evidence, [], counts, {})
 
 
+def test_no_evidence_at_all_is_unknown():
+    topo = decide([], _ev())
+    assert topo.verdict == "unknown"
+    assert topo.trajectory_transport == "unknown" and topo.weight_transport == "unknown"
+
+
 def test_values_matter_one_node_is_not_cross_process_evidence():
     one = decide([_key("trainer.nnodes", "process", "1")], _ev())
     assert one.verdict == "same-process"

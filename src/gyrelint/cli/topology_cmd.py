@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 import click
 
@@ -30,8 +31,7 @@ def command(path: str | None, demo: bool, fmt: str, classes: tuple[str, ...], jo
     analysis = run_analysis(path, demo=demo, jobs=jobs, no_cache=no_cache, entries=entries, run_rules=False)
     topo = analysis.topology
     if classes:
-        topo = Topology(topo.verdict, topo.reasons, topo.colocated, [k for k in topo.config_keys if k.cls in classes],
-                        topo.code_evidence, topo.trajectory_transport, topo.weight_transport, topo.link_checks)
+        topo = replace(topo, config_keys=[k for k in topo.config_keys if k.cls in classes])
         analysis.topology = topo
     if fmt == "json":
         report = to_report(analysis)
