@@ -57,6 +57,7 @@ UNREACHED = "~unreached"
 _PIN_HANDOFF = 4  # the first handoff functions of each kind always get their own box
 _EDGES_OUT, _EDGES_IN = 4, 2  # call edges kept per node (strongest first)
 _EDGES_ENTRY = 2  # edges drawn from one entry point
+_EDGES_GROUP = 2  # group-to-group edges drawn from one group
 _WRAP = 7  # at most this many unconnected nodes of a cluster side by side
 
 
@@ -503,16 +504,18 @@ def _contracted_edges(a: Analysis, nodes: list[MapNode], member_of: dict[str, st
     for (s, d), weak in sorted(found.items()):
         kind = "entry" if node_side.get(s) == ENTRY else "call"
         edges.append(MapEdge(s, d, kind, "", all(weak), len(weak)))
-    return _prune(edges)
+    return _prune(edges, {n.id for n in nodes if n.kind == "group"})
 
 
-def _prune(edges: list[MapEdge]) -> list[MapEdge]:
+def _prune(edges: list[MapEdge], groups: set[str] = frozenset()) -> list[MapEdge]:
     """Keep each node's strongest few call edges: enough to follow the flow, few enough to lay out fast."""
     out_n: Counter[str] = Counter()
     in_n: Counter[str] = Counter()
     kept = []
     for e in sorted(edges, key=lambda e: (e.weak, -e.count, e.src, e.dst)):
         if e.kind == "entry" and out_n[e.src] >= _EDGES_ENTRY:
+            continue
+        if e.src in groups and e.dst in groups and out_n[e.src] >= _EDGES_GROUP:  # package-to-package
             continue
         if out_n[e.src] < _EDGES_OUT or in_n[e.dst] < _EDGES_IN:
             kept.append(e)
@@ -767,6 +770,9 @@ def _edge_attrs(g: MapGraph, e: MapEdge) -> str:
     if e.count > 1:
         attrs["penwidth"] = round(min(2.5, 1 + e.count / 10), 2)
         attrs["tooltip"] = f"{e.count} calls"
+    kinds = {n.id: n.kind for n in g.nodes}
+    if kinds.get(e.src) == "group" and kinds.get(e.dst) == "group":  # background: package to package
+        attrs.update(color="#cdcdcd", penwidth=1.0)
     if backwards:
         attrs["constraint"] = "false"
     return _attrs(**attrs)
