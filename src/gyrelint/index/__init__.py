@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import multiprocessing
 import os
 import sys
 import time
@@ -158,18 +159,28 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
         # big files first, then small batches so workers stay busy to the end
         todo.sort(key=lambda t: -_size(t[0]))
         batches = [todo[i : i + _BATCH] for i in range(0, len(todo), _BATCH)]
-        try:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for out in pool.map(_work, batches):
-                    results.extend(out)
-                    done += len(out)
-                    if progress:
-                        progress(done, total)
-        except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
-            seen = {r[0] for r in results}
-            for item in todo:
-                if item[1] not in seen:
-                    results.extend(_work_guarded(item, exc))
+        if multiprocessing.current_process().daemon:
+            # a daemonic process (e.g. inside flake8's or pytest-xdist's pool) cannot have
+            # children: parse here instead
+            for batch in batches:
+                out = _work(batch)
+                results.extend(out)
+                done += len(out)
+                if progress:
+                    progress(done, total)
+        else:
+            try:
+                with ProcessPoolExecutor(max_workers=jobs) as pool:
+                    for out in pool.map(_work, batches):
+                        results.extend(out)
+                        done += len(out)
+                        if progress:
+                            progress(done, total)
+            except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
+                seen = {r[0] for r in results}
+                for item in todo:
+                    if item[1] not in seen:
+                        results.extend(_work_guarded(item, exc))
     for path, summary, diag in results:
         if summary is not None:
             index.summaries[path] = summary
