@@ -513,9 +513,11 @@ def _prune(edges: list[MapEdge], groups: set[str] = frozenset()) -> list[MapEdge
     in_n: Counter[str] = Counter()
     kept = []
     for e in sorted(edges, key=lambda e: (e.weak, -e.count, e.src, e.dst)):
-        if e.kind == "entry" and out_n[e.src] >= _EDGES_ENTRY:
+        if e.kind == "entry" and (e.weak or out_n[e.src] >= _EDGES_ENTRY):  # entries: a few exact calls
             continue
         if e.src in groups and e.dst in groups and out_n[e.src] >= _EDGES_GROUP:  # package-to-package
+            continue
+        if e.weak and out_n[e.src] and in_n[e.dst]:  # a guessed call only where it connects a loose node
             continue
         if out_n[e.src] < _EDGES_OUT or in_n[e.dst] < _EDGES_IN:
             kept.append(e)
