@@ -338,7 +338,7 @@ def _param_stream(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if not fn.definition.yields:
         return ()
     for c in fn.calls:
-        if c.method in ("named_parameters", "state_dict", "parameters", "named_buffers"):
+        if c.method in ("named_parameters", "state_dict", "named_buffers"):  # names travel with the tensors
             return ((c.site.line, MEDIUM),)
     return ()
 

@@ -590,13 +590,24 @@ def extra_edges(facts: Facts) -> None:
     modules) or ``__call__``; a nested ``def`` is part of its parent's body.
     """
     for fn in facts.functions.values():
+        ctx = facts.contexts.get(fn.module)
+        passed: list[str] = []
         for c in fn.calls:
+            # a repo function handed to another call (``Process(target=self._run)``, ``pool.submit(f)``,
+            # ``batched_call(self._update, data)``) runs as part of this body
+            for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):
+                if arg.kind == "name" and isinstance(arg.value, str) and ctx is not None:
+                    t = _canon_text(arg.value, ctx, fn, facts)
+                    if t in facts.functions and t != fn.qualname:
+                        passed.append(t)
             if c.targets or not c.instance or not c.repo or c.repo not in facts.classes:
                 continue
             m = _method_in_class(c.repo, "forward", facts) or _method_in_class(c.repo, "__call__", facts)
             if m:
                 c.targets = (m,)
                 c.kind = EXACT
+        for t in dict.fromkeys(passed):
+            fn.extra.append(((t,), EXACT))
 
 
 def nested_children(facts: Facts) -> dict[str, list[str]]:

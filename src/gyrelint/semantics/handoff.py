@@ -15,6 +15,10 @@ _UPDATE_SIGNALS = ("optimizer-step", "megatron-forward-backward", "engine-backwa
 _RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict", "collective-rpc"})
 
 
+# weight-sync evidence that prepares a push (a group, a parameter stream) but does not push
+_SETUP_ONLY = frozenset({"param-stream", "weight-sync-group"})
+
+
 def _own_ids(r: SideResult) -> set[str]:
     return {m.signal.id for m in r.own_matches}
 
@@ -53,7 +57,9 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
     direct path; otherwise the closest common caller of an update and a weight-sync
     function (the step loop) joins them.
     """
-    sync = [q for q, r in sides.items() if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC]
+    sync = [q for q, r in sides.items() if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC
+            and not (_own_ids(r) and _own_ids(r) <= _SETUP_ONLY)
+            and not (r.origins.get("weight_sync") and r.origins["weight_sync"].signal in _SETUP_ONLY)]
     if not sync:
         return False, []
     updates: list[str] = []
@@ -109,9 +115,10 @@ def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: 
     if best is None or (common and common[0][0]):
         # an update function that reaches a weight push itself
         from_update = _bfs(updates, fwd, limit=6)
-        direct = sorted((is_test_module(q), d, q) for q, (d, _) in from_update.items() if q in sync_set and d > 0)
+        direct = sorted((is_test_module(q), q not in reached, d, q) for q, (d, _) in from_update.items()
+                        if q in sync_set and d > 0)
         if direct and (best is None or not direct[0][0]):
-            best = list(reversed(_walk(direct[0][2], from_update)))
+            best = list(reversed(_walk(direct[0][-1], from_update)))
     if best is None:
         return None
     # extend from the sender to the receiving end inside the engine, when linked
