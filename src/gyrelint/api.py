@@ -11,10 +11,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import analysis_cache
 from .entrypoints import find_entry_points
 from .graphs import Graphs, build_graphs
 from .index import Index, Progress, build_index
 from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
+from .repo import discover
 from .semantics import tag
 from .settings import Settings, load_settings
 from .topology import analyze_topology
@@ -80,9 +82,18 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     root, settings, diags = load(path, settings, **overrides)
     if extra_entries:
         settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(extra_entries))
-    index = build_index(root, settings, progress)
-    if not index.files.python:
+    files = discover(root, settings)
+    if not files.python:
         raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
+    key = analysis_cache.fingerprint(root, files, settings, run_rules) if settings.use_cache else None
+    if key is not None:
+        hit = analysis_cache.load(settings, key)
+        if hit is not None:
+            hit.given_root = str(path)
+            hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
+                              seconds=round(time.perf_counter() - start, 3))
+            return hit
+    index = build_index(root, settings, progress, files=files)
     diagnostics = list(diags) + list(index.diagnostics)
     entries, entry_diags = find_entry_points(index, settings)
     diagnostics += entry_diags
@@ -111,4 +122,6 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
 
         result.findings = _run(result, settings)
     result.stats.seconds = round(time.perf_counter() - start, 3)
+    if key is not None:
+        analysis_cache.store(settings, key, result)
     return result

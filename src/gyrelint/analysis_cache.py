@@ -1,0 +1,195 @@
+"""Whole-analysis cache: when no file of the repo changed, load the finished analysis.
+
+This is the warm path of pre-commit, flake8 and CI re-runs. The key covers the content
+of every file discovery lists (Python and the configs, launchers and READMEs later stages
+read), the settings and the analyzer version. The per-file summaries are not stored
+again: the loaded analysis reads them lazily from the summary cache, so a warm run costs
+one file hash pass and one load. The per-call resolution (``graphs.resolved``) is not
+kept either: every stage that reads it has already run, and its results are stored.
+
+Entries are pickles, so loading is restricted to gyrelint's and networkx's own classes and
+a few builtins, behind a digest: a corrupt, truncated or foreign entry is refused and the
+analysis is recomputed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import os
+import pickle
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import __version__
+from .index import parse_source
+from .index.cache import SummaryCache, cache_key
+from .index.summary import FileSummary
+from .repo import RepoFiles
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .api import Analysis
+
+MAGIC = b"GYRA\x02"
+FORMAT = 2  # bump when what is stored changes
+_SAFE_BUILTINS = {"set", "frozenset", "list", "dict", "tuple", "bytes", "bytearray", "complex", "slice", "range",
+                  "object", "int", "float", "str", "bool"}
+_SAFE_MODULES = ("gyrelint.", "networkx.")
+_SAFE_EXACT = {("pathlib", "PosixPath"), ("pathlib", "WindowsPath"), ("pathlib", "Path"),
+               ("collections", "OrderedDict"), ("collections", "defaultdict"), ("collections", "Counter"),
+               ("copyreg", "_reconstructor"), ("copyreg", "__newobj__")}
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str):  # noqa: ANN201 - pickle's signature
+        if module == "builtins" and name in _SAFE_BUILTINS:
+            return super().find_class(module, name)
+        if module.startswith(_SAFE_MODULES) or (module, name) in _SAFE_EXACT:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a gyrelint cache entry")
+
+
+class _FastPickler(pickle.Pickler):
+    """Store dataclass records as constructor calls: loading them then skips the slow
+    ``__setstate__`` that slotted dataclasses get."""
+
+    _plain: dict[type, tuple[str, ...] | None] = {}
+
+    def reducer_override(self, obj: object):  # noqa: ANN201 - pickle's signature
+        cls = type(obj)
+        names = self._plain.get(cls, ())
+        if names == ():
+            names = None
+            if dataclasses.is_dataclass(cls) and hasattr(cls, "__slots__"):
+                flds = dataclasses.fields(cls)
+                if all(f.init for f in flds):
+                    names = tuple(f.name for f in flds)
+            self._plain[cls] = names
+        if names is None:
+            return NotImplemented
+        return cls, tuple(getattr(obj, n) for n in names)
+
+
+class LazySummaries(Mapping[str, FileSummary]):
+    """The index's summaries, read from the summary cache only when someone asks."""
+
+    def __init__(self, root: Path, keys: dict[str, str], modules: dict[str, str], cache_dir: Path) -> None:
+        self._root, self._keys, self._modules, self._cache_dir = root, keys, modules, cache_dir
+        self._loaded: dict[str, FileSummary] = {}
+
+    def __getitem__(self, path: str) -> FileSummary:
+        got = self._loaded.get(path)
+        if got is not None:
+            return got
+        key = self._keys[path]
+        summary = SummaryCache(self._cache_dir, __version__).get(key)
+        if summary is None:  # evicted: parse again (the file did not change, its key says so)
+            try:
+                content = (self._root / path).read_bytes()
+            except OSError:
+                content = b""
+            summary, _ = parse_source(path, self._modules.get(path, ""), content)
+            if summary is None:
+                summary = FileSummary(path=path, module=self._modules.get(path, ""))
+            summary.sha = key
+        self._loaded[path] = summary
+        return summary
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __reduce__(self):  # noqa: ANN204 - store keys, never the summaries themselves
+        return (LazySummaries, (self._root, self._keys, self._modules, self._cache_dir))
+
+
+def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool) -> str:
+    h = hashlib.sha256()
+    stable = dataclasses.replace(settings, jobs=0)
+    h.update(f"{__version__}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode())
+    for path in files.python:
+        h.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            p = root / path
+            if p.stat().st_size > settings.max_file_size:
+                st = p.stat()
+                h.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
+            else:
+                h.update(cache_key(__version__, path, files.modules[path], p.read_bytes()).encode())
+        except OSError:
+            h.update(b"unreadable")
+    for path in files.other:
+        h.update(b"\1" + path.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            p = root / path
+            st = p.stat()
+            if st.st_size > settings.max_file_size:
+                h.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
+            else:
+                h.update(hashlib.sha256(p.read_bytes()).digest())
+        except OSError:
+            h.update(b"unreadable")
+    return h.hexdigest()
+
+
+def _entry_path(settings: Settings, key: str) -> Path:
+    return Path(settings.cache_dir) / f"analysis-v{__version__}" / key[:2] / key
+
+
+def load(settings: Settings, key: str) -> Analysis | None:
+    path = _entry_path(settings, key)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(MAGIC) + 32
+    if not data.startswith(MAGIC) or len(data) < head:
+        return None
+    digest, payload = data[len(MAGIC) : head], data[head:]
+    if hashlib.sha256(key.encode() + payload).digest() != digest:
+        return None
+    try:
+        result = _RestrictedUnpickler(io.BytesIO(payload)).load()
+    except Exception:  # noqa: BLE001 - any failure means: recompute
+        return None
+    from .api import Analysis
+
+    return result if isinstance(result, Analysis) else None
+
+
+def store(settings: Settings, key: str, analysis: Analysis) -> None:
+    index = analysis.index
+    keys = {p: s.sha for p, s in index.summaries.items()}
+    if not all(keys.values()):
+        return
+    lazy = LazySummaries(index.root, keys, dict(index.files.modules), Path(settings.cache_dir))
+    graphs = dataclasses.replace(analysis.graphs, resolved={})
+    slim = dataclasses.replace(analysis, index=dataclasses.replace(index, summaries=lazy), graphs=graphs)
+    buf = io.BytesIO()
+    try:
+        _FastPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(slim)
+    except Exception:  # noqa: BLE001 - an unpicklable result only costs the warm path
+        return
+    payload = buf.getvalue()
+    path = _entry_path(settings, key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(MAGIC + hashlib.sha256(key.encode() + payload).digest() + payload)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        pass

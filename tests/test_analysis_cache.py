@@ -1,0 +1,139 @@
+"""The whole-analysis cache: same answer warm as cold, invalidated by any input change,
+and never trusting an entry it did not write."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+
+from gyrelint import analysis_cache
+from gyrelint.api import analyze
+from gyrelint.render.json_report import to_report
+from gyrelint.settings import Settings
+
+LOOP = '''
+import torch
+from vllm import LLM, SamplingParams
+
+
+class Sampler:
+    def __init__(self):
+        self.llm = LLM(model="m")
+
+    def rollout(self, prompts):
+        return self.llm.generate(prompts, SamplingParams(n=4))
+
+
+class Learner:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.AdamW(model.parameters())
+
+    def update(self, batch):
+        loss = self.model(batch["input_ids"]).mean()
+        loss.backward()
+        self.opt.step()
+
+
+def main():
+    s = Sampler()
+    t = Learner(torch.nn.Linear(2, 2))
+    for _ in range(3):
+        t.update({"input_ids": s.rollout(["hi"])})
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "loop").mkdir(parents=True)
+    (root / "loop" / "__init__.py").write_text("")
+    (root / "loop" / "main.py").write_text(LOOP)
+    (root / "config.yaml").write_text("trainer:\n  nnodes: 1\n")
+    return root
+
+
+def _settings(tmp_path: Path) -> Settings:
+    return Settings(cache_dir=tmp_path / "cache", jobs=1)
+
+
+def _report(a) -> dict:
+    r = to_report(a)
+    r.pop("stats")
+    return r
+
+
+def test_warm_run_returns_the_same_report(repo: Path, tmp_path: Path) -> None:
+    cold = analyze(repo, _settings(tmp_path))
+    assert cold.stats.parsed == 2
+    warm = analyze(repo, _settings(tmp_path))
+    assert warm.stats.parsed == 0 and warm.stats.cached == 2
+    assert _report(warm) == _report(cold)
+    # the lazily loaded summaries are the real ones
+    assert [f.name for f in warm.index.summaries["loop/main.py"].functions] == \
+        [f.name for f in cold.index.summaries["loop/main.py"].functions]
+
+
+@pytest.mark.parametrize("edit", ["python", "yaml", "new-file", "settings"])
+def test_any_input_change_invalidates(repo: Path, tmp_path: Path, edit: str) -> None:
+    settings = _settings(tmp_path)
+    before = analyze(repo, settings)
+    assert before.functions["loop.main.Learner.update"].side.value == "training"
+    if edit == "python":
+        (repo / "loop" / "main.py").write_text(LOOP.replace("loss.backward()\n        self.opt.step()", "return loss"))
+    elif edit == "yaml":
+        (repo / "config.yaml").write_text("trainer:\n  nnodes: 4\n")
+    elif edit == "new-file":
+        (repo / "loop" / "extra.py").write_text("def helper():\n    return 1\n")
+    else:
+        settings = Settings(cache_dir=tmp_path / "cache", jobs=1, ignore=("GYR006",))
+    again = analyze(repo, settings)
+    if edit in ("python", "new-file"):
+        assert again.stats.parsed == 1
+    if edit == "yaml":
+        assert [k.value for k in again.topology.config_keys if k.key == "trainer.nnodes"] == ["4"]
+    if edit == "python":
+        assert again.functions["loop.main.Learner.update"].side.value != "training"
+    if edit == "new-file":
+        assert "loop.extra.helper" in again.functions
+    if edit == "settings":
+        assert not any(f.rule == "GYR006" for f in again.findings)
+        assert again.settings.ignore == ("GYR006",)
+
+
+def test_corrupt_and_foreign_entries_are_refused(repo: Path, tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    analyze(repo, settings)
+    entries = list((tmp_path / "cache").glob("analysis-v*/*/*"))
+    assert len(entries) == 1
+    entry = entries[0]
+    key = entry.name
+    good = entry.read_bytes()
+    entry.write_bytes(good[: len(good) // 2])
+    assert analysis_cache.load(settings, key) is None
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, ("touch " + str(tmp_path / "PWNED"),))
+
+    payload = pickle.dumps(Evil())
+    digest = hashlib.sha256(key.encode() + payload).digest()
+    entry.write_bytes(analysis_cache.MAGIC + digest + payload)  # right digest, hostile content
+    assert analysis_cache.load(settings, key) is None
+    assert not (tmp_path / "PWNED").exists()
+    analyze(repo, settings)  # recomputed, and the entry rewritten
+    assert analysis_cache.load(settings, key) is not None
+
+
+def test_no_cache_bypasses_it(repo: Path, tmp_path: Path) -> None:
+    analyze(repo, _settings(tmp_path))
+    fresh = analyze(repo, Settings(cache_dir=tmp_path / "cache", jobs=1, use_cache=False))
+    assert fresh.stats.parsed == 2
