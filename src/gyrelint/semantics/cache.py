@@ -30,10 +30,22 @@ from ..model import (
 from ..settings import Settings
 
 
+def _code_fingerprint() -> str:
+    """Digest of this package's source, so a changed catalog or heuristic never reuses old results."""
+    h = hashlib.sha256()
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        try:
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+        except OSError:
+            h.update(p.name.encode())
+    return h.hexdigest()
+
+
 def cache_path(index: Index, settings: Settings) -> Path | None:
     if not settings.use_cache or not index.summaries or not all(s.sha for s in index.summaries.values()):
         return None
-    h = hashlib.sha256(f"semantics\0{__version__}\0{sorted(map(repr, settings.signals))}\0".encode())
+    h = hashlib.sha256(f"semantics\0{__version__}\0{_code_fingerprint()}\0{sorted(map(repr, settings.signals))}\0"
+                       .encode())
     for s in sorted(index.summaries.values(), key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
     return Path(settings.cache_dir) / "semantics" / h.hexdigest()
