@@ -149,7 +149,8 @@ class Resolver:
                     self.nonlocals[key].add(fl.target)  # type: ignore[arg-type]
                 elif fl.op == "base":
                     self.base_exprs[f"{mod}.{fl.target}"] = (mod, fl.scope, fl.value)  # type: ignore[assignment]
-                self.flows.append((mod, fl))
+                if not _inert(fl):
+                    self.flows.append((mod, fl))
             for imp in s.imports:
                 if imp.name == "*":
                     continue
@@ -960,6 +961,19 @@ class _ImportFlow:
     @property
     def target(self) -> tuple:
         return ("n", self.target_name)
+
+
+def _inert(fl) -> bool:
+    """A flow that can move no value: a number/None assigned or returned, a builtin-typed
+    annotation (``x: int``). Skipping it keeps the worklist short."""
+    v = fl.value
+    if not isinstance(v, tuple) or not v:
+        return fl.op in ("=", "ret", "for", "with", "yield", "ann", "rann")
+    if fl.op in ("=", "ret", "for", "with", "yield"):
+        return v == ("?",) or (v[0] == "k" and not isinstance(v[1], (str, int)))
+    if fl.op in ("ann", "rann"):
+        return v == ("?",) or (v[0] == "n" and v[1] in BUILTINS)
+    return False
 
 
 def _c3(seqs: list[list[str]]) -> list[str]:
