@@ -475,14 +475,17 @@ class Resolver:
             key = (v, attr)
             got = self.attr_memo.get(key)
             if got is None:
-                if tag == "x:":
-                    got = frozenset((f"x:{v[2:]}.{attr}",))
-                elif tag == "xi:":
-                    got = frozenset((f"x:{v[3:]}.{attr}",))
+                name = v[v.index(":") + 1:]
+                parts = name.split(".")
+                if len(parts) >= 8 or attr in parts[-3:]:
+                    got = _EMPTY  # `cfg = cfg.sub` in a loop would otherwise grow names forever
+                elif tag == "x:" or tag == "xi:":
+                    got = frozenset((f"x:{name}.{attr}",))
                 elif tag == "B:":
-                    got = frozenset((f"B:{v[2:]}.{attr}",))
+                    obj = getattr(builtins, parts[0], None) if len(parts) == 1 else None
+                    got = frozenset((f"B:{name}.{attr}",)) if obj is not None and hasattr(obj, attr) else _EMPTY
                 else:
-                    got = frozenset((f"B:str.{attr}",))
+                    got = frozenset((f"B:str.{attr}",)) if hasattr(str, attr) else _EMPTY
                 self.attr_memo[key] = got
             return got
         if tag == "m:":
@@ -763,7 +766,7 @@ class Resolver:
         for v in vals:
             if v.startswith("c:"):
                 out.add(f"i:{v[2:]}")
-            elif v.startswith("x:"):
+            elif v.startswith("x:") and not v.startswith(("x:typing.", "x:typing_extensions.")):
                 out.add(f"xi:{v[2:]}")
         return out
 
