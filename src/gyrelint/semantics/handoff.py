@@ -17,6 +17,9 @@ _RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict",
 
 # weight-sync evidence that prepares a push (a group, a parameter stream) but does not push
 _SETUP_ONLY = frozenset({"param-stream", "weight-sync-group"})
+_SYNC_PUSH = frozenset({"engine-load-weights", "engine-update-weights-api", "weight-update-endpoint", "collective-rpc",
+                        "param-broadcast", "cuda-ipc", "rollout-load-state-dict", "ray-collective", "weight-queue",
+                        "weight-update-call"})
 
 
 def _own_ids(r: SideResult) -> set[str]:
@@ -57,10 +60,12 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
     direct path; otherwise the closest common caller of an update and a weight-sync
     function (the step loop) joins them.
     """
-    sync = [q for q, r in sides.items() if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC
-            and not (_own_ids(r) and _own_ids(r) <= _SETUP_ONLY)
-            and not (r.origins.get("weight_sync") and r.origins["weight_sync"].signal in _SETUP_ONLY)]
-    if not sync:
+    # the pushes themselves (weight-sync evidence in the body) first; then any weight-sync function
+    pushes = [q for q, r in sides.items() if (_own_ids(r) & _SYNC_PUSH) and
+              (r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC or r.own.get("weight_sync", 0) >= 1.0)]
+    labelled = [q for q, r in sides.items() if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC
+                and not (r.origins.get("weight_sync") and r.origins["weight_sync"].signal in _SETUP_ONLY)]
+    if not labelled and not pushes:
         return False, []
     updates: list[str] = []
     for sig in _UPDATE_SIGNALS:
@@ -71,22 +76,45 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
         updates = [q for q, r in sides.items() if r.side == Side.TRAINING and r.own.get("training", 0) >= 1.0]
     if not updates:
         return False, []
-    sync_set = set(sync)
-    receivers = {q for q in sync if _own_ids(sides[q]) & _RECEIVER_SIGNALS}
+    receivers = {q for q in labelled if _own_ids(sides[q]) & _RECEIVER_SIGNALS}
     drivers = {q for q, r in sides.items() if r.side == Side.DRIVER}
-    # exact call edges first; name-only (weak) edges only when nothing exact connects
-    for min_decay in (0.5, 0.0):
-        fwd: dict[str, list[str]] = {}
-        rev: dict[str, list[str]] = {}
-        for u, row in edges.items():
-            for v, d in sorted(row.items(), key=lambda kv: -kv[1]):
-                if d >= min_decay:
-                    fwd.setdefault(u, []).append(v)
-                    rev.setdefault(v, []).append(u)
-        best = _join(sorted(updates), sync_set, receivers, drivers, fwd, rev, reached)
-        if best:
-            return True, best
+    # hubs (decorator wrappers, dynamic importers, dispatchers) connect everything to everything:
+    # a path through one says nothing about the loop
+    indeg: dict[str, int] = {}
+    for row in edges.values():
+        for v in row:
+            indeg[v] = indeg.get(v, 0) + 1
+    hubs = {q for q in set(indeg) | set(edges)
+            if (indeg.get(q, 0) > 25 and len(edges.get(q, ())) > 5) or len(edges.get(q, ())) > 60}
+    for sync in (pushes, labelled):
+        if not sync:
+            continue
+        # exact call edges first; name-only (weak) edges only when nothing exact connects
+        for min_decay in (0.5, 0.0):
+            fwd: dict[str, list[str]] = {}
+            rev: dict[str, list[str]] = {}
+            for u, row in edges.items():
+                if u in hubs:
+                    continue
+                for v, d in sorted(row.items(), key=lambda kv: -kv[1]):
+                    if d >= min_decay and v not in hubs:
+                        fwd.setdefault(u, []).append(v)
+                        rev.setdefault(v, []).append(u)
+            best = _join(sorted(updates), set(sync), receivers, drivers, fwd, rev, reached)
+            if best:
+                return True, _no_loops(best)
     return False, []
+
+
+def _no_loops(path: list[str]) -> list[str]:
+    """Cut a detour that comes back to a node already on the path."""
+    out: list[str] = []
+    for q in path:
+        if q in out:
+            del out[out.index(q) + 1:]
+        else:
+            out.append(q)
+    return out
 
 
 def is_test_module(module: str) -> bool:

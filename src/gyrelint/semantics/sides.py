@@ -121,7 +121,7 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
         for k in kids:
             row[k] = max(row.get(k, 0.0), DECAY_EXACT)
     g = graphs.calls
-    if not any_targets and g.number_of_edges():
+    if (not any_targets or not graphs.resolved) and g.number_of_edges():
         for u, v, data in g.edges(data=True):
             if u == v or u not in facts.functions or v not in facts.functions:
                 continue
