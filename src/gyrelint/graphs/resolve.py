@@ -39,6 +39,8 @@ _PASSTHROUGH = frozenset({
 })
 _ITER_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate",
                             "zip", "next", "filter"})
+# external bases that define no behaviour of their own: attributes are not looked up there
+_MARKER_BASES = frozenset({"abc.ABC", "typing_extensions.Protocol", "enum.Enum", "enum.IntEnum", "enum.StrEnum"})
 _BINDING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "getattr", "super", "next", "iter"})
 _CONTAINER_WRITE = {"append": 0, "add": 0, "extend": -1, "insert": 1, "update": -2, "setdefault": 1,
                     "put": 0, "put_nowait": 0, "appendleft": 0}
@@ -297,7 +299,7 @@ class Resolver:
                     if v.startswith("c:") and v[2:] != cq:
                         direct.append(v[2:])
                         seqs.append(self.mro(v[2:]))
-                    elif v.startswith("x:"):
+                    elif v.startswith("x:") and v[2:] not in _MARKER_BASES and not v.startswith("x:typing."):
                         direct.append(v)
                         seqs.append([v])
         seqs.append(direct)
