@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
+from .codehash import code_digest
 from .index import parse_source
 from .index.cache import SummaryCache, cache_key
 from .index.summary import FileSummary
@@ -86,7 +86,7 @@ class LazySummaries(Mapping[str, FileSummary]):
         if got is not None:
             return got
         key = self._keys[path]
-        summary = SummaryCache(self._cache_dir, __version__).get(key)
+        summary = SummaryCache(self._cache_dir, code_digest("index")).get(key)
         if summary is None:  # evicted: parse again (the file did not change, its key says so)
             try:
                 content = (self._root / path).read_bytes()
@@ -112,7 +112,7 @@ class LazySummaries(Mapping[str, FileSummary]):
 def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool) -> str:
     h = hashlib.sha256()
     stable = dataclasses.replace(settings, jobs=0)
-    h.update(f"{__version__}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode())
+    h.update(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode())
     for path in files.python:
         h.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
@@ -121,7 +121,7 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
                 st = p.stat()
                 h.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
             else:
-                h.update(cache_key(__version__, path, files.modules[path], p.read_bytes()).encode())
+                h.update(cache_key(code_digest("index"), path, files.modules[path], p.read_bytes()).encode())
         except OSError:
             h.update(b"unreadable")
     for path in files.other:
@@ -139,7 +139,7 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
 
 
 def _entry_path(settings: Settings, key: str) -> Path:
-    return Path(settings.cache_dir) / f"analysis-v{__version__}" / key[:2] / key
+    return Path(settings.cache_dir) / "analysis" / key[:2] / key
 
 
 def load(settings: Settings, key: str) -> Analysis | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from .. import __version__
+from ..codehash import code_digest
 from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
 from ..settings import Settings
@@ -110,7 +110,7 @@ def _work(batch: list[tuple[str, str, str, str, str]]) -> list[tuple[str, FileSu
         if summary is not None:
             summary.sha = key
             if cache_dir:
-                cache = cache_cache.setdefault(cache_dir, SummaryCache(Path(cache_dir), __version__))
+                cache = cache_cache.setdefault(cache_dir, SummaryCache(Path(cache_dir), code_digest("index")))
                 cache.put(key, summary)
         out.append((path, summary, diag))
     return out
@@ -123,7 +123,7 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
     files = files or discover(root, settings)
     index = Index(root=root, files=files)
     index.diagnostics.extend(files.diagnostics)
-    cache = SummaryCache(settings.cache_dir, __version__) if settings.use_cache else None
+    cache = SummaryCache(settings.cache_dir, code_digest("index")) if settings.use_cache else None
     todo: list[tuple[str, str, str, str, str]] = []
     for path in files.python:
         abs_path = root / path
@@ -140,7 +140,7 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
         except OSError as exc:
             index.diagnostics.append(Diagnostic(path, 0, f"unreadable ({exc.strerror}); skipped", "input"))
             continue
-        key = cache_key(__version__, path, module, content)
+        key = cache_key(code_digest("index"), path, module, content)
         cached = cache.get(key) if cache else None
         if cached is not None:
             index.summaries[path] = cached
