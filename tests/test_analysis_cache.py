@@ -112,7 +112,7 @@ def test_any_input_change_invalidates(repo: Path, tmp_path: Path, edit: str) -> 
 def test_corrupt_and_foreign_entries_are_refused(repo: Path, tmp_path: Path) -> None:
     settings = _settings(tmp_path)
     analyze(repo, settings)
-    entries = list((tmp_path / "cache").glob("analysis-v*/*/*"))
+    entries = list((tmp_path / "cache").glob("analysis/*/*"))
     assert len(entries) == 1
     entry = entries[0]
     key = entry.name
