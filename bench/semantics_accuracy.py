@@ -15,7 +15,8 @@ never says handoff. Then, as a sanity check, verl and AReaL are analyzed (no lab
 counts per side and whether each chain and both handoffs were found. Last, speed on
 verl: the whole pipeline cold (``use_cache=False``) against a single-process bare
 ``libcst.parse_module`` loop over the same files, and warm. ``--no-speed`` and
-``--no-sanity`` skip those parts.
+``--no-sanity`` skip those parts. With ``--write``, a hand-written section starting at a
+``## Notes`` heading in the existing file is kept below the regenerated tables.
 
 The corpora come from ``scripts/fetch_corpora.sh`` (``$GYRELINT_CORPORA`` or
 ``~/.cache/gyrelint-corpora``); nothing from them is written to the repository.
@@ -355,8 +356,26 @@ def render(report: dict) -> str:
             w("|---|" + "---|" * len(names))
             for run in ("cold", "warm"):
                 st = sp.get(f"{run}_stages", {})
+                if not st:
+                    w(f"| {run} | " + " | ".join("cached" for _ in names) + " |")
+                    continue
                 w(f"| {run} | " + " | ".join(f"{st[n]:.2f}" if n in st else "–" for n in names) + " |")
+            if not sp.get("warm_stages"):
+                w("\n`cached`: the warm run loaded the finished analysis from the analysis cache; no stage ran.")
     return "\n".join(lines) + "\n"
+
+
+NOTES_HEADING = "\n## Notes"
+
+
+def kept_notes(path: Path) -> str:
+    """The hand-written ``## Notes…`` tail of an existing report, kept across regenerations."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    at = text.find(NOTES_HEADING)
+    return "" if at < 0 else text[at:].rstrip("\n") + "\n"
 
 
 def _commit() -> str:
@@ -402,10 +421,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{r['framework']}: {r['error']}\n{r['traceback']}", file=sys.stderr)
     if args.write:
         cmd = "python bench/semantics_accuracy.py --write " + args.write
-        Path(args.write).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.write).write_text(
+        out = Path(args.write)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(
             f"# Semantics: side-tagging accuracy and speed\n\nMeasured {report['date']} at commit `{report['commit']}` "
-            f"with\n\n    .venv/bin/{cmd}\n\n(2-core machine shared with other jobs; timings are indicative.)\n\n" + md)
+            f"with\n\n    .venv/bin/{cmd}\n\n(2-core machine shared with other jobs; timings are indicative.)\n\n" + md
+            + kept_notes(out))
     return 0
 
 

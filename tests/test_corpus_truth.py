@@ -160,3 +160,13 @@ def test_score_of_an_all_neutral_prediction_is_zero():
     bench = _bench()
     s = bench.score([("sampling", None, "neutral", None), ("neutral", None, "neutral", None)])
     assert s.macro_f1 == 0.0 and s.neutral_mislabel == 0.0 and s.kind_accuracy is None
+
+
+def test_write_keeps_the_hand_written_notes(tmp_path: Path):
+    bench = _bench()
+    report = tmp_path / "semantics.md"
+    assert bench.kept_notes(report) == ""  # no file yet
+    report.write_text("# title\n\n| old | table |\n\n## Notes from the stage\n\n- keep me\n")
+    assert bench.kept_notes(report) == "\n## Notes from the stage\n\n- keep me\n"
+    report.write_text("# title\n\n| table only |\n")
+    assert bench.kept_notes(report) == ""
