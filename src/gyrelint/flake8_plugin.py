@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import __version__
+from .codehash import code_digest
 
 _MARKERS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
@@ -45,7 +46,7 @@ def signature(root: Path) -> str:
 
     settings, _ = load_settings(root)
     files = discover(root, settings)
-    h = hashlib.sha256(f"{__version__}\0{json.dumps(settings.raw, sort_keys=True, default=str)}".encode())
+    h = hashlib.sha256(f"{code_digest()}\0{json.dumps(settings.raw, sort_keys=True, default=str)}".encode())
     for rel in sorted(files.python + files.other):
         try:
             st = os.stat(root / rel)

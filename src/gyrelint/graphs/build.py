@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .. import __version__
+from ..codehash import code_digest
 from ..index import Index
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary
 from ..model import EntryPoint
@@ -28,7 +28,7 @@ def caller_of(mod: str, scope: str, class_scopes: set[str]) -> str:
 
 
 def _resolution_key(sums: list[FileSummary]) -> str:
-    h = hashlib.sha256(f"graphs\0{__version__}\0".encode())
+    h = hashlib.sha256(f"graphs\0{code_digest()}\0".encode())
     for s in sorted(sums, key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
     return h.hexdigest()

@@ -879,7 +879,10 @@ class Resolver:
         seen: set[str] = set()
         recv_classes: set[str] = set()
         external = False
-        for v in self.eval(mod, site.scope, e[1]):
+        callee_values = self.eval(mod, site.scope, e[1])
+        if not callee_values:
+            external = True  # an unknown callee (e.g. ``ctx.Process`` of a library context) counts as a library
+        for v in callee_values:
             targets, _ = self.call(mod, site.scope, v, e, bind=False)
             external = external or (v[:2] in ("x:", "xi", "B:") and v[2:] not in _PASSTHROUGH)
             for t, via in targets:

@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from .. import __version__
+from ..codehash import code_digest
 from ..index import Index
 from ..model import (
     Diagnostic,
@@ -44,7 +44,7 @@ def _code_fingerprint() -> str:
 def cache_path(index: Index, settings: Settings) -> Path | None:
     if not settings.use_cache or not index.summaries or not all(s.sha for s in index.summaries.values()):
         return None
-    h = hashlib.sha256(f"semantics\0{__version__}\0{_code_fingerprint()}\0{sorted(map(repr, settings.signals))}\0"
+    h = hashlib.sha256(f"semantics\0{code_digest()}\0{_code_fingerprint()}\0{sorted(map(repr, settings.signals))}\0"
                        .encode())
     for s in sorted(index.summaries.values(), key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
