@@ -109,7 +109,7 @@ class LazySummaries(Mapping[str, FileSummary]):
         return (LazySummaries, (self._root, self._keys, self._modules, self._cache_dir))
 
 
-def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool) -> str:
+def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> str:
     h = hashlib.sha256()
     stable = dataclasses.replace(settings, jobs=0)
     h.update(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode())

@@ -9,11 +9,15 @@ from pathlib import Path
 import click
 import networkx as nx
 
-from ..api import index_repo, load
+from .. import analysis_cache
+from ..api import Analysis, InputError, load
 from ..entrypoints import find_entry_points
 from ..graphs import Graphs, build_graphs
 from ..graphs.reach import reachable
+from ..index import Index, build_index
+from ..model import Handoff, Topology
 from ..render.pycg import render_pycg
+from ..repo import discover
 from .common import Progress, fail, input_errors
 
 
@@ -106,20 +110,10 @@ def _dot(graph: nx.DiGraph, name: str, nodes: set[str] | None) -> str:
 def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jobs: int | None,
             no_cache: bool) -> None:
     """Dump the import graph and the call graph of the repository at PATH."""
-    progress = Progress()
-    try:
-        overrides: dict = {"jobs": jobs}
-        if no_cache:
-            overrides["use_cache"] = False
-        index = index_repo(path, progress=progress, **overrides)
-    finally:
-        progress.close()
-    for d in index.diagnostics:
-        if d.kind in ("parse", "decode"):
-            click.echo(f"gyrelint: warning: {d}", err=True)
-    settings = load(path, **overrides)[1]
-    eps, _ = find_entry_points(index, settings)
-    g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None)
+    overrides: dict = {"jobs": jobs}
+    if no_cache:
+        overrides["use_cache"] = False
+    index, g = _graphs(path, overrides)
     nodes: set[str] | None = None
     if entries:
         roots = _entry_nodes(index, g, entries)
@@ -138,6 +132,33 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
             click.echo(json.dumps(adj, indent=2))
         else:
             click.echo(render_pycg(g.calls, nodes))
+
+
+def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
+    """Index and graphs, from the whole-analysis cache when no file changed."""
+    root, settings, _ = load(path, **overrides)
+    files = discover(root, settings)
+    if not files.python:
+        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
+    key = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
+    hit = analysis_cache.load(settings, key) if key else None
+    if hit is not None:
+        return hit.index, hit.graphs
+    progress = Progress()
+    try:
+        index = build_index(root, settings, progress, files=files)
+    finally:
+        progress.close()
+    for d in index.diagnostics:
+        if d.kind in ("parse", "decode"):
+            click.echo(f"gyrelint: warning: {d}", err=True)
+    eps, _ = find_entry_points(index, settings)
+    g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None)
+    if key:
+        analysis_cache.store(settings, key, Analysis(
+            root=root, given_root=str(path), settings=settings, index=index, entry_points=eps, graphs=g,
+            functions={}, modules=[], boundary_modules=[], handoff=Handoff(), topology=Topology()))
+    return index, g
 
 
 def _import_closure(g: Graphs, roots: list[str]) -> set[str]:
