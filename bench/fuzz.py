@@ -139,23 +139,18 @@ def run(seconds: float, seed: int) -> list[Target]:
     for target in targets:
         deadline = time.monotonic() + per_target
 
-        try:
-            _property(target, deadline)()
-        except _Stop:
-            pass
+        prop = _property(target)
+        while time.monotonic() < deadline:
+            prop()
     return targets
 
 
-class _Stop(Exception):
-    pass
+def _property(target: Target) -> Callable[[], None]:
+    """One round of 100 fresh inputs; the caller repeats rounds until its time is up."""
 
-
-def _property(target: Target, deadline: float) -> Callable[[], None]:
-    @settings(max_examples=10**9, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=100, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(target.inputs)
     def prop(data: bytes) -> None:
-        if time.monotonic() > deadline:
-            raise _Stop
         target.tried += 1
         try:
             target.run(data)

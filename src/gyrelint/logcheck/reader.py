@@ -231,7 +231,11 @@ def read_csv(text: str, display: str, name: str) -> list[Record]:
     if cols is None:
         raise LogInputError(f"{display}: CSV without a 'step' column; export scalars as wall_time,step,value "
                             "or step,tag,value")
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:  # e.g. a stray carriage return inside a field (found by bench/fuzz.py)
+        line = len(text[: text.find("\r")].splitlines()) + 1 if "\r" in text else 0
+        raise LogInputError(f"{display}: malformed CSV ({exc}) near line {line}; re-export the scalars as CSV") from exc
     if not text.endswith(("\n", "\r")) and len(rows) > 1 and len(rows[-1]) < len(cols):
         raise LogInputError(f"{display}: truncated at line {len(rows)} (row has {len(rows[-1])} of "
                             f"{len(cols)} columns); pass a complete export")
