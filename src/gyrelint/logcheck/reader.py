@@ -291,7 +291,9 @@ def iter_log(path: Path, display: str | None = None) -> Iterator[Record]:
     if is_csv(path.name, text):
         return iter(read_csv(text, display, path.name))
     lines = text.split("\n")
-    last_i = max(i for i, s in enumerate(lines) if s.strip())
+    last_i = max((i for i, s in enumerate(lines) if s.strip()), default=None)
+    if last_i is None:  # only separators/whitespace, e.g. b"\x1d" (found by bench/fuzz.py)
+        raise LogInputError(f"{display}: no text lines (only whitespace or control characters); pass a real log")
     if _truncated_tail(lines[last_i], ends_with_newline=last_i < len(lines) - 1):
         raise LogInputError(f"{display}: truncated at line {last_i + 1} (record cut off mid-line); "
                             "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
