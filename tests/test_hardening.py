@@ -32,9 +32,24 @@ def _settings(cache_dir: Path, **kw) -> Settings:
 def _snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
     out = {}
     for p in sorted(root.rglob("*")):
-        if p.is_file() and not p.is_symlink():
+        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(root).parts:
             out[str(p.relative_to(root))] = (p.stat().st_mtime_ns, p.read_bytes())
     return out
+
+
+def _git_history(repo: Path) -> None:
+    """Two commits, so ``diff --base HEAD~1`` reads a real older revision."""
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    run = lambda *a: subprocess.run(["git", *a], cwd=repo, env=env, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    run("add", "-A")
+    run("commit", "-qm", "one")
+    (repo / "evil" / "extra.py").write_text("def helper():\n    return 1\n")
+    run("add", "-A")
+    run("commit", "-qm", "two")
 
 
 def _hostile_repo(root: Path, marker: Path) -> None:
@@ -52,14 +67,21 @@ def _hostile_repo(root: Path, marker: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["analyze"], ["analyze", "--format", "json"], ["graph"], ["entries"], ["topology"], ["check"]],
+    [["analyze"], ["analyze", "--format", "json"], ["graph"], ["entries"], ["topology"], ["check"],
+     ["map", "-o", "{out}/map.svg"], ["report", "-o", "{out}/report"], ["baseline", "-o", "{out}/b.json"],
+     ["diff", "--base", "HEAD~1"]],
 )
 def test_analysis_never_executes_repo_code(tmp_path: Path, cache_dir: Path, args: list[str], monkeypatch) -> None:
     marker = tmp_path / "MARKER"
     repo = tmp_path / "repo"
     _hostile_repo(repo, marker)
+    if "diff" in args:
+        _git_history(repo)
     before = _snapshot(repo)
     monkeypatch.setenv("GYRELINT_CACHE_DIR", str(cache_dir))
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [a.replace("{out}", str(out)) for a in args]
     result = CliRunner().invoke(main, [*args, str(repo)])
     assert result.exit_code in (0, 1), result.output
     assert not marker.exists(), f"{args} executed code from the analyzed repo"
