@@ -254,3 +254,27 @@ def test_fuzz_regressions_log_reader(tmp_path: Path, data: bytes) -> None:
         assert path.name in str(exc) and "\n" not in str(exc)
     else:
         assert verdict.status in ("healthy", "problem", "inconclusive", "no-counters")
+
+
+@pytest.mark.parametrize(
+    ("source", "screened"),
+    [
+        ("x = (1\n" + "+ 1\n" * 8000 + ")\n", True),  # one expression over 8,000 lines
+        ("x = " + " + ".join(["1"] * 8000) + "\n", True),  # one very long line
+        ("x = " + "(\n" * 5000 + "1" + ")" * 5000 + "\n", True),  # deep nesting over many lines
+        ("x = 1 + \\\n" * 600 + "1\n", True),  # continuation chains
+        ("def f(a):\n    return (a, [a, {a: (a)}])\n" * 200, False),  # ordinary code is not screened
+    ],
+)
+def test_files_that_stall_libcst_are_screened_first(tmp_path: Path, cache_dir: Path, source: str,
+                                                    screened: bool) -> None:
+    from gyrelint.index import needs_screen
+
+    assert needs_screen(source.encode()) is screened
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "m.py").write_text(source)
+    (repo / "ok.py").write_text("def g():\n    return 1\n")
+    index = build_index(repo, _settings(cache_dir))
+    assert "ok.py" in index.summaries
+    assert all("\n" not in str(d) for d in index.diagnostics)

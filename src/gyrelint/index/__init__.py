@@ -48,6 +48,45 @@ class Index:
             return None
 
 
+class _Screened(Exception):
+    """The cheap scan found nothing that needs CPython's parser first."""
+
+
+_KEEP = b"()[]{}\n"
+_DROP = bytes(b for b in range(256) if b not in _KEEP)
+_OPEN = frozenset(b"([{")
+
+
+def needs_screen(content: bytes) -> bool:
+    """Whether a file has what crashes or stalls libcst's parser: deep bracket nesting, one
+    bracketed expression over very many lines, very long lines or continuation chains.
+
+    Brackets inside strings and comments are counted too; that only makes a file be
+    screened when it need not be (it costs one ``ast.parse``), never the reverse for the
+    shapes checked here.
+    """
+    if len(content) > 2_000_000 or content.count(b"\\\n") > 500:
+        return True
+    if max(map(len, content.split(b"\n"))) > 4000:
+        return True
+    depth = span = 0
+    for ch in content.translate(None, _DROP):
+        if ch == 10:
+            if depth:
+                span += 1
+                if span > 1500:
+                    return True
+        elif ch in _OPEN:
+            depth += 1
+            if depth > 60:
+                return True
+        elif depth:
+            depth -= 1
+            if not depth:
+                span = 0
+    return False
+
+
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
     """Parse and summarise one file; every failure becomes a diagnostic."""
     if b"\0" in content:
@@ -59,10 +98,13 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     except UnicodeDecodeError:
         text = None
     is_package = path.endswith("__init__.py")
-    # CPython's own parser screens the file first: it rejects, in C and quickly, what makes
-    # libcst's native parser overflow its stack (5,000 nested brackets, 50,000-term sums).
+    # CPython's own parser screens files that could make libcst's native parser overflow its
+    # stack (5,000 nested brackets, 50,000-term sums): it rejects them in C, quickly.
     old_limit = sys.getrecursionlimit()
     try:
+        if text is not None and not needs_screen(content):
+            raise _Screened
+
         sys.setrecursionlimit(1000)
         ast.parse(text if text is not None else content)
     except SyntaxError as exc:
@@ -76,12 +118,21 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
         return None, Diagnostic(path, 0, "expression nesting too deep to analyze; file skipped", "parse")
     except ValueError as exc:
         return None, Diagnostic(path, 0, f"cannot decode ({exc}); save it as UTF-8 or exclude it", "decode")
+    except _Screened:
+        pass
     finally:
         sys.setrecursionlimit(old_limit)
     try:
         tree = cst.parse_module(text if text is not None else content)
     except cst.ParserSyntaxError as exc:
-        return None, Diagnostic(path, exc.raw_line, f"syntax error: {exc.message}; file skipped, fix it or exclude it", "parse")
+        line, message = exc.raw_line, exc.message
+        try:  # CPython's parser names the line and the problem more plainly
+            ast.parse(text if text is not None else content)
+        except SyntaxError as py_exc:
+            line, message = py_exc.lineno or line, py_exc.msg or message
+        except (RecursionError, MemoryError, ValueError):
+            pass
+        return None, Diagnostic(path, line, f"syntax error: {message}; file skipped, fix it or exclude it", "parse")
     except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
         return None, Diagnostic(path, 0, f"cannot decode ({exc.__class__.__name__}); save it as UTF-8 or exclude it", "decode")
     except RecursionError:
