@@ -21,7 +21,7 @@ SKIP_DIRS = {
     ".idea", ".vscode", "wandb", "outputs", "checkpoints",
 }
 # non-Python files later stages read: configs, launchers, docs
-OTHER_SUFFIXES = {".sh", ".bash", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
+OTHER_SUFFIXES = {".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".mk", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 

@@ -34,7 +34,7 @@ __all__ = ["EntryScan", "find_entry_points", "scan_entry_points"]
 
 FOUND_BY_ORDER = ("config", "pyproject", "setup", "readme", "script", "hydra", "main-guard")
 _DOC_SUFFIXES = (".md", ".markdown", ".rst")
-_SCRIPT_SUFFIXES = (".sh", ".bash")
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
 _YAML_SUFFIXES = (".yaml", ".yml")
 _YAML_HINTS = ("python", "torchrun", "accelerate", "deepspeed", "ray job", "uv run")
 _TEXT_LIMIT = 2 * 1024 * 1024

@@ -85,7 +85,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
             kind = "json"
         elif suffix in (".ini", ".cfg"):
             kind = "ini"
-        elif suffix in (".sh", ".bash"):
+        elif suffix in (".sh", ".bash", ".zsh", ".slurm", ".sbatch"):
             kind = "shell"
         elif suffix == ".md":
             kind = "markdown"
