@@ -17,16 +17,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
-import os
 import pickle
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .codehash import code_digest
 from .index import parse_source
-from .index.cache import SummaryCache, cache_key
+from .index.cache import SummaryCache, cache_key, write_atomic
 from .index.summary import FileSummary
 from .repo import RepoFiles
 from .settings import Settings
@@ -109,19 +107,23 @@ class LazySummaries(Mapping[str, FileSummary]):
         return (LazySummaries, (self._root, self._keys, self._modules, self._cache_dir))
 
 
-def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> str:
+def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> tuple[str, dict[str, str]]:
+    """The repo's cache key, and each readable Python file's summary key (``build_index``
+    reuses them instead of reading and hashing every file a second time)."""
     h = hashlib.sha256()
     stable = dataclasses.replace(settings, jobs=0)
     h.update(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode())
+    file_keys: dict[str, str] = {}
     for path in files.python:
         h.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             p = root / path
-            if p.stat().st_size > settings.max_file_size:
-                st = p.stat()
+            st = p.stat()
+            if st.st_size > settings.max_file_size:
                 h.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
             else:
-                h.update(cache_key(code_digest("index"), path, files.modules[path], p.read_bytes()).encode())
+                file_keys[path] = cache_key(code_digest("index"), path, files.modules[path], p.read_bytes())
+                h.update(file_keys[path].encode())
         except OSError:
             h.update(b"unreadable")
     for path in files.other:
@@ -135,7 +137,7 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
                 h.update(hashlib.sha256(p.read_bytes()).digest())
         except OSError:
             h.update(b"unreadable")
-    return h.hexdigest()
+    return h.hexdigest(), file_keys
 
 
 def _entry_path(settings: Settings, key: str) -> Path:
@@ -177,19 +179,4 @@ def store(settings: Settings, key: str, analysis: Analysis) -> None:
     except Exception:  # noqa: BLE001 - an unpicklable result only costs the warm path
         return
     payload = buf.getvalue()
-    path = _entry_path(settings, key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(MAGIC + hashlib.sha256(key.encode() + payload).digest() + payload)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError:
-        pass
+    write_atomic(_entry_path(settings, key), MAGIC + hashlib.sha256(key.encode() + payload).digest() + payload)

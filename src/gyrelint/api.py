@@ -16,7 +16,7 @@ from .entrypoints import find_entry_points
 from .graphs import Graphs, build_graphs
 from .index import Index, Progress, build_index
 from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
-from .repo import discover
+from .repo import RepoFiles, discover
 from .semantics import tag
 from .settings import Settings, load_settings
 from .topology import analyze_topology
@@ -65,13 +65,19 @@ def load(path: str | Path, settings: Settings | None = None, **overrides) -> tup
     return root, settings, diags
 
 
+def discover_python(root: Path, path: str | Path, settings: Settings) -> RepoFiles:
+    """The repo's files, or an input error when none of them is Python (checked before parsing)."""
+    files = discover(root, settings)
+    if not files.python:
+        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
+    return files
+
+
 def index_repo(path: str | Path, settings: Settings | None = None, progress: Progress | None = None,
                **overrides) -> Index:
     root, settings, diags = load(path, settings, **overrides)
-    index = build_index(root, settings, progress)
+    index = build_index(root, settings, progress, files=discover_python(root, path, settings))
     index.diagnostics[:0] = diags
-    if not index.files.python:
-        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
     return index
 
 
@@ -82,10 +88,8 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     root, settings, diags = load(path, settings, **overrides)
     if extra_entries:
         settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(extra_entries))
-    files = discover(root, settings)
-    if not files.python:
-        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
-    key = analysis_cache.fingerprint(root, files, settings, run_rules) if settings.use_cache else None
+    files = discover_python(root, path, settings)
+    key, file_keys = analysis_cache.fingerprint(root, files, settings, run_rules) if settings.use_cache else (None, None)
     if key is not None:
         hit = analysis_cache.load(settings, key)
         if hit is not None:
@@ -93,7 +97,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
             hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
                               seconds=round(time.perf_counter() - start, 3))
             return hit
-    index = build_index(root, settings, progress, files=files)
+    index = build_index(root, settings, progress, files=files, keys=file_keys)
     diagnostics = list(diags) + list(index.diagnostics)
     entries, entry_diags = find_entry_points(index, settings)
     diagnostics += entry_diags

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..api import InputError, demo_root, load
+from ..api import demo_root, discover_python, load
 from ..entrypoints import FOUND_BY_ORDER, EntryScan, scan_entry_points
 from ..index import build_index
 from ..model import EntryPoint
@@ -40,12 +40,9 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
     settings = settings.with_overrides(**overrides)
     progress = Progress()
     try:
-        index = build_index(root, settings, progress)
+        index = build_index(root, settings, progress, files=discover_python(root, path, settings))
     finally:
         progress.close()
-    if not index.files.python:
-        raise InputError(f"{path}: no Python files found; pass the root of a Python repository "
-                         "(check [tool.gyrelint] exclude)")
     scan = scan_entry_points(index, settings)
     if fmt == "json":
         click.echo(json.dumps(to_json(str(path), scan), indent=2))

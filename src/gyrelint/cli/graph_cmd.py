@@ -10,14 +10,13 @@ import click
 import networkx as nx
 
 from .. import analysis_cache
-from ..api import Analysis, InputError, load
+from ..api import Analysis, discover_python, load
 from ..entrypoints import find_entry_points
 from ..graphs import Graphs, build_graphs
 from ..graphs.reach import reachable
 from ..index import Index, build_index
 from ..model import Handoff, Topology
 from ..render.pycg import render_pycg
-from ..repo import discover
 from .common import Progress, fail, input_errors
 
 
@@ -137,16 +136,14 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
 def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
     """Index and graphs, from the whole-analysis cache when no file changed."""
     root, settings, _ = load(path, **overrides)
-    files = discover(root, settings)
-    if not files.python:
-        raise InputError(f"{path}: no Python files found; pass the root of a Python repository (check [tool.gyrelint] exclude)")
-    key = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
+    files = discover_python(root, path, settings)
+    key, file_keys = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else (None, None)
     hit = analysis_cache.load(settings, key) if key else None
     if hit is not None:
         return hit.index, hit.graphs
     progress = Progress()
     try:
-        index = build_index(root, settings, progress, files=files)
+        index = build_index(root, settings, progress, files=files, keys=file_keys)
     finally:
         progress.close()
     for d in index.diagnostics:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
-import tempfile
 from pathlib import Path
 
 from ..codehash import code_digest
 from ..index import Index
+from ..index.cache import write_atomic
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary
 from ..model import EntryPoint
 from .imports import build_import_graph
@@ -44,13 +43,9 @@ def _load_resolution(path: Path) -> dict | None:
 
 def _save_resolution(path: Path, data: dict) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(marshal.dumps(data))
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass  # a cache that cannot be written only costs time
+        write_atomic(path, marshal.dumps(data))
+    except ValueError:
+        pass  # unmarshallable data: a cache that cannot be written only costs time
 
 
 def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> dict:

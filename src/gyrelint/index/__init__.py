@@ -168,7 +168,9 @@ def _work(batch: list[tuple[str, str, str, str, str]]) -> list[tuple[str, FileSu
 
 
 def build_index(root: Path, settings: Settings, progress: Progress | None = None,
-                files: RepoFiles | None = None) -> Index:
+                files: RepoFiles | None = None, keys: dict[str, str] | None = None) -> Index:
+    """``keys``: summary keys already computed for these files (by the analysis cache's
+    fingerprint), so unchanged files are not read and hashed twice."""
     start = time.perf_counter()
     root = root.resolve()
     files = files or discover(root, settings)
@@ -187,11 +189,12 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
                                f"({settings.max_file_size // 1024} KiB); skipped, raise [tool.gyrelint] max-file-size to include it", "size")
                 )
                 continue
-            content = abs_path.read_bytes()
+            key = keys.get(path) if keys else None
+            if key is None:
+                key = cache_key(code_digest("index"), path, module, abs_path.read_bytes())
         except OSError as exc:
             index.diagnostics.append(Diagnostic(path, 0, f"unreadable ({exc.strerror}); skipped", "input"))
             continue
-        key = cache_key(code_digest("index"), path, module, content)
         cached = cache.get(key) if cache else None
         if cached is not None:
             index.summaries[path] = cached

@@ -119,22 +119,31 @@ class SummaryCache:
             return None
 
     def put(self, key: str, summary: S.FileSummary) -> None:
-        path = self._path(key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            data = encode(key, summary)
+        except ValueError:
+            return
+        write_atomic(self._path(key), data)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write a cache file through a temporary file and a rename, so concurrent runs never
+    read half an entry; a cache that cannot be written only costs time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
             try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(encode(key, summary))
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        except (OSError, ValueError):
-            pass  # a cache that cannot be written only costs time
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        pass
 
 
 def cache_key(version: str, path: str, module: str, content: bytes) -> str:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
-import tempfile
 from pathlib import Path
 
 from ..codehash import code_digest
 from ..index import Index
+from ..index.cache import write_atomic
 from ..model import (
     Diagnostic,
     Evidence,
@@ -30,21 +29,10 @@ from ..model import (
 from ..settings import Settings
 
 
-def _code_fingerprint() -> str:
-    """Digest of this package's source, so a changed catalog or heuristic never reuses old results."""
-    h = hashlib.sha256()
-    for p in sorted(Path(__file__).parent.glob("*.py")):
-        try:
-            h.update(p.name.encode() + b"\0" + p.read_bytes())
-        except OSError:
-            h.update(p.name.encode())
-    return h.hexdigest()
-
-
 def cache_path(index: Index, settings: Settings) -> Path | None:
     if not settings.use_cache or not index.summaries or not all(s.sha for s in index.summaries.values()):
         return None
-    h = hashlib.sha256(f"semantics\0{code_digest()}\0{_code_fingerprint()}\0{sorted(map(repr, settings.signals))}\0"
+    h = hashlib.sha256(f"semantics\0{code_digest()}\0{sorted(map(repr, settings.signals))}\0"
                        .encode())
     for s in sorted(index.summaries.values(), key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
@@ -101,10 +89,6 @@ def read(path: Path) -> dict | None:
 
 def write(path: Path, data: dict) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(marshal.dumps(data))
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass  # a cache that cannot be written only costs time
+        write_atomic(path, marshal.dumps(data))
+    except ValueError:
+        pass  # unmarshallable data: a cache that cannot be written only costs time
