@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..index import Index
-from ..index.summary import MODULE_SCOPE, FileSummary
+from ..index.summary import MODULE_SCOPE, FileSummary, absolute_module
 from ..model import Diagnostic, EntryPoint
 from ..settings import Settings
 from .docs import markdown_blocks, rst_blocks
@@ -418,14 +418,7 @@ class _Finder:
         for imp in s.imports:
             if imp.scope != MODULE_SCOPE or imp.name is None or imp.bound != head:
                 continue
-            if imp.level:
-                base = s.module.split(".")
-                if not s.is_package:
-                    base = base[:-1]
-                base = base[: len(base) - (imp.level - 1)] if imp.level > 1 else base
-                mod = ".".join(base + ([imp.module] if imp.module else []))
-            else:
-                mod = imp.module
+            mod = absolute_module(s, imp.module, imp.level)
             name = imp.name + (f".{rest}" if rest else "")
             target = self.mod2path.get(mod)
             if target:

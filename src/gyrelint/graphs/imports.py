@@ -4,22 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ..index.summary import FileSummary
-
-
-def absolute_module(s: FileSummary, module: str, level: int) -> str:
-    """The absolute dotted name a (possibly relative) import names, seen from ``s``."""
-    if level == 0:
-        return module
-    parts = s.module.split(".")
-    if not s.is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: max(0, len(parts) - (level - 1))]
-    base = ".".join(parts)
-    if module:
-        return f"{base}.{module}" if base else module
-    return base
+from ..index.summary import FileSummary, absolute_module
 
 
 def build_import_graph(sums: list[FileSummary]) -> nx.DiGraph:

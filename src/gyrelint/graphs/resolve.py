@@ -25,7 +25,7 @@ import builtins
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
+from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef, absolute_module
 
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
 _EMPTY: frozenset[str] = frozenset()
@@ -171,7 +171,7 @@ class Resolver:
                 for imp in s.imports:
                     if imp.name != "*":
                         continue
-                    src = self._abs_module(s, imp.module, imp.level)
+                    src = absolute_module(s, imp.module, imp.level)
                     other = self.sums.get(src)
                     if other is None:
                         continue
@@ -186,21 +186,8 @@ class Resolver:
             if not added:
                 break
 
-    def _abs_module(self, s: FileSummary, module: str, level: int) -> str:
-        if level == 0:
-            return module
-        parts = s.module.split(".")
-        if not s.is_package:
-            parts = parts[:-1]
-        if level > 1:
-            parts = parts[: max(0, len(parts) - (level - 1))]
-        base = ".".join(parts)
-        if module:
-            return f"{base}.{module}" if base else module
-        return base
-
     def _import_value(self, s: FileSummary, imp) -> tuple:
-        absmod = self._abs_module(s, imp.module, imp.level)
+        absmod = absolute_module(s, imp.module, imp.level)
         if imp.name is None:
             return ("imp", absmod if imp.asname else absmod.split(".", 1)[0], None)
         return ("imp", absmod, imp.name)

@@ -220,3 +220,18 @@ class FileSummary:
     sha: str = ""
     flows: list[Flow] = field(default_factory=list)  # value-flow facts for call resolution
     lambdas: list[FunctionDef] = field(default_factory=list)  # lambdas, named "<lambdaN>" per scope
+
+
+def absolute_module(s: FileSummary, module: str, level: int) -> str:
+    """The absolute dotted name a (possibly relative) import names, seen from ``s``."""
+    if level == 0:
+        return module
+    parts = s.module.split(".")
+    if not s.is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: max(0, len(parts) - (level - 1))]
+    base = ".".join(parts)
+    if module:
+        return f"{base}.{module}" if base else module
+    return base

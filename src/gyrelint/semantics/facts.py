@@ -25,6 +25,7 @@ from ..index.summary import (
     FunctionDef,
     StringConst,
     Subscript,
+    absolute_module,
 )
 
 STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
@@ -342,17 +343,11 @@ class _FileContext:
 
     def __init__(self, s: FileSummary, repo_modules: frozenset[str]) -> None:
         self.s = s
-        pkg = s.module if s.is_package else s.module.rpartition(".")[0]
         self.aliases: dict[str, str] = {}
         for imp in s.imports:
             if imp.name == "*":
                 continue
-            base = imp.module
-            if imp.level:
-                parts = pkg.split(".") if pkg else []
-                up = imp.level - 1
-                parts = parts[: len(parts) - up] if up else parts
-                base = ".".join([*parts, imp.module] if imp.module else parts)
+            base = absolute_module(s, imp.module, imp.level)
             if imp.name is None:
                 full = base if imp.asname else base.split(".", 1)[0]
             else:

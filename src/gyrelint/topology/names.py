@@ -9,20 +9,16 @@ through the local (or ``self.``) assignment that created it, which is enough for
 from __future__ import annotations
 
 from ..graphs import Graphs
-from ..index.summary import CallSite, FileSummary
+from ..index.summary import CallSite, FileSummary, absolute_module
 
 
 def import_map(summary: FileSummary) -> dict[str, str]:
     """Local name → dotted target for every import of the file (any scope)."""
     out: dict[str, str] = {}
-    pkg = summary.module.split(".") if summary.is_package else summary.module.split(".")[:-1]
     for imp in summary.imports:
         if imp.name == "*":
             continue
-        module = imp.module
-        if imp.level:
-            base = pkg[: len(pkg) - (imp.level - 1)] if imp.level - 1 <= len(pkg) else []
-            module = ".".join([*base, module] if module else base)
+        module = absolute_module(summary, imp.module, imp.level)
         if imp.name is None:
             out[imp.bound] = module if imp.asname else module.split(".", 1)[0]
         else:
