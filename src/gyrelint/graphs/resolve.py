@@ -869,7 +869,7 @@ class Resolver:
         callee_values = self.eval(mod, site.scope, e[1])
         if not callee_values:
             external = True  # an unknown callee (e.g. ``ctx.Process`` of a library context) counts as a library
-        for v in callee_values:
+        for v in sorted(callee_values):  # sorted: the same targets in the same order on every run
             targets, _ = self.call(mod, site.scope, v, e, bind=False)
             external = external or (v[:2] in ("x:", "xi", "B:") and v[2:] not in _PASSTHROUGH)
             for t, via in targets:
@@ -880,7 +880,7 @@ class Resolver:
             # repo functions handed to a library (Process(target=f), executor.submit(f), Thread, map...)
             for a in (*e[2], *(a for _, a in e[3])):
                 if isinstance(a, tuple) and a and a[0] in ("n", "a", "fn"):
-                    for fv in self.eval(mod, site.scope, a):
+                    for fv in sorted(self.eval(mod, site.scope, a)):
                         if fv[:2] in ("f:", "b:"):
                             q = fv[2:].partition("|")[0]
                             if q not in seen:
@@ -909,8 +909,8 @@ class Resolver:
             if any(t.rsplit(".", 1)[-1] == name for t in seen):
                 continue  # already resolved exactly (getattr on a known object)
             exact = False
-            for cq in recv_classes:
-                for m in self.class_attr(cq, name, cq):
+            for cq in sorted(recv_classes):
+                for m in sorted(self.class_attr(cq, name, cq)):
                     if m.startswith("b:"):
                         q = m[2:].partition("|")[0]
                         if q not in seen:
