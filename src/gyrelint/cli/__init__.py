@@ -1,4 +1,11 @@
-"""The ``gyrelint`` command: one module per subcommand, registered here."""
+"""The ``gyrelint`` command: one module per subcommand, imported only when that command runs.
+
+Importing every subcommand up front cost most of a second (libcst, networkx, PyYAML and
+all analysis stages) before any work, even for ``--help``. The group below knows the
+commands from a static table (name and one-line help) and imports
+``gyrelint.cli.<name>_cmd`` on demand; ``tests/test_cli_lazy.py`` checks the table against
+the real commands.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +15,64 @@ import click
 
 from .. import __version__
 
-COMMANDS = ("analyze", "graph", "entries", "topology", "check", "baseline", "diff", "map", "report", "logcheck")
+# name -> the command's short help (the first sentence of its docstring), shown by ``gyrelint --help``.
+SHORT_HELP: dict[str, str] = {
+    "analyze": "Analyze the repository at PATH: where each chain is, the handoff both ways, one process or "
+               "many, whether the loop is online, which counters are logged.",
+    "graph": "Dump the import graph and the call graph of the repository at PATH.",
+    "entries": "List the entry points of the repository at PATH: README commands, launch scripts, console "
+               "scripts, main guards, @hydra.main; commands naming a missing module or file are flagged.",
+    "topology": "Do the sampling and training chains of the repository at PATH run in one process or many? "
+                "Prints the verdict with its reasons ranked, the trajectory and weight transports, the link "
+                "checks, the code evidence and the config keys by class (file:line and value).",
+    "check": "Lint the online-RL loop of the repository at PATH (default: the current folder).",
+    "baseline": "Write the findings of PATH to a baseline file (default PATH/.gyrelint-baseline.json).",
+    "diff": "Compare the online-RL loop of two git revisions of the repository at PATH.",
+    "map": "Draw the map of the repository at PATH: a sampling cluster, a training cluster, the handoff nodes "
+           "between them, the trajectory edge (sampler -> trainer) and the weight-sync edge (trainer -> "
+           "sampler) labelled with their transport, drivers and entry points above.",
+    "report": "Write one self-contained HTML page (no network needed, opens from file://) that answers the five "
+              "questions at a glance: summary strip, clickable map, evidence with source, tables.",
+    "logcheck": "Check a run from its logs: trajectories sampled and consumed, training steps, policy version.",
+}
+COMMANDS = tuple(SHORT_HELP)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def load_command(name: str) -> click.Command:
+    """Import ``gyrelint.cli.<name>_cmd`` and return its ``command``."""
+    return importlib.import_module(f"{__name__}.{name}_cmd").command
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported the first time they are asked for."""
+
+    def __init__(self, *args: object, lazy: dict[str, str], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(self.lazy))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.add_command(load_command(cmd_name), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, from the static table so that help imports no subcommand.
+        A stand-in command carries the table's sentence, which click shortens as it would the real help."""
+        cmds = [(n, self.commands.get(n) or click.Command(n, help=self.lazy[n])) for n in self.list_commands(ctx)]
+        cmds = [(n, c) for n, c in cmds if not c.hidden]
+        if not cmds:
+            return
+        limit = formatter.width - 6 - max(len(n) for n, _ in cmds)
+        with formatter.section("Commands"):
+            formatter.write_dl([(n, c.get_short_help_str(limit)) for n, c in cmds])
+
+
+@click.group(cls=LazyGroup, lazy=SHORT_HELP,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="gyrelint")
 def main() -> None:
     """Find the sampling and training chains of an online RL code base, the handoff
     between them both ways, and whether they run in one process or many."""
-
-
-for _name in COMMANDS:
-    _mod = importlib.import_module(f"{__name__}.{_name}_cmd")
-    main.add_command(_mod.command, _name)

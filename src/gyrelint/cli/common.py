@@ -6,11 +6,12 @@ import functools
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..api import Analysis, InputError, analyze, demo_root
+if TYPE_CHECKING:  # the analysis stages are imported by the commands that run them, not by every command
+    from ..api import Analysis
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -26,13 +27,22 @@ def input_errors(fn: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except InputError as exc:
-            fail(str(exc))
         except KeyboardInterrupt:
             click.echo("gyrelint: interrupted", err=True)
             sys.exit(130)
+        except Exception as exc:
+            if not _is_input_error(exc):
+                raise
+            fail(str(exc))
 
     return wrapper
+
+
+def _is_input_error(exc: BaseException) -> bool:
+    """``isinstance(exc, api.InputError)`` without importing the analysis stages: an InputError
+    can only exist once ``gyrelint.api`` has been imported."""
+    api = sys.modules.get("gyrelint.api")
+    return api is not None and isinstance(exc, api.InputError)
 
 
 def analysis_options(fn: Callable) -> Callable:
@@ -68,6 +78,8 @@ class Progress:
 
 def run_analysis(path: str | None, *, demo: bool = False, jobs: int | None = None, no_cache: bool = False,
                  entries: tuple[str, ...] = (), run_rules: bool = True) -> Analysis:
+    from ..api import analyze, demo_root
+
     if demo:
         path = str(demo_root())
     if path is None:

@@ -9,8 +9,10 @@ edges stay out. Builtin method names follow PyCG (``<**PyStr**>.join``).
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # annotations only: the caller already holds the graph
+    import networkx as nx
 
 _PYCG_VIA = frozenset({"call", "ctor", "decorator", "iter", "ray", "getattr"})
 _LITERAL_TYPES = {"<builtin>.str.": "<**PyStr**>.", "<builtin>.dict.": "<**PyDict**>.",
