@@ -6,8 +6,6 @@ import json
 
 import click
 
-from ..render.json_report import to_report
-from ..render.text import render_text
 from .common import analysis_options, input_errors, run_analysis
 
 
@@ -22,6 +20,9 @@ def command(path: str | None, demo: bool, fmt: str, html_dir: str | None, jobs: 
             entries: tuple[str, ...]) -> None:
     """Analyze the repository at PATH: where each chain is, the handoff both ways,
     one process or many, whether the loop is online, which counters are logged."""
+    from ..render.json_report import to_report
+    from ..render.text import render_text
+
     analysis = run_analysis(path, demo=demo, jobs=jobs, no_cache=no_cache, entries=entries)
     if fmt == "json":
         click.echo(json.dumps(to_report(analysis), indent=2))

@@ -11,14 +11,16 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..api import Analysis, analyze
 from ..gitrev import GitError, export, repo_prefix, resolve
 from ..model import Finding, HandoffKind, Side
 from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors
+
+if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
+    from ..api import Analysis
 
 CROSS_CLASSES = ("process", "port", "comm")
 
@@ -170,6 +172,8 @@ def render_text(r: DiffReport, markdown: bool = False) -> str:
 
 
 def _analyze(path: Path, jobs: int | None, no_cache: bool) -> Analysis:
+    from ..api import analyze
+
     overrides: dict[str, Any] = {"jobs": jobs}
     if no_cache:
         overrides["use_cache"] = False

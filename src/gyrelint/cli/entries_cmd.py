@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..api import demo_root, discover_python, load
-from ..entrypoints import FOUND_BY_ORDER, EntryScan, scan_entry_points
-from ..index import build_index
 from ..model import EntryPoint
 from .common import Progress, analysis_options, fail, input_errors
+
+if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
+    from ..entrypoints import EntryScan
 
 _SHOWN_PER_TARGET = 3
 
@@ -27,6 +27,10 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
             entries: tuple[str, ...]) -> None:
     """List the entry points of the repository at PATH: README commands, launch scripts,
     console scripts, main guards, @hydra.main; commands naming a missing module or file are flagged."""
+    from ..api import demo_root, discover_python, load
+    from ..entrypoints import scan_entry_points
+    from ..index import build_index
+
     if demo:
         path = str(demo_root())
     if path is None:
@@ -83,6 +87,8 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
     lines.append(f"Entry points of {root}: {len(targets)} targets from {len(found)} places ({summary})")
     lines.append(f"  {scan.commands} commands read from READMEs, scripts and CI files; {scan.external} run "
                  f"other programs (not flagged); {scan.unresolved} name their target through an unknown variable")
+    from ..entrypoints import FOUND_BY_ORDER
+
     rank = {k: i for i, k in enumerate(FOUND_BY_ORDER)}
 
     def order(item: tuple[str, list[EntryPoint]]) -> tuple:
