@@ -85,6 +85,8 @@ class Resolver:
     def __init__(self, summaries: list[FileSummary]) -> None:
         self.sums = {s.module: s for s in summaries}
         self.store: dict[str, set[str]] = {}
+        self.pending: dict[str, set[str]] = {}  # writes of the running step, see _add
+        self.pending_ckeys: list[tuple[str, str]] = []
         self.changed = False
         self.funcs: dict[str, FunctionDef] = {}  # full qualname -> def (functions and lambdas)
         self.func_mod: dict[str, str] = {}
@@ -97,6 +99,9 @@ class Resolver:
         self.nonlocals: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.base_exprs: dict[str, tuple[str, str, tuple]] = {}
         self.mro_cache: dict[str, list[str]] = {}
+        self.mro_open: dict[str, int] = {}  # classes being linearised -> nesting depth
+        self.mro_partial: dict[str, tuple[list[str], set[str]]] = {}  # see mro()
+        self.mro_low = 1 << 30
         self.ckeys: dict[str, set[str]] = defaultdict(set)
         self.gen_funcs: set[str] = set()
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
@@ -163,6 +168,7 @@ class Resolver:
         for key, names in self.nonlocals.items():
             self.locals[key] -= names
         self._star_imports()
+        self._flush()
 
     def _star_imports(self) -> None:
         for _ in range(3):  # chains of star imports
@@ -175,8 +181,8 @@ class Resolver:
                     other = self.sums.get(src)
                     if other is None:
                         continue
-                    names = other.all_exports or tuple(
-                        n for n in self.locals[(src, MODULE_SCOPE)] if not n.startswith("_"))
+                    names = other.all_exports or tuple(sorted(  # sorted: item order decides capped keys
+                        n for n in self.locals[(src, MODULE_SCOPE)] if not n.startswith("_")))
                     have = self.locals[(mod, imp.scope)]
                     for n in names:
                         if n not in have:
@@ -205,20 +211,37 @@ class Resolver:
             Resolver._collect_names(t[1], out)
 
     # ---- store -------------------------------------------------------------------
+    # Writes are buffered and applied when an item's step ends (:meth:`_flush`): a step reads
+    # the store as it was when the step began, so what it writes does not depend on the order
+    # in which it walks a set of values, and neither does which values a capped key keeps.
     def _add(self, key: str, values) -> None:
         if not values:
             return
-        cur = self.store.get(key)
-        if cur is None:
-            self.store[key] = set(values)
-            self._touch(key)
-            return
-        if len(cur) >= _MAX_VALUES:
-            return
-        n = len(cur)
-        cur.update(values)
-        if len(cur) != n:
-            self._touch(key)
+        got = self.pending.get(key)
+        if got is None:
+            self.pending[key] = set(values)
+        else:
+            got.update(values)
+
+    def _flush(self) -> None:
+        store = self.store
+        for cid, k in self.pending_ckeys:
+            ks = self.ckeys[cid]
+            if k not in ks:
+                ks.add(k)
+                self._touch(f"{cid}[]")
+        self.pending_ckeys.clear()
+        for key, values in self.pending.items():
+            cur = store.get(key)
+            if cur is None:
+                store[key] = values
+                self._touch(key)
+            elif len(cur) < _MAX_VALUES:
+                n = len(cur)
+                cur |= values
+                if len(cur) != n:
+                    self._touch(key)
+        self.pending = {}
 
     def _touch(self, key: str) -> None:
         """``key`` changed: re-queue the items that read it, drop MROs built from it."""
@@ -267,22 +290,40 @@ class Resolver:
 
     # ---- classes -------------------------------------------------------------------
     def mro(self, cq: str) -> list[str]:
-        """Linearised bases: repo class qualnames, then ``x:name`` for external bases."""
+        """Linearised bases: repo class qualnames, then ``x:name`` for external bases.
+
+        Imprecise bases can make the hierarchy cyclic. An MRO computed inside a cycle that
+        reaches a class further out is kept only until the outermost call returns: cached
+        for good, it would depend on which class of the cycle was asked for first."""
         got = self.mro_cache.get(cq)
-        if got is not None:
-            if self.reading is not None:
-                self.reading |= self.mro_deps.get(cq, _EMPTY)
+        if got is None:
+            kept = self.mro_partial.get(cq)
+            if kept is not None:
+                got, deps = kept
+                if self.reading is not None:
+                    self.reading |= deps
+                return got
+        elif self.reading is not None:
+            self.reading |= self.mro_deps.get(cq, _EMPTY)
             return got
+        else:
+            return got
+        open_ = self.mro_open
+        if cq in open_:  # a cycle: this class is being linearised further out
+            self.mro_low = min(self.mro_low, open_[cq])
+            return [cq]
+        depth = len(open_)
+        open_[cq] = depth
+        low_outside, self.mro_low = self.mro_low, depth
         outer = self.reading
         self.reading = set()
-        self.mro_cache[cq] = [cq]  # cycle guard
         seqs: list[list[str]] = []
         direct: list[str] = []
         be = self.base_exprs.get(cq)
         if be is not None:
             mod, scope, exprs = be
             for e in exprs:  # type: ignore[union-attr]
-                for v in self.eval(mod, scope, e):
+                for v in sorted(self.eval(mod, scope, e)):  # a base bound two ways: one order on every run
                     if v.startswith("c:") and v[2:] != cq:
                         direct.append(v[2:])
                         seqs.append(self.mro(v[2:]))
@@ -290,12 +331,20 @@ class Resolver:
                         direct.append(v)
                         seqs.append([v])
         seqs.append(direct)
-        out = [cq] + _c3(seqs)
-        self.mro_cache[cq] = out
+        out = [cq] + [c for c in _c3(seqs) if c != cq]
         deps = self.reading
-        self.mro_deps[cq] = deps
-        for k in deps:
-            self.key_mro[k].add(cq)
+        del open_[cq]
+        if self.mro_low < depth:
+            self.mro_partial[cq] = (out, deps)
+        else:
+            self.mro_cache[cq] = out
+            self.mro_deps[cq] = deps
+            for k in deps:
+                self.key_mro[k].add(cq)
+        self.mro_low = min(low_outside, self.mro_low)
+        if not open_:
+            self.mro_partial.clear()
+            self.mro_low = 1 << 30
         if outer is not None:
             outer |= deps
         self.reading = outer
@@ -362,6 +411,8 @@ class Resolver:
             base = self.eval(mod, scope, e[1])
             if not base:
                 return _EMPTY
+            if e[2][:1] == ("sl",):
+                return self._slice(mod, base, e[2])
             keys = self._keys(mod, scope, e[2])
             out = set()
             for v in base:
@@ -433,13 +484,35 @@ class Resolver:
             return [_const(k[1])]
         return [v for v in self.eval(mod, scope, k) if v[:1] == "k"]
 
+    def _slice(self, mod: str, base, sl: tuple) -> set[str]:
+        """``x[a:b:c]`` of lists: a new list whose indices are shifted when the bounds are
+        literal ints (``ls[1:][0]`` is ``ls[1]``), every element at an unknown index otherwise."""
+        _, lo, hi, step = sl
+        exact = isinstance(lo, (int, type(None))) and isinstance(hi, (int, type(None))) and step in (None, 1)
+        exact = exact and (lo or 0) >= 0 and (hi is None or hi >= 0)
+        out: set[str] = set()
+        for v in sorted(base):
+            if v[:2] != "l:":
+                continue
+            cid = v[2:]
+            new = f"{cid}@{lo}:{hi}:{step}"
+            self._get(f"{cid}[]")  # re-run when the list gains an index
+            for k in sorted(self.ckeys.get(cid, ())):
+                vals = self._get(f"{cid}[{k}]")
+                if exact and k.startswith("ki:"):
+                    n = int(k[3:]) - (lo or 0)
+                    if n >= 0 and (hi is None or n < hi - (lo or 0)):
+                        self._write(new, f"ki:{n}", vals)
+                else:
+                    self._write(new, "*", vals)
+            out.add(f"l:{new}")
+        return out
+
     def _write(self, cid: str, k: str, vals) -> None:
         if not vals:
             return
-        ks = self.ckeys[cid]
-        if k not in ks:
-            ks.add(k)
-            self._touch(f"{cid}[]")
+        if k not in self.ckeys.get(cid, _EMPTY):
+            self.pending_ckeys.append((cid, k))
         self._add(f"{cid}[{k}]", vals)
         self._add(f"{cid}[#]", vals)  # every element, for reads with an unknown key
 
@@ -654,7 +727,7 @@ class Resolver:
             return targets, res
         if name in ("map", "filter", "sorted", "min", "max") or name == "functools.reduce":
             fns = [a for a in args] + [a for k, a in e[3] if k == "key"]
-            cid = f"{mod}@map.{id(e)}"
+            cid = f"{mod}@map.{scope}.{self.cur_line}"  # not id(e): the same name on every run
             for a in fns:
                 for fv in self.eval(mod, scope, a):
                     if fv[:2] in ("f:", "b:", "c:"):
@@ -680,11 +753,10 @@ class Resolver:
         args = e[2]
         if pos is not None and args:
             if pos >= 0 and pos < len(args):
-                key = "*"
-                if meth == "setdefault":
-                    keys = self._keys(mod, scope, args[0])
-                    key = keys[0] if keys else "*"
-                self._write(cid, key, self.eval(mod, scope, args[pos]))
+                keys = (self._keys(mod, scope, args[0]) if meth == "setdefault" else None) or ["*"]
+                vals = self.eval(mod, scope, args[pos])
+                for key in keys:
+                    self._write(cid, key, vals)
             elif pos == -1:
                 self._write(cid, "*", self.iterate(mod, scope, self.eval(mod, scope, args[0])))
             elif pos == -2:
@@ -816,7 +888,8 @@ class Resolver:
         e = site.expr
         if not isinstance(e, tuple) or e[0] != "c":
             return
-        for v in self.eval(mod, site.scope, e[1]):
+        callees = self.eval(mod, site.scope, e[1])
+        for v in sorted(callees) if len(callees) > 1 else callees:  # sorted: see run()
             tag = v[:2]
             if tag == "x:" or tag == "xi" or (tag == "B:" and v[2:] not in _BINDING_BUILTINS):
                 continue  # calling a library binds nothing in the repo
@@ -834,26 +907,35 @@ class Resolver:
         items: list[tuple[bool, str, object]] = [(True, *self.flows[i]) for i in order]
         items += [(False, mod, c) for mod, s in self.sums.items() for c in s.calls]
         n = len(items)
-        self.queue = deque(range(n))  # FIFO: an item touched many times waits and runs once
+        # Rounds: each round runs the items queued by the previous one in item order, so the
+        # order never depends on set iteration (string hashes vary between runs) and a key
+        # capped at _MAX_VALUES gets the same values on every run.
+        self.queue = deque()
         self.queued = bytearray(b"\x01" * n)
         budget = n * _MAX_ROUNDS
         done = 0
         deps = self.deps
-        while self.queue and done < budget:
-            i = self.queue.popleft()
-            self.queued[i] = 0
-            done += 1
-            is_flow, mod, obj = items[i]
-            self.reading = reading = set()
-            if is_flow:
-                self.step_flow(mod, obj)
-            else:
-                self.step_call(mod, obj)  # type: ignore[arg-type]
-            self.reading = None
-            for k in reading:
-                lst = deps[k]
-                if i not in lst[-4:]:
-                    lst.append(i)
+        current: list[int] = list(range(n))
+        while current and done < budget:
+            for i in current:
+                if done >= budget:
+                    break
+                self.queued[i] = 0
+                done += 1
+                is_flow, mod, obj = items[i]
+                self.reading = reading = set()
+                if is_flow:
+                    self.step_flow(mod, obj)
+                else:
+                    self.step_call(mod, obj)  # type: ignore[arg-type]
+                self.reading = None
+                for k in reading:
+                    lst = deps[k]
+                    if i not in lst[-4:]:
+                        lst.append(i)
+                self._flush()  # after registering what i read: a step that feeds itself runs again
+            current = sorted(self.queue)
+            self.queue.clear()
         self.reading = None
         return done
 

@@ -749,6 +749,9 @@ class _Extractor(cst.CSTVisitor):
             sl = node.slice  # type: ignore[union-attr]
             if len(sl) == 1 and isinstance(sl[0].slice, cst.Index):
                 key = self._x(sl[0].slice.value, d)
+            elif len(sl) == 1 and isinstance(sl[0].slice, cst.Slice):
+                key = ("sl", _int_or_none(sl[0].slice.lower), _int_or_none(sl[0].slice.upper),
+                       _int_or_none(sl[0].slice.step))  # x[a:b]; "?" for a bound that is no literal
             return ("s", self._x(node.value, d), key)  # type: ignore[union-attr]
         if t is cst.Await:
             return self._x(node.expression, d)  # type: ignore[union-attr]
@@ -881,3 +884,11 @@ def extract(module: cst.Module, path: str, module_name: str, is_package: bool) -
         sys.setrecursionlimit(old)
     summary.lines = visitor.line
     return summary
+
+
+def _int_or_none(node: cst.BaseExpression | None) -> int | str | None:
+    """A slice bound: the int it is, None when absent, "?" when not a literal int."""
+    if node is None:
+        return None
+    v = literal(node)
+    return v if isinstance(v, int) and not isinstance(v, bool) else "?"

@@ -1,0 +1,84 @@
+"""Resolution gives the same graph whatever the string-hash seed, and models slices.
+
+Python randomises string hashes per process, so any walk over a set of values can change
+order between runs. The resolver caps a key at a fixed number of values, which made the
+kept values (and the call edges built on them) depend on that order."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gyrelint.entrypoints import find_entry_points
+from gyrelint.graphs import build_graphs
+from gyrelint.graphs.resolve import _MAX_VALUES
+from gyrelint.index import build_index
+from gyrelint.settings import Settings
+
+
+def _write_capped_repo(root: Path) -> None:
+    """More classes than a key keeps flow into one parameter; two bases are bound two ways
+    (a cycle in the imprecise hierarchy); one dict gets keys through setdefault."""
+    n = _MAX_VALUES + 16
+    lines = ["import random", "", "class Base:", "    def run(self):", "        return self.step()", ""]
+    for i in range(n):
+        lines += [f"class W{i}(Base):", "    def step(self):", f"        return h{i}", "",
+                  f"def h{i}():", "    pass", ""]
+    lines += ["def drive(w):", "    f = w.step()", "    f()", "    return w.run()", ""]
+    lines += [f"drive(W{i}())" for i in range(n)]
+    lines += ["", "Left = W1 if random.random() else W2", "Right = W2 if random.random() else W1",
+              "class Mix(Left, Right):", "    def go(self):", "        return super().step()", "",
+              "Mix().go()", "table = {}", f"for key in {[f'k{i}' for i in range(n)]!r}:",
+              "    table.setdefault(key, []).append(h0)", "table['k3'][0]()", ""]
+    (root / "capped.py").write_text("\n".join(lines))
+
+
+_DUMP = """
+import json, sys
+from gyrelint.entrypoints import find_entry_points
+from gyrelint.graphs import build_graphs
+from gyrelint.index import build_index
+from gyrelint.settings import Settings
+from pathlib import Path
+root = Path(sys.argv[1])
+s = Settings(use_cache=False, jobs=1)
+idx = build_index(root, s)
+g = build_graphs(idx, find_entry_points(idx, s)[0])
+print(json.dumps(sorted((a, b, d["kind"], d["via"]) for a, b, d in g.calls.edges(data=True))))
+"""
+
+
+def test_same_edges_under_every_hash_seed(tmp_path: Path) -> None:
+    _write_capped_repo(tmp_path)
+    outs = set()
+    for seed in ("1", "2", "3", "4"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run([sys.executable, "-c", _DUMP, str(tmp_path)], env=env, capture_output=True,
+                              text=True, check=True)
+        outs.add(proc.stdout)
+    assert len(outs) == 1
+    edges = {(a, b) for a, b, *_ in __import__("json").loads(outs.pop())}
+    assert ("capped.drive", "capped.Base.run") in edges
+    assert ("capped.Mix.go", "capped.W1.step") in edges or ("capped.Mix.go", "capped.W2.step") in edges
+
+
+def test_slices_shift_literal_indices(tmp_path: Path) -> None:
+    (tmp_path / "s.py").write_text(
+        "def f1():\n    pass\n\ndef f2():\n    pass\n\ndef f3():\n    pass\n\n"
+        "ls = [f1, f2, f3]\n"
+        "ls[1:3][0]()\n"
+        "ls[2:][0]()\n"
+        "def tail(xs, i):\n    for x in xs[i:]:\n        x()\n\n"
+        "tail(ls, 1)\n")
+    settings = Settings(use_cache=False, jobs=1)
+    index = build_index(tmp_path, settings)
+    g = build_graphs(index, find_entry_points(index, settings)[0])
+    by_line = {}
+    for rc in g.resolved["s"]:
+        by_line.setdefault(rc.site.line, set()).update(rc.targets)
+    assert by_line[11] == {"s.f2"}
+    assert by_line[12] == {"s.f3"}
+    # a bound that is not a literal: every element may come out
+    assert set(g.calls.adj["s.tail"]) == {"s.f1", "s.f2", "s.f3"}
