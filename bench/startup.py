@@ -2,15 +2,20 @@
 
 Usage::
 
-    python bench/startup.py [--fixture DIR] [--runs 5] [--base REV]
+    python bench/startup.py [--fixture DIR] [--runs 5] [--base REV] [--tree NAME=SRC]...
 
 Times (best of ``--runs``, wall clock, one fresh process each) ``python -c pass`` and
 ``python -c "import click"`` as the floor, then ``gyrelint --help``, ``gyrelint graph --help``
 and a warm ``gyrelint graph FIXTURE`` (one untimed run first fills a private cache). Also
-sums ``python -X importtime`` for ``gyrelint graph --help`` and says whether libcst, networkx
-and PyYAML were imported. With ``--base REV`` the same is measured, interleaved, on that git
-revision's ``src/`` (exported with ``git archive`` into a temporary folder, put first on
-``PYTHONPATH``) and every figure is also printed as a ratio to it.
+sums ``python -X importtime`` (best of ``--runs``) for the three gyrelint commands and says
+whether libcst, networkx and PyYAML were imported.
+
+With ``--base REV`` the same is measured, interleaved, on that git revision's ``src/``
+(exported with ``git archive`` into a temporary folder, put first on ``PYTHONPATH``) and
+every figure is also printed as a ratio to it. ``--tree NAME=SRC`` times a source folder
+(e.g. a patched copy of ``src/``) or a git revision instead of the working tree
+(repeatable); pin revisions when others are editing the checkout, since an edit in the
+middle of the run changes gyrelint's code digest and turns a warm run cold.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def run_once(cmd: list[str], env: dict[str, str]) -> float:
 
 
 def import_profile(env: dict[str, str], args: list[str]) -> tuple[float, int, list[str]]:
-    """Total import milliseconds, module count and heavy packages for ``gyrelint ARGS``."""
+    """Total import milliseconds, module count and heavy packages for ``gyrelint ARGS`` (one run)."""
     proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gyrelint", *args], env=env, cwd=REPO,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
     total, names = 0, []
@@ -68,18 +73,35 @@ def main() -> int:
     ap.add_argument("--fixture", type=Path, default=DEFAULT_FIXTURE)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--base", metavar="REV", help="git revision to compare with (e.g. HEAD~1)")
+    ap.add_argument("--tree", action="append", default=[], metavar="NAME=SRC",
+                    help="a src/ folder or git revision to time instead of the working tree (repeatable)")
     ns = ap.parse_args()
     if not ns.fixture.is_dir():
         sys.exit(f"{ns.fixture}: not a folder; pass --fixture with a small repository")
 
     with tempfile.TemporaryDirectory(prefix="gyrelint-startup-") as tmp:
-        trees = {"now": REPO / "src"}
-        if ns.base:
-            dest = Path(tmp) / "base"
+        def export(rev: str, name: str) -> Path:
+            dest = Path(tmp) / name
             dest.mkdir()
-            archive = subprocess.run(["git", "archive", ns.base, "src"], cwd=REPO, capture_output=True, check=True)
+            archive = subprocess.run(["git", "archive", rev, "src"], cwd=REPO, capture_output=True)
+            if archive.returncode:
+                sys.exit(f"{rev}: not a git revision of {REPO} ({archive.stderr.decode(errors='replace').strip()})")
             subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-            trees["base"] = dest / "src"
+            return dest / "src"
+
+        trees: dict[str, Path] = {}
+        if ns.base:
+            trees["base"] = export(ns.base, "base")
+        for spec in ns.tree:
+            name, _, src = spec.partition("=")
+            if not name or name == "base" or not src:
+                sys.exit(f"--tree {spec}: expected NAME=SRC (a src/ folder or a git revision), NAME not 'base'")
+            if (Path(src) / "gyrelint" / "__init__.py").is_file():
+                trees[name] = Path(src).resolve()
+            else:
+                trees[name] = export(src, f"tree-{len(trees)}")
+        if not ns.tree:
+            trees["now"] = REPO / "src"
         envs = {k: env_for(src, Path(tmp) / f"cache-{k}") for k, src in trees.items()}
         py = [sys.executable]
         gl = [*py, "-m", "gyrelint"]
@@ -99,25 +121,29 @@ def main() -> int:
                 for tree, env in envs.items():
                     t = run_once(cmd, env)
                     best[tree, label] = min(best.get((tree, label), t), t)
-        profiles = {tree: import_profile(env, ["graph", "--help"]) for tree, env in envs.items()}
+        probes = {"gyrelint --help": ["--help"], "gyrelint graph --help": ["graph", "--help"],
+                  f"gyrelint graph {ns.fixture.name} (warm)": ["graph", str(ns.fixture)]}
+        profiles = {(tree, label): min(import_profile(env, args) for _ in range(ns.runs))
+                    for label, args in probes.items() for tree, env in envs.items()}
 
     base = "base" in trees
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, best of {ns.runs}"
           + (f", base = {ns.base}" if base else ""))
     print()
-    head = "| command | now (s) |" + (" base (s) | now / base |" if base else "")
-    print(head)
-    print("|---|---|" + ("---|---|" if base else ""))
+    others = [t for t in trees if t != "base"]
+    cols = [f"{t} (s)" for t in trees] + ([f"{t} / base" for t in others] if base else [])
+    print("| command | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
     for label in cases:
-        row = f"| `{label}` | {best['now', label]:.3f} |"
+        cells = [f"{best[t, label]:.3f}" for t in trees]
         if base:
-            row += f" {best['base', label]:.3f} | {best['now', label] / best['base', label]:.2f} |"
-        print(row)
+            cells += [f"{best[t, label] / best['base', label]:.2f}" for t in others]
+        print(f"| `{label}` | " + " | ".join(cells) + " |")
     print()
-    print("| `python -X importtime -m gyrelint graph --help` | import ms | modules | heavy imported |")
-    print("|---|---|---|---|")
-    for tree, (ms, count, heavy) in profiles.items():
-        print(f"| {tree} | {ms:.0f} | {count} | {', '.join(heavy) or 'none'} |")
+    print("| `python -X importtime -m ...` | tree | import ms | modules | heavy imported |")
+    print("|---|---|---|---|---|")
+    for (tree, label), (ms, count, heavy) in profiles.items():
+        print(f"| `{label}` | {tree} | {ms:.0f} | {count} | {', '.join(heavy) or 'none'} |")
     return 0
 
 
