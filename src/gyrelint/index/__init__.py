@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import gc
 import multiprocessing
+import multiprocessing.context
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -18,7 +21,7 @@ from ..codehash import code_digest
 from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
 from ..settings import Settings
-from .cache import SummaryCache, cache_key
+from .cache import CacheError, SummaryCache, cache_key, decode, encode, gc_paused
 from .extract import extract
 from .summary import FileSummary
 
@@ -146,24 +149,42 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     return summary, None
 
 
-def _work(batch: list[tuple[str, str, str, str, str]]) -> list[tuple[str, FileSummary | None, Diagnostic | None]]:
-    """Worker: parse a batch of files, write their cache entries, return summaries."""
+_Item = tuple[str, str, str, str, str]  # absolute path, path, module, key, cache folder ("" = none)
+_Result = tuple[str, "FileSummary | bytes | None", "Diagnostic | None"]
+
+
+def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
+    """Worker: parse a batch of files, write their cache entries, return summaries.
+
+    A worker returns each summary as its encoded cache entry: the bytes it writes to the
+    cache are the ones it sends, and they are cheaper to send and to decode than a pickle
+    of the records. ``inline`` (parsing in the calling process) returns the records.
+    """
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    out = []
-    cache_cache: dict[str, SummaryCache] = {}
+    out: list[_Result] = []
+    caches: dict[str, SummaryCache] = {}
     for abs_path, path, module, key, cache_dir in batch:
         try:
             content = Path(abs_path).read_bytes()
         except OSError as exc:
             out.append((path, None, Diagnostic(path, 0, f"unreadable ({exc.strerror})", "input")))
             continue
-        summary, diag = parse_source(path, module, content)
-        if summary is not None:
+        with gc_paused():  # a syntax tree is acyclic and freed as soon as it is summarised
+            summary, diag = parse_source(path, module, content)
+            if summary is None:
+                out.append((path, None, diag))
+                continue
             summary.sha = key
-            if cache_dir:
-                cache = cache_cache.setdefault(cache_dir, SummaryCache(Path(cache_dir), code_digest("index")))
-                cache.put(key, summary)
-        out.append((path, summary, diag))
+            try:
+                data = encode(key, summary) if cache_dir or not inline else None
+            except ValueError:  # unstorable values: send the records themselves, cache nothing
+                data = None
+        if data is not None and cache_dir:
+            cache = caches.get(cache_dir)
+            if cache is None:
+                cache = caches[cache_dir] = SummaryCache(Path(cache_dir), code_digest("index"))
+            cache.put_bytes(key, data)
+        out.append((path, summary if inline or data is None else data, diag))
     return out
 
 
@@ -177,7 +198,21 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
     index = Index(root=root, files=files)
     index.diagnostics.extend(files.diagnostics)
     cache = SummaryCache(settings.cache_dir, code_digest("index")) if settings.use_cache else None
-    todo: list[tuple[str, str, str, str, str]] = []
+    with gc_paused(promote=True):  # summaries are acyclic: collecting while building them only costs time
+        _fill(index, root, settings, cache, keys, progress)
+    index.summaries = dict(sorted(index.summaries.items()))
+    index.diagnostics.sort(key=lambda d: (d.file, d.line, d.message))
+    index.stats.files = len(files.python)
+    index.stats.functions = sum(len(s.functions) for s in index.summaries.values())
+    index.stats.seconds = round(time.perf_counter() - start, 3)
+    return index
+
+
+def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | None,
+          keys: dict[str, str] | None, progress: Progress | None) -> None:
+    """Summaries from the cache, then from worker processes for the files it lacks."""
+    files = index.files
+    todo: list[_Item] = []
     for path in files.python:
         abs_path = root / path
         module = files.modules[path]
@@ -205,48 +240,66 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
     done = total - len(todo)
     if progress:
         progress(done, total)
-    jobs = settings.jobs or os.cpu_count() or 1
-    results: list[tuple[str, FileSummary | None, Diagnostic | None]] = []
-    if todo:
-        # always in worker processes: a native parser crash then costs one worker, not the run
-        jobs = max(1, min(jobs, (len(todo) + _BATCH - 1) // _BATCH))
-        # big files first, then small batches so workers stay busy to the end
-        todo.sort(key=lambda t: -_size(t[0]))
-        batches = [todo[i : i + _BATCH] for i in range(0, len(todo), _BATCH)]
-        if multiprocessing.current_process().daemon:
-            # a daemonic process (e.g. inside flake8's or pytest-xdist's pool) cannot have
-            # children: parse here instead
-            for batch in batches:
-                out = _work(batch)
-                results.extend(out)
-                done += len(out)
-                if progress:
-                    progress(done, total)
-        else:
-            try:
-                with ProcessPoolExecutor(max_workers=jobs) as pool:
-                    for out in pool.map(_work, batches):
-                        results.extend(out)
-                        done += len(out)
-                        if progress:
-                            progress(done, total)
-            except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
-                seen = {r[0] for r in results}
-                for item in todo:
-                    if item[1] not in seen:
-                        results.extend(_work_guarded(item, exc))
-    for path, summary, diag in results:
-        if summary is not None:
-            index.summaries[path] = summary
-            index.stats.parsed += 1
-        if diag is not None:
-            index.diagnostics.append(diag)
-    index.summaries = dict(sorted(index.summaries.items()))
-    index.diagnostics.sort(key=lambda d: (d.file, d.line, d.message))
-    index.stats.files = total
-    index.stats.functions = sum(len(s.functions) for s in index.summaries.values())
-    index.stats.seconds = round(time.perf_counter() - start, 3)
-    return index
+    if not todo:
+        return
+    key_of = {item[1]: item[3] for item in todo}
+
+    def take(out: list[_Result]) -> None:
+        """Record a batch as it arrives: decoding overlaps with the workers still parsing."""
+        nonlocal done
+        for path, got, diag in out:
+            if isinstance(got, bytes):
+                try:
+                    got = decode(key_of[path], got)
+                except CacheError as exc:  # a worker's own entry: only a bug can get here
+                    got, diag = None, Diagnostic(path, 0, f"internal error reading the summary ({exc}); file skipped", "parse")
+            if got is not None:
+                index.summaries[path] = got
+                index.stats.parsed += 1
+            if diag is not None:
+                index.diagnostics.append(diag)
+            seen.add(path)
+        done += len(out)
+        if progress:
+            progress(done, total)
+
+    seen: set[str] = set()
+    # always in worker processes: a native parser crash then costs one worker, not the run
+    jobs = max(1, min(settings.jobs or os.cpu_count() or 1, (len(todo) + _BATCH - 1) // _BATCH))
+    # big files first, then small batches so workers stay busy to the end
+    todo.sort(key=lambda t: -_size(t[0]))
+    batches = [todo[i : i + _BATCH] for i in range(0, len(todo), _BATCH)]
+    if multiprocessing.current_process().daemon:
+        # a daemonic process (e.g. inside flake8's or pytest-xdist's pool) cannot have
+        # children: parse here instead
+        for batch in batches:
+            take(_work(batch, inline=True))
+        return
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_init_worker) as pool:
+            for out in pool.map(_work, batches):
+                take(out)
+    except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
+        for item in todo:
+            if item[1] not in seen:
+                take(_work_guarded(item, exc))
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """``fork`` where it is safe (POSIX but macOS, no other thread running): a forked
+    worker starts in about 10 ms, a ``forkserver`` or ``spawn`` one (Python 3.14's and
+    macOS's default) re-imports gyrelint and libcst first, about 0.5 s, which would be
+    most of a run that re-parses one file."""
+    if (sys.platform != "darwin" and "fork" in multiprocessing.get_all_start_methods()
+            and threading.active_count() == 1):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _init_worker() -> None:
+    """Leave the objects a forked worker inherits out of its collections: they are never
+    garbage, and walking them would also copy their memory pages."""
+    gc.freeze()
 
 
 def _size(path: str) -> int:
@@ -256,10 +309,10 @@ def _size(path: str) -> int:
         return 0
 
 
-def _work_guarded(item: tuple[str, str, str, str, str], exc: Exception) -> list:
+def _work_guarded(item: _Item, exc: Exception) -> list[_Result]:
     """Re-run one file in its own process after a pool crash, so one file cannot sink the repo."""
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
+        with ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_init_worker) as pool:
             return pool.submit(_work, [item]).result(timeout=120)
     except Exception:  # noqa: BLE001
         return [(item[1], None, Diagnostic(item[1], 0, "the parser crashed on this file; skipped", "parse"))]
