@@ -137,3 +137,82 @@ def test_no_cache_bypasses_it(repo: Path, tmp_path: Path) -> None:
     analyze(repo, _settings(tmp_path))
     fresh = analyze(repo, Settings(cache_dir=tmp_path / "cache", jobs=1, use_cache=False))
     assert fresh.stats.parsed == 2
+
+
+def _graph_json(root: Path, cache: Path) -> str:
+    from click.testing import CliRunner
+
+    from gyrelint.cli import main as cli
+
+    res = CliRunner().invoke(cli, ["graph", str(root), "--format", "json"], env={"GYRELINT_CACHE_DIR": str(cache)})
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def _no_pipeline(monkeypatch) -> None:
+    from gyrelint.cli import graph_cmd
+
+    def boom(*a, **k):
+        raise AssertionError("the pipeline ran")
+
+    monkeypatch.setattr(graph_cmd, "build_graphs", boom)
+
+
+def test_edit_that_summarises_the_same_reuses_the_last_graph(repo: Path, tmp_path: Path, monkeypatch) -> None:
+    cache = tmp_path / "cache"
+    before = _graph_json(repo, cache)
+    main = repo / "loop" / "main.py"
+    # a comment inside a line and trailing lines: no stage reads either
+    main.write_text(LOOP.replace('self.opt.step()', 'self.opt.step()  # one step') + "\n# trailing note\n\n")
+    with monkeypatch.context() as m:
+        _no_pipeline(m)
+        assert _graph_json(repo, cache) == before
+    # the reused result is stored under the new content: a warm run hits it exactly
+    with monkeypatch.context() as m:
+        _no_pipeline(m)
+        m.setattr(analysis_cache, "reuse_if_summaries_unchanged", lambda *a: None)
+        assert _graph_json(repo, cache) == before
+
+
+@pytest.mark.parametrize("edit", ["code", "shift", "other-file"])
+def test_edit_that_changes_what_stages_read_runs_the_pipeline(repo: Path, tmp_path: Path, monkeypatch, edit) -> None:
+    cache = tmp_path / "cache"
+    before = _graph_json(repo, cache)
+    main = repo / "loop" / "main.py"
+    if edit == "code":
+        main.write_text(LOOP.replace("self.opt.step()", "self.opt.zero_grad()"))
+    elif edit == "shift":  # a line added at the top moves every line below it
+        main.write_text("# header\n" + LOOP)
+    else:
+        (repo / "config.yaml").write_text("trainer:\n  nnodes: 2\n")
+    calls = []
+    from gyrelint.cli import graph_cmd
+
+    real = graph_cmd.build_graphs
+    monkeypatch.setattr(graph_cmd, "build_graphs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    after = _graph_json(repo, cache)
+    assert calls == [1]
+    if edit == "code":
+        assert "zero_grad" in after and "zero_grad" not in before
+    elif edit == "shift":
+        assert after != before
+
+
+def test_reuse_needs_the_old_summary_from_the_cache(repo: Path, tmp_path: Path) -> None:
+    from gyrelint.api import discover_python, load
+
+    cache = tmp_path / "cache"
+    _graph_json(repo, cache)
+    (repo / "loop" / "main.py").write_text(LOOP + "\n# note\n")
+    root, settings, _ = load(repo, Settings(cache_dir=cache))
+    files = discover_python(root, repo, settings)
+    fp = analysis_cache.fingerprint(root, files, settings, "graph")
+    assert analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp) is not None
+    summary_dirs = [d for d in cache.iterdir() if d.is_dir() and d.name not in ("analysis", "last-analysis", "graphs")]
+    assert summary_dirs
+    for d in summary_dirs:
+        for entry in d.rglob("*"):
+            if entry.is_file():
+                entry.unlink()
+    # the old summary is gone: the edited file must not stand in for it
+    assert analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp) is None

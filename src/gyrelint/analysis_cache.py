@@ -17,13 +17,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import marshal
 import pickle
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .codehash import code_digest
-from .index import parse_source
+from .index import build_index, parse_source
 from .index.cache import SummaryCache, cache_key, write_atomic
 from .index.summary import FileSummary
 from .repo import RepoFiles
@@ -107,12 +108,24 @@ class LazySummaries(Mapping[str, FileSummary]):
         return (LazySummaries, (self._root, self._keys, self._modules, self._cache_dir))
 
 
-def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> tuple[str, dict[str, str]]:
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """What a run's result depends on, split so a later run can tell what changed."""
+
+    key: str  # the whole-analysis cache key
+    head: str  # analyzer code, cache format, command, settings
+    rest: str  # every non-Python file, and Python files too big or unreadable to summarise
+    file_keys: dict[str, str]  # readable Python file -> summary key (its content hash)
+    modules: dict[str, str]  # Python file -> dotted module
+
+
+def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> Fingerprint:
     """The repo's cache key, and each readable Python file's summary key (``build_index``
     reuses them instead of reading and hashing every file a second time)."""
-    h = hashlib.sha256()
     stable = dataclasses.replace(settings, jobs=0)
-    h.update(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode())
+    head = hashlib.sha256(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode()).hexdigest()
+    h = hashlib.sha256(head.encode())
+    rest = hashlib.sha256()
     file_keys: dict[str, str] = {}
     for path in files.python:
         h.update(path.encode("utf-8", "surrogateescape") + b"\0")
@@ -120,24 +133,25 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
             p = root / path
             st = p.stat()
             if st.st_size > settings.max_file_size:
-                h.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
+                rest.update(f"{path}\0big:{st.st_size}:{st.st_mtime_ns}".encode("utf-8", "surrogateescape"))
             else:
                 file_keys[path] = cache_key(code_digest("index"), path, files.modules[path], p.read_bytes())
                 h.update(file_keys[path].encode())
         except OSError:
-            h.update(b"unreadable")
+            rest.update(f"{path}\0unreadable".encode("utf-8", "surrogateescape"))
     for path in files.other:
-        h.update(b"\1" + path.encode("utf-8", "surrogateescape") + b"\0")
+        rest.update(b"\1" + path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             p = root / path
             st = p.stat()
             if st.st_size > settings.max_file_size:
-                h.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
+                rest.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
             else:
-                h.update(hashlib.sha256(p.read_bytes()).digest())
+                rest.update(hashlib.sha256(p.read_bytes()).digest())
         except OSError:
-            h.update(b"unreadable")
-    return h.hexdigest(), file_keys
+            rest.update(b"unreadable")
+    h.update(rest.digest())
+    return Fingerprint(h.hexdigest(), head, rest.hexdigest(), file_keys, dict(files.modules))
 
 
 def _entry_path(settings: Settings, key: str) -> Path:
@@ -165,9 +179,57 @@ def load(settings: Settings, key: str) -> Analysis | None:
     return result if isinstance(result, Analysis) else None
 
 
-def store(settings: Settings, key: str, analysis: Analysis) -> None:
+_MAX_CHANGED = 16  # past this many changed files a full run costs about as much
+
+
+def _last_path(settings: Settings, root: Path, head: str) -> Path:
+    """Where the newest entry of this repo, command and settings is named."""
+    return Path(settings.cache_dir) / "last-analysis" / hashlib.sha256(f"{root}\0{head}".encode()).hexdigest()
+
+
+def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFiles, fp: Fingerprint) -> Analysis | None:
+    """Early cutoff: when the only changed files summarise exactly as before (an edited
+    comment, trailing blank lines: nothing any stage reads), the newest analysis of this
+    repo is the answer. Only those files are parsed; ``None`` means: run the pipeline."""
+    try:
+        prev = marshal.loads(_last_path(settings, root, fp.head).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(prev, dict) or prev.get("rest") != fp.rest or prev.get("modules") != fp.modules:
+        return None
+    old_keys = prev.get("file_keys")
+    if not isinstance(old_keys, dict) or old_keys.keys() != fp.file_keys.keys():
+        return None
+    changed = [p for p, k in fp.file_keys.items() if old_keys[p] != k]
+    if not changed or len(changed) > _MAX_CHANGED:
+        return None
+    summaries = SummaryCache(Path(settings.cache_dir), code_digest("index"))
+    old = {p: summaries.get(old_keys[p]) for p in changed}  # never re-parsed: the file is not what it was
+    if any(v is None for v in old.values()):
+        return None
+    previous = load(settings, prev.get("key", ""))
+    if previous is None:
+        return None
+    only = dataclasses.replace(files, python=changed, diagnostics=[])
+    fresh = build_index(root, settings, files=only, keys={p: fp.file_keys[p] for p in changed})
+    if fresh.diagnostics or fresh.summaries.keys() != old.keys():
+        return None
+    for p, new in fresh.summaries.items():
+        # the content hash and the file's line count: no stage reads either
+        if dataclasses.replace(new, sha=old[p].sha, lines=old[p].lines) != old[p]:  # type: ignore[union-attr]
+            return None
+    lazy = LazySummaries(root, dict(fp.file_keys), dict(files.modules), Path(settings.cache_dir))
+    lazy._loaded.update(fresh.summaries)
+    previous.index = dataclasses.replace(previous.index, files=files, summaries=lazy)
+    return previous
+
+
+def store(settings: Settings, key: str, analysis: Analysis, fp: Fingerprint | None = None) -> None:
     index = analysis.index
-    keys = {p: s.sha for p, s in index.summaries.items()}
+    if isinstance(index.summaries, LazySummaries):  # reading .sha would load every summary
+        keys = dict(index.summaries._keys)
+    else:
+        keys = {p: s.sha for p, s in index.summaries.items()}
     if not all(keys.values()):
         return
     lazy = LazySummaries(index.root, keys, dict(index.files.modules), Path(settings.cache_dir))
@@ -180,3 +242,6 @@ def store(settings: Settings, key: str, analysis: Analysis) -> None:
         return
     payload = buf.getvalue()
     write_atomic(_entry_path(settings, key), MAGIC + hashlib.sha256(key.encode() + payload).digest() + payload)
+    if fp is not None:
+        last = {"key": key, "rest": fp.rest, "file_keys": fp.file_keys, "modules": fp.modules}
+        write_atomic(_last_path(settings, index.root, fp.head), marshal.dumps(last))

@@ -89,7 +89,8 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     if extra_entries:
         settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(extra_entries))
     files = discover_python(root, path, settings)
-    key, file_keys = analysis_cache.fingerprint(root, files, settings, run_rules) if settings.use_cache else (None, None)
+    fp = analysis_cache.fingerprint(root, files, settings, run_rules) if settings.use_cache else None
+    key, file_keys = (fp.key, fp.file_keys) if fp is not None else (None, None)
     if key is not None:
         hit = analysis_cache.load(settings, key)
         if hit is not None:
@@ -127,5 +128,5 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         result.findings = _run(result, settings)
     result.stats.seconds = round(time.perf_counter() - start, 3)
     if key is not None:
-        analysis_cache.store(settings, key, result)
+        analysis_cache.store(settings, key, result, fp)
     return result

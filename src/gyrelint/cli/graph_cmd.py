@@ -137,13 +137,18 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
     """Index and graphs, from the whole-analysis cache when no file changed."""
     root, settings, _ = load(path, **overrides)
     files = discover_python(root, path, settings)
-    key, file_keys = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else (None, None)
-    hit = analysis_cache.load(settings, key) if key else None
-    if hit is not None:
-        return hit.index, hit.graphs
+    fp = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
+    if fp is not None:
+        hit = analysis_cache.load(settings, fp.key)
+        if hit is None:
+            hit = analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp)
+            if hit is not None:
+                analysis_cache.store(settings, fp.key, hit, fp)
+        if hit is not None:
+            return hit.index, hit.graphs
     progress = Progress()
     try:
-        index = build_index(root, settings, progress, files=files, keys=file_keys)
+        index = build_index(root, settings, progress, files=files, keys=fp.file_keys if fp else None)
     finally:
         progress.close()
     for d in index.diagnostics:
@@ -151,10 +156,10 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
             click.echo(f"gyrelint: warning: {d}", err=True)
     eps, _ = find_entry_points(index, settings)
     g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None)
-    if key:
-        analysis_cache.store(settings, key, Analysis(
+    if fp is not None:
+        analysis_cache.store(settings, fp.key, Analysis(
             root=root, given_root=str(path), settings=settings, index=index, entry_points=eps, graphs=g,
-            functions={}, modules=[], boundary_modules=[], handoff=Handoff(), topology=Topology()))
+            functions={}, modules=[], boundary_modules=[], handoff=Handoff(), topology=Topology()), fp)
     return index, g
 
 
