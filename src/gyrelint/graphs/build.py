@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..codehash import code_digest
 from ..index import Index
-from ..index.cache import write_atomic
+from ..index.cache import gc_paused, write_atomic
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary
 from ..model import EntryPoint
 from .imports import build_import_graph
@@ -56,7 +56,8 @@ def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> dict:
         got = _load_resolution(path)
         if got is not None:
             return got
-    resolver, res = resolve(sums)
+    with gc_paused(promote=True):  # the resolver's store is many sets of strings: no cycles
+        resolver, res = resolve(sums)
     data = {
         "key": key,
         "sites": {k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},

@@ -112,7 +112,7 @@ class Resolver:
         self.cur_line = 0
         # worklist: which items (flows and call sites) read which keys
         self.reading: set[str] | None = None
-        self.deps: dict[str, list[int]] = defaultdict(list)
+        self.deps: dict[str, set[int]] = defaultdict(set)
         self.attr_memo: dict[tuple[str, str], frozenset[str]] = {}
         self.queue: deque[int] = deque()
         self.queued: bytearray = bytearray()
@@ -930,9 +930,7 @@ class Resolver:
                     self.step_call(mod, obj)  # type: ignore[arg-type]
                 self.reading = None
                 for k in reading:
-                    lst = deps[k]
-                    if i not in lst[-4:]:
-                        lst.append(i)
+                    deps[k].add(i)
                 self._flush()  # after registering what i read: a step that feeds itself runs again
             current = sorted(self.queue)
             self.queue.clear()
