@@ -58,3 +58,36 @@ def test_gitignore_and_exclude_are_honoured(tmp_path: Path) -> None:
     (repo / ".gitignore").write_text("gen/\n*skip_me.py\n!keep/c.py\n")
     files = discover(repo, Settings(exclude=("third_party",)))
     assert files.python == ["a.py", "keep/c.py"]
+
+
+def test_shebang_scripts_and_dockerfiles_are_read_as_launchers(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "bin").mkdir()
+    (repo / "docker").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "train.py").write_text("def main():\n    pass\n\nif __name__ == '__main__':\n    main()\n")
+    (repo / "pkg" / "serve.py").write_text("print('serving')\n")
+    (repo / "bin" / "launch").write_text(
+        "#!/usr/bin/env bash\nset -e\nexport MASTER_PORT=29511\ntorchrun --nproc_per_node=4 -m pkg.train\n")
+    (repo / "bin" / "notes").write_text("python -m pkg.train is how we ran it once\n")  # no shebang: not a script
+    (repo / "bin" / "tool").write_text("#!/usr/bin/env python3\nprint('x')\n")  # a Python shebang: not shell
+    (repo / "LICENSE").write_text("MIT\n")
+    (repo / "docker" / "Dockerfile.gpu").write_text(
+        "FROM python:3.11\nENV X=1\nRUN pip install -e . && \\\n    python -m pkg.serve --check\n"
+        'CMD ["python", "-m", "pkg.train", "--nnodes", "1"]\n'
+        'ENTRYPOINT ["python", "-m", "pkg.gone"]\n'
+        "RUN curl -O https://example.com/get-pip.py && python get-pip.py\n")
+    files = discover(repo, Settings())
+    assert {"bin/launch", "docker/Dockerfile.gpu"} <= set(files.other)
+    assert not {"bin/notes", "bin/tool", "LICENSE"} & set(files.other)
+    a = analyze(repo, Settings(cache_dir=tmp_path / "cache", jobs=1))
+    found = {(e.source, e.line, e.module, e.exists) for e in a.entry_points if e.found_by == "script"}
+    assert ("bin/launch", 4, "pkg.train", True) in found
+    assert ("docker/Dockerfile.gpu", 3, "pkg.serve", True) in found  # a continued RUN: the line it starts on
+    assert ("docker/Dockerfile.gpu", 5, "pkg.train", True) in found  # exec form
+    # a module of the repo that is not there is reported; a file of the image is not
+    missing = [(e.module, e.file) for e in a.entry_points if e.source == "docker/Dockerfile.gpu" and not e.exists]
+    assert missing == [("pkg.gone", None)]
+    keys = {k.key: (k.cls, k.value) for k in a.topology.config_keys}
+    assert keys["MASTER_PORT"] == ("port", "29511")

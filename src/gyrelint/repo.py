@@ -21,6 +21,46 @@ SKIP_DIRS = {
     ".idea", ".vscode", "wandb", "outputs", "checkpoints",
 }
 # non-Python files later stages read: configs, launchers, docs
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
+_MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+_SHEBANG_SHELLS = (b"sh", b"bash", b"zsh", b"dash", b"ksh")
+
+
+def launcher_kind(rel: str) -> str | None:
+    """How a non-Python file of the repo launches things: "shell", "make", "docker", or None.
+
+    An extensionless file is in the file list only when it starts with a shell shebang
+    (:func:`discover` checks), so it is a shell script; a README is documentation."""
+    name = rel.rsplit("/", 1)[-1]
+    lower = name.lower()
+    if lower.endswith(SHELL_SUFFIXES):
+        return "shell"
+    if name in _MAKEFILES or lower.endswith(".mk"):
+        return "make"
+    if is_dockerfile(name):
+        return "docker"
+    if "." not in name and not name.startswith("README"):
+        return "shell"
+    return None
+
+
+def is_dockerfile(name: str) -> bool:
+    return name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.lower().endswith(".dockerfile")
+
+
+def _has_shell_shebang(path: str) -> bool:
+    """``#!/bin/bash``, ``#!/usr/bin/env sh``...: a launcher script without a suffix."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(128)
+    except OSError:
+        return False
+    if not head.startswith(b"#!"):
+        return False
+    words = head[2:].split(b"\n", 1)[0].replace(b"/", b" ").split()
+    return any(w in _SHEBANG_SHELLS for w in words)
+
+
 OTHER_SUFFIXES = {".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".mk", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -134,7 +174,9 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             suffix = os.path.splitext(entry.name)[1]
             if suffix == ".py" or suffix == ".pyi" and False:
                 files.python.append(rel)
-            elif suffix in OTHER_SUFFIXES or entry.name.startswith("README") or entry.name == "Makefile":
+            elif suffix in OTHER_SUFFIXES or entry.name.startswith("README") or entry.name in _MAKEFILES:
+                files.other.append(rel)
+            elif is_dockerfile(entry.name) or (not suffix and _has_shell_shebang(entry.path)):
                 files.other.append(rel)
     files.python.sort()
     files.other.sort()

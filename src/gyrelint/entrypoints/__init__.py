@@ -10,14 +10,17 @@ module); commands for other programs (``python -m pip``) are left alone.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
+import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
 from ..index import Index
 from ..index.summary import MODULE_SCOPE, FileSummary, absolute_module
 from ..model import Diagnostic, EntryPoint
+from ..repo import launcher_kind
 from ..settings import Settings
 from .docs import markdown_blocks, rst_blocks
 from .packaging import (
@@ -34,7 +37,7 @@ __all__ = ["EntryScan", "find_entry_points", "scan_entry_points"]
 
 FOUND_BY_ORDER = ("config", "pyproject", "setup", "readme", "script", "hydra", "main-guard")
 _DOC_SUFFIXES = (".md", ".markdown", ".rst")
-_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
+_DOCKER_INSTR = re.compile(r"^\s*([A-Za-z]+)\s+")
 _YAML_SUFFIXES = (".yaml", ".yml")
 _YAML_HINTS = ("python", "torchrun", "accelerate", "deepspeed", "ray job", "uv run")
 _TEXT_LIMIT = 2 * 1024 * 1024
@@ -158,10 +161,12 @@ class _Finder:
             lower = name.lower()
             if lower.endswith(_DOC_SUFFIXES):
                 self._docs(rel, lower.endswith(".rst"))
-            elif lower.endswith(_SCRIPT_SUFFIXES):
+            elif (kind := launcher_kind(rel)) == "shell":
                 self._shell(rel, "script")
-            elif name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
+            elif kind == "make":
                 self._shell(rel, "script", make=True)
+            elif kind == "docker":
+                self._dockerfile(rel)
             elif lower.endswith(_YAML_SUFFIXES):
                 self._shell(rel, "script", yaml=True)
 
@@ -181,6 +186,37 @@ class _Finder:
             return
         lines = list(enumerate(text.splitlines(), 1))
         self._launches(rel, found_by, scan_shell(lines, make=make, yaml=yaml))
+
+    def _dockerfile(self, rel: str) -> None:
+        """``RUN``/``CMD``/``ENTRYPOINT`` lines, exec form (``["python", "-m", "x"]``) included,
+        read as shell lines; every other instruction is blanked so line numbers hold."""
+        text = self.index.read_text(rel, _TEXT_LIMIT)
+        if not text:
+            return
+        lines: list[tuple[int, str]] = []
+        continued = keep = False
+        for no, raw in enumerate(text.splitlines(), 1):
+            m = _DOCKER_INSTR.match(raw)
+            if m and not continued:
+                rest = raw[m.end():]
+                if m.group(1).upper() in ("RUN", "CMD", "ENTRYPOINT"):
+                    if rest.lstrip().startswith("["):
+                        try:
+                            argv = json.loads(rest)
+                        except ValueError:
+                            argv = None
+                        if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+                            rest = " ".join(shlex.quote(a) for a in argv)
+                    lines.append((no, rest))
+                else:
+                    lines.append((no, ""))
+                keep = m.group(1).upper() in ("RUN", "CMD", "ENTRYPOINT")
+            elif continued:
+                lines.append((no, raw if keep else ""))
+            else:
+                lines.append((no, ""))
+            continued = raw.rstrip().endswith("\\")
+        self._launches(rel, "script", scan_shell(lines), in_image=True)
 
     def configured(self, entries: tuple[str, ...]) -> None:
         """``[tool.gyrelint] entry-points`` (and ``--entry``): files, modules or ``pkg.mod:func``."""
@@ -214,7 +250,9 @@ class _Finder:
                                      self._function_of(path)))
 
     # ---- launches -------------------------------------------------------------------------------
-    def _launches(self, rel: str, found_by: str, shell_scan: ShellScan) -> None:
+    def _launches(self, rel: str, found_by: str, shell_scan: ShellScan, in_image: bool = False) -> None:
+        """``in_image``: the commands run inside a container image, whose files need not be
+        the repo's (``RUN python get-pip.py`` after a download): a missing file is not reported."""
         self.scan.unresolved += len(shell_scan.unresolved)
         src_dir = posixpath.dirname(rel)
         for launch in shell_scan.launches:
@@ -222,9 +260,9 @@ class _Finder:
             if launch.kind == "file" and posixpath.normpath(launch.target) in shell_scan.generated:
                 self.scan.unresolved += 1  # written by the same script (cat > x.py <<EOF): not a repo file
                 continue
-            self._launch(rel, src_dir, found_by, launch)
+            self._launch(rel, src_dir, found_by, launch, in_image)
 
-    def _launch(self, rel: str, src_dir: str, found_by: str, launch: Launch) -> None:
+    def _launch(self, rel: str, src_dir: str, found_by: str, launch: Launch, in_image: bool = False) -> None:
         command = launch.command if len(launch.command) <= _COMMAND_MAX else launch.command[: _COMMAND_MAX - 1] + "…"
         if launch.kind == "console":
             script = self.scripts.get(launch.target)
@@ -258,7 +296,8 @@ class _Finder:
             if path is None and not launch.uncertain:
                 path = self._by_name(target)
             if path is None:
-                if launch.uncertain or self._ambiguous(target) or not self._known_cwd(src_dir, launch.cwd):
+                if (launch.uncertain or in_image or self._ambiguous(target)
+                        or not self._known_cwd(src_dir, launch.cwd)):
                     self.scan.unresolved += 1
                     return
                 what = f"file '{launch.target}'"

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..graphs import Graphs
 from ..index import Index
 from ..model import ConfigKey, Diagnostic
+from ..repo import launcher_kind
 from ..settings import Settings
 from .classify import Vocabulary, classify
 from .names import Namer
@@ -85,7 +86,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
             kind = "json"
         elif suffix in (".ini", ".cfg"):
             kind = "ini"
-        elif suffix in (".sh", ".bash", ".zsh", ".slurm", ".sbatch"):
+        elif launcher_kind(rel) == "shell":
             kind = "shell"
         elif suffix == ".md":
             kind = "markdown"
