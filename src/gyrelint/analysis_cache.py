@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import cache_gc
 from .codehash import code_digest
 from .index import build_index, parse_source
 from .index.cache import SummaryCache, cache_key, write_atomic
@@ -174,6 +175,7 @@ def load(settings: Settings, key: str) -> Analysis | None:
         result = _RestrictedUnpickler(io.BytesIO(payload)).load()
     except Exception:  # noqa: BLE001 - any failure means: recompute
         return None
+    cache_gc.touch(path)
     from .api import Analysis
 
     return result if isinstance(result, Analysis) else None
@@ -245,3 +247,5 @@ def store(settings: Settings, key: str, analysis: Analysis, fp: Fingerprint | No
     if fp is not None:
         last = {"key": key, "rest": fp.rest, "file_keys": fp.file_keys, "modules": fp.modules}
         write_atomic(_last_path(settings, index.root, fp.head), marshal.dumps(last))
+    cache_dir = Path(settings.cache_dir)
+    cache_gc.prune(cache_dir, {SummaryCache(cache_dir, code_digest("index")).dir.name})

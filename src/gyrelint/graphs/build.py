@@ -6,6 +6,7 @@ import hashlib
 import marshal
 from pathlib import Path
 
+from .. import cache_gc
 from ..codehash import code_digest
 from ..index import Index
 from ..index.cache import gc_paused, write_atomic
@@ -55,6 +56,7 @@ def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> dict:
     if path is not None:
         got = _load_resolution(path)
         if got is not None:
+            cache_gc.touch(path)
             return got
     with gc_paused(promote=True):  # the resolver's store is many sets of strings: no cycles
         resolver, res = resolve(sums)
