@@ -224,3 +224,15 @@ def test_resolution_cache_reused_only_when_nothing_changed(tmp_path: Path, monke
     (repo / "b.py").write_text("def g():\n    h()\n\ndef h():\n    pass\n")
     with pytest.raises(AssertionError, match="from the cache"):
         build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
+
+
+def test_graph_json_records_are_what_json_dumps_writes() -> None:
+    from gyrelint.cli.graph_cmd import _flat_json
+
+    records = [
+        {"id": "m.f", "kind": "function", "file": "pkg/ü.py", "line": 3},
+        {"source": 'a"b\\c', "target": "<builtin>.print", "kind": "weak", "via": None, "lines": [1, 20]},
+        {"id": "x", "flag": True, "nested": {"b": 1, "a": [1.5, "s"]}, "empty": []},
+    ]
+    for r in records:
+        assert _flat_json(r) == json.dumps(r, sort_keys=True)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from . import cache_gc
 from .codehash import code_digest
 from .index import build_index, parse_source
-from .index.cache import SummaryCache, cache_key, write_atomic
+from .index.cache import SummaryCache, cache_key, gc_paused, write_atomic
 from .index.summary import FileSummary
 from .repo import RepoFiles
 from .settings import Settings
@@ -172,7 +172,8 @@ def load(settings: Settings, key: str) -> Analysis | None:
     if hashlib.sha256(key.encode() + payload).digest() != digest:
         return None
     try:
-        result = _RestrictedUnpickler(io.BytesIO(payload)).load()
+        with gc_paused(promote=True):  # a graph's worth of small objects, no cycles among them
+            result = _RestrictedUnpickler(io.BytesIO(payload)).load()
     except Exception:  # noqa: BLE001 - any failure means: recompute
         return None
     cache_gc.touch(path)

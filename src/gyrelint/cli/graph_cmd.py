@@ -39,6 +39,29 @@ def _entry_nodes(index, graphs: Graphs, entries: tuple[str, ...]) -> list[str]:
     return roots
 
 
+_ESC = json.encoder.encode_basestring_ascii  # what json.dumps writes for a str (C)
+
+
+def _flat_json(item: dict) -> str:
+    """``json.dumps(item, sort_keys=True)`` for the flat records written here (str, int,
+    None and lists of ints as values), without building an encoder per record."""
+    parts = []
+    for k in sorted(item):
+        v = item[k]
+        if isinstance(v, str):
+            val = _ESC(v)
+        elif v is None:
+            val = "null"
+        elif isinstance(v, int) and not isinstance(v, bool):
+            val = str(v)
+        elif isinstance(v, list) and all(type(x) is int for x in v):
+            val = "[" + ", ".join(map(str, v)) + "]"
+        else:
+            val = json.dumps(v, sort_keys=True)
+        parts.append(f"{_ESC(k)}: {val}")
+    return "{" + ", ".join(parts) + "}"
+
+
 def _write_json(g: Graphs, which: str, nodes: set[str] | None, out) -> None:
     """Stream the graphs as JSON (one node or edge per line), so a big repo costs no big string."""
     def keep(n: str) -> bool:
@@ -47,7 +70,7 @@ def _write_json(g: Graphs, which: str, nodes: set[str] | None, out) -> None:
     def seq(items) -> None:
         first = True
         for item in items:
-            out.write(("\n      " if first else ",\n      ") + json.dumps(item, sort_keys=True))
+            out.write(("\n      " if first else ",\n      ") + _flat_json(item))
             first = False
         out.write("\n    ]" if not first else "]")
 

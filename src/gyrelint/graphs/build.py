@@ -58,8 +58,7 @@ def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> dict:
         if got is not None:
             cache_gc.touch(path)
             return got
-    with gc_paused(promote=True):  # the resolver's store is many sets of strings: no cycles
-        resolver, res = resolve(sums)
+    resolver, res = resolve(sums)
     data = {
         "key": key,
         "sites": {k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
@@ -78,6 +77,11 @@ def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Pat
 
     With ``cache_dir`` the whole-repo resolution is kept on disk, keyed by every file's
     content hash, so a run where nothing changed skips it."""
+    with gc_paused(promote=True):  # many small records, no cycles: collections would only walk them
+        return _build(index, entry_points, cache_dir)
+
+
+def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None) -> Graphs:
     g = Graphs()
     sums: list[FileSummary] = list(index.summaries.values())
     g.imports = build_import_graph(sums)
@@ -99,14 +103,16 @@ def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Pat
             g.classes[q] = ClassInfo(q, s.module, s.path, c, tuple(bases.get(q, ())))
     g.attr_types = data["attr_types"]
 
+    edge_data: dict[tuple[str, str], dict] = {}  # added to the graph at the end, in first-seen order
+
     def add(caller: str, file: str, site: CallSite, targets: list[str], kind: str, via: str) -> None:
         g.resolved.setdefault(caller, []).append(ResolvedCall(caller, file, site, tuple(targets), kind, via))
         for t in targets:
             if t not in g.calls:
                 g.calls.add_node(t, kind=_node_kind(t, g))
-            data = g.calls.get_edge_data(caller, t)
+            data = edge_data.get((caller, t))
             if data is None:
-                g.calls.add_edge(caller, t, kind=kind, via=via, lines=[site.line])
+                edge_data[(caller, t)] = {"kind": kind, "via": via, "lines": [site.line]}
             else:
                 if kind == EXACT and data["kind"] != EXACT:
                     data["kind"], data["via"] = EXACT, via
@@ -135,6 +141,7 @@ def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Pat
         s = by_mod[mod]
         site = CallSite(scope, "<string>", line, args=())
         add(caller_of(mod, scope, class_scopes[mod]), s.path, site, sorted(targets), EXACT, f"string:{text}")
+    g.calls.add_edges_from((a, b, d) for (a, b), d in edge_data.items())
     g.roots = _roots(entry_points, g)
     g.reached = reachable(g, g.roots)
     return g
