@@ -12,14 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis_cache
-from .entrypoints import find_entry_points
-from .graphs import Graphs, build_graphs
+from .graphs import Graphs
 from .index import Index, Progress, build_index
 from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
 from .repo import RepoFiles, discover
-from .semantics import tag
 from .settings import Settings, load_settings
-from .topology import analyze_topology
 
 
 class InputError(Exception):
@@ -100,6 +97,12 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
             return hit
     index = build_index(root, settings, progress, files=files, keys=file_keys)
     diagnostics = list(diags) + list(index.diagnostics)
+    # the stages are imported here: a cache hit above needs none of them
+    from .entrypoints import find_entry_points
+    from .graphs import build_graphs
+    from .semantics import tag
+    from .topology import analyze_topology
+
     entries, entry_diags = find_entry_points(index, settings)
     diagnostics += entry_diags
     graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None)

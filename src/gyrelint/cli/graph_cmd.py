@@ -5,19 +5,25 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import networkx as nx
 
-from .. import analysis_cache
-from ..api import Analysis, discover_python, load
-from ..entrypoints import find_entry_points
-from ..graphs import Graphs, build_graphs
-from ..graphs.reach import reachable
-from ..index import Index, build_index
-from ..model import Handoff, Topology
-from ..render.pycg import render_pycg
 from .common import Progress, fail, input_errors
+
+if TYPE_CHECKING:  # the stages are imported when the command runs, the cold path only after the cache check
+    import networkx as nx
+
+    from ..graphs import Graphs
+    from ..index import Index
+
+
+def build_graphs(*args, **kwargs) -> Graphs:
+    """``graphs.build_graphs``, imported on the first cold run rather than with the command
+    (a module-level name, so tests can replace it)."""
+    from ..graphs import build_graphs as build
+
+    return build(*args, **kwargs)
 
 
 def _entry_nodes(index, graphs: Graphs, entries: tuple[str, ...]) -> list[str]:
@@ -138,6 +144,8 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
     index, g = _graphs(path, overrides)
     nodes: set[str] | None = None
     if entries:
+        from ..graphs.reach import reachable
+
         roots = _entry_nodes(index, g, entries)
         nodes = reachable(g, roots)
         if which == "imports" or (which is None and fmt == "json"):
@@ -148,6 +156,8 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
     elif fmt == "dot":
         click.echo(_dot(g.imports if which == "imports" else g.calls, which, nodes))
     else:
+        from ..render.pycg import render_pycg
+
         if which == "imports":
             adj = {n: sorted(m for m in g.imports.adj[n] if nodes is None or m in nodes)
                    for n in sorted(g.imports) if nodes is None or n in nodes}
@@ -158,6 +168,9 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
 
 def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
     """Index and graphs, from the whole-analysis cache when no file changed."""
+    from .. import analysis_cache
+    from ..api import discover_python, load
+
     root, settings, _ = load(path, **overrides)
     files = discover_python(root, path, settings)
     fp = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
@@ -169,6 +182,11 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
                 analysis_cache.store(settings, fp.key, hit, fp)
         if hit is not None:
             return hit.index, hit.graphs
+    from ..api import Analysis
+    from ..entrypoints import find_entry_points
+    from ..index import build_index
+    from ..model import Handoff, Topology
+
     progress = Progress()
     try:
         index = build_index(root, settings, progress, files=files, keys=fp.file_keys if fp else None)
