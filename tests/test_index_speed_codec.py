@@ -287,3 +287,78 @@ def test_the_fast_layout_covers_the_summary_schema() -> None:
     added to summary.py is picked up from the type hints."""
     assert C._SUMMARY is not None
     assert {FileSummary, FunctionDef, Param, Arg, CallSite} <= set(C._TYPES)
+
+
+def test_workers_are_forked_only_while_no_other_thread_runs() -> None:
+    import sys
+    import threading
+
+    ctx = index_mod._context()
+    if sys.platform != "darwin" and "fork" in index_mod.multiprocessing.get_all_start_methods():
+        assert ctx.get_start_method() == "fork"
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert index_mod._context() is index_mod.multiprocessing.get_context()
+    finally:
+        stop.set()
+        t.join()
+
+
+def test_a_warm_index_never_loads_the_parser(tmp_path: Path) -> None:
+    """libcst is imported where a file is parsed: a run served by the cache skips it."""
+    import subprocess
+    import sys
+
+    repo = _repo(tmp_path)
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from gyrelint.index import build_index\nfrom gyrelint.settings import Settings\n"
+        f"idx = build_index(Path({str(repo)!r}), Settings(cache_dir=Path({str(tmp_path / 'c')!r}), jobs=2))\n"
+        "print(idx.stats.parsed, idx.stats.cached, 'libcst' in sys.modules)\n"
+    )
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+            for _ in range(2)]
+    assert runs == [["11", "0", "True"], ["0", "11", "False"]]
+
+
+def test_files_that_cannot_be_summarised_are_reported_again_from_the_cache(tmp_path: Path, monkeypatch) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "nest.py").write_text("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
+    (repo / "nul.py").write_bytes(b"x = 1\x00\n")
+    (repo / "badutf.py").write_bytes(b"s = 'caf\xe9'\n")
+    (repo / "syntax.py").write_text("def f(:\n    pass\n")
+    (repo / "good.py").write_text("def train(opt):\n    opt.step()\n")
+    settings = Settings(cache_dir=tmp_path / "cache", jobs=2)
+    cold = build_index(repo, settings)
+    assert {d.file for d in cold.diagnostics} == {"nest.py", "nul.py", "badutf.py", "syntax.py"}
+
+    def no_parser():  # noqa: ANN202
+        raise AssertionError("a warm run parsed a file")
+
+    monkeypatch.setattr(index_mod, "_parser", no_parser)
+    warm = build_index(repo, settings)
+    assert warm.diagnostics == cold.diagnostics and list(warm.summaries) == ["good.py"]
+    assert (warm.stats.parsed, warm.stats.cached) == (0, 1)
+    monkeypatch.undo()
+    (repo / "syntax.py").write_text("def f():\n    pass\n")  # fixed: parsed again
+    fixed = build_index(repo, settings)
+    assert "syntax.py" in fixed.summaries and fixed.stats.parsed == 1
+    assert {d.file for d in fixed.diagnostics} == {"nest.py", "nul.py", "badutf.py"}
+
+
+def test_problem_entries_are_checked_like_summaries() -> None:
+    data = C.encode_problem("key", 3, "syntax error: x; file skipped", "parse")
+    assert C.decode_entry("key", data) == (3, "syntax error: x; file skipped", "parse")
+    for bad in (data[:-3], data.replace(b"syntax", b"syntaz")):
+        with pytest.raises(C.CacheError):
+            C.decode_entry("key", bad)
+    with pytest.raises(C.CacheError):
+        C.decode_entry("other", data)
+    with pytest.raises(C.CacheError):
+        C.decode("key", data)  # not a summary
+    forged = _forge(("key", ("3", "m", "parse")), layout=b"D")
+    with pytest.raises(C.CacheError):
+        C.decode_entry("key", forged)

@@ -10,19 +10,16 @@ import os
 import sys
 import threading
 import time
+import types
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import libcst as cst
 
 from ..codehash import code_digest
 from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
 from ..settings import Settings
-from .cache import CacheError, SummaryCache, cache_key, decode, encode, gc_paused
-from .extract import extract
+from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
@@ -90,8 +87,19 @@ def needs_screen(content: bytes) -> bool:
     return False
 
 
+def _parser() -> tuple[types.ModuleType, Callable]:
+    """libcst and the extractor, imported on first use: a run that finds every summary in
+    the cache never loads them (about a fifth of a second)."""
+    import libcst
+
+    from .extract import extract
+
+    return libcst, extract
+
+
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
     """Parse and summarise one file; every failure becomes a diagnostic."""
+    cst, extract = _parser()
     if b"\0" in content:
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
     if content.startswith(b"\xef\xbb\xbf"):
@@ -117,8 +125,9 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
         if "nested" in msg or "too many" in msg:
             return None, Diagnostic(path, exc.lineno or 0, f"{msg}; file skipped", "parse")
         return None, Diagnostic(path, exc.lineno or 0, f"syntax error: {msg}; file skipped, fix it or exclude it", "parse")
-    except (RecursionError, MemoryError):
-        return None, Diagnostic(path, 0, "expression nesting too deep to analyze; file skipped", "parse")
+    except (RecursionError, MemoryError) as exc:
+        why = " (out of memory)" if isinstance(exc, MemoryError) else ""
+        return None, Diagnostic(path, 0, f"expression nesting too deep to analyze{why}; file skipped", "parse")
     except ValueError as exc:
         return None, Diagnostic(path, 0, f"cannot decode ({exc}); save it as UTF-8 or exclude it", "decode")
     except _Screened:
@@ -149,6 +158,12 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     return summary, None
 
 
+def _lasting(diag: Diagnostic) -> bool:
+    """Whether a file's problem follows from its content alone (a syntax error, a bad
+    encoding), so that it can be cached like a summary; running out of memory does not."""
+    return diag.kind in ("parse", "decode") and "memory" not in diag.message.lower()
+
+
 _Item = tuple[str, str, str, str, str]  # absolute path, path, module, key, cache folder ("" = none)
 _Result = tuple[str, "FileSummary | bytes | None", "Diagnostic | None"]
 
@@ -172,6 +187,11 @@ def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
         with gc_paused():  # a syntax tree is acyclic and freed as soon as it is summarised
             summary, diag = parse_source(path, module, content)
             if summary is None:
+                if cache_dir and diag is not None and _lasting(diag):
+                    cache = caches.get(cache_dir)
+                    if cache is None:
+                        cache = caches[cache_dir] = SummaryCache(Path(cache_dir), code_digest("index"))
+                    cache.put_bytes(key, encode_problem(key, diag.line, diag.message, diag.kind))
                 out.append((path, None, diag))
                 continue
             summary.sha = key
@@ -230,10 +250,13 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
         except OSError as exc:
             index.diagnostics.append(Diagnostic(path, 0, f"unreadable ({exc.strerror}); skipped", "input"))
             continue
-        cached = cache.get(key) if cache else None
-        if cached is not None:
+        cached = cache.lookup(key) if cache else None
+        if isinstance(cached, FileSummary):
             index.summaries[path] = cached
             index.stats.cached += 1
+            continue
+        if cached is not None:  # a syntax error or bad encoding, found when the file was parsed
+            index.diagnostics.append(Diagnostic(path, *cached))
             continue
         todo.append((str(abs_path), path, module, key, str(settings.cache_dir) if cache else ""))
     total = len(files.python)
@@ -275,6 +298,9 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
         for batch in batches:
             take(_work(batch, inline=True))
         return
+    _parser()  # loaded once here, so that forked workers inherit it
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_init_worker) as pool:
             for out in pool.map(_work, batches):
@@ -311,6 +337,8 @@ def _size(path: str) -> int:
 
 def _work_guarded(item: _Item, exc: Exception) -> list[_Result]:
     """Re-run one file in its own process after a pool crash, so one file cannot sink the repo."""
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_init_worker) as pool:
             return pool.submit(_work, [item]).result(timeout=120)

@@ -15,7 +15,8 @@ stored in a slower generic tagged layout instead, so nothing is ever stored wron
 
 The same bytes are what a parse worker sends back to the main process: the worker
 encodes a summary once, writes it to the cache and returns it, and the main process
-only decodes it.
+only decodes it. A file that cannot be summarised (a syntax error, a bad encoding) gets
+an entry too, holding its diagnostic, so a warm run starts no parser for it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from pathlib import Path
 from . import summary as S
 
 MAGIC = b"GYRC\x02"
-_FAST, _GENERIC = b"S", b"G"
+_FAST, _GENERIC, _PROBLEM = b"S", b"G", b"D"
 _TAG = "\x00gyr"
 _TYPES: tuple[type, ...] = tuple(
     t for t in vars(S).values()
@@ -296,13 +297,29 @@ def encode(key: str, summary: S.FileSummary) -> bytes:
     return _HEAD + kind + hashlib.sha256(payload).digest()[:16] + payload
 
 
-def decode(key: str, data: bytes) -> S.FileSummary:
+def encode_problem(key: str, line: int, message: str, kind: str) -> bytes:
+    """Bytes of a cache entry for a file that cannot be summarised (a syntax error, a bad
+    encoding): a warm run reports it again without starting a parser."""
+    payload = marshal.dumps((key, (line, message, kind)))
+    return _HEAD + _PROBLEM + hashlib.sha256(payload).digest()[:16] + payload
+
+
+def decode_entry(key: str, data: bytes) -> S.FileSummary | tuple[int, str, str]:
+    """A summary, or the ``(line, message, kind)`` of a file's problem."""
     head = len(_HEAD) + 1 + 16
     if len(data) < head or not data.startswith(_HEAD):
         raise CacheError("not a gyrelint cache entry of this version")
     kind, digest, payload = data[len(_HEAD) : len(_HEAD) + 1], data[len(_HEAD) + 1 : head], data[head:]
     if hashlib.sha256(payload).digest()[:16] != digest:
         raise CacheError("checksum mismatch")
+    if kind == _PROBLEM:
+        try:
+            stored_key, (line, message, problem) = marshal.loads(payload)
+        except (ValueError, EOFError, TypeError) as exc:
+            raise CacheError(str(exc)) from exc
+        if stored_key != key or type(line) is not int or type(message) is not str or type(problem) is not str:
+            raise CacheError("bad problem entry")
+        return line, message, problem
     with gc_paused():
         try:
             stored_key, body = marshal.loads(payload)
@@ -324,6 +341,13 @@ def decode(key: str, data: bytes) -> S.FileSummary:
     return result
 
 
+def decode(key: str, data: bytes) -> S.FileSummary:
+    got = decode_entry(key, data)
+    if not isinstance(got, S.FileSummary):
+        raise CacheError("not a file summary")
+    return got
+
+
 class SummaryCache:
     def __init__(self, directory: Path, version: str) -> None:
         self.dir = directory / f"v{version}"
@@ -332,13 +356,19 @@ class SummaryCache:
         return self.dir / key[:2] / key
 
     def get(self, key: str) -> S.FileSummary | None:
+        got = self.lookup(key)
+        return got if isinstance(got, S.FileSummary) else None
+
+    def lookup(self, key: str) -> S.FileSummary | tuple[int, str, str] | None:
+        """The entry of ``key``: a summary, a file's ``(line, message, kind)`` problem, or
+        None when there is none (a bad entry is deleted)."""
         path = self._path(key)
         try:
             data = path.read_bytes()
         except OSError:
             return None
         try:
-            return decode(key, data)
+            return decode_entry(key, data)
         except CacheError:
             try:
                 path.unlink()
