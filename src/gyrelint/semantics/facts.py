@@ -196,7 +196,7 @@ class FnFacts:
     def token_text(self) -> str:
         """All body tokens joined by spaces, for fast substring tests."""
         if self._token_text is None:
-            self._token_text = " ".join(self.tokens())
+            self._token_text = " ".join(sorted(self.tokens()))  # sorted: the same text under every hash seed
         return self._token_text
 
     def called(self) -> frozenset[str]:
@@ -557,14 +557,17 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
             continue
         by_key: dict[tuple[int, str], CallFact] = {(c.site.line, c.site.func): c for c in fn.calls}
         for rc in calls:
+            # targets in name order: the first external name gives the receiver's role and
+            # only six are kept, so the graphs stage's own order must not decide either
+            targets = sorted(set(rc.targets))
             cf = by_key.get((rc.site.line, rc.site.func))
             if cf is None:
-                repo = tuple(t for t in rc.targets if t in facts.functions)
+                repo = tuple(t for t in targets if t in facts.functions)
                 if repo:
                     fn.extra.append((repo, rc.kind))
                 continue
-            repo = tuple(t for t in rc.targets if t in facts.functions or t in facts.classes)
-            ext = tuple(t for t in rc.targets if t not in facts.functions and t not in facts.classes
+            repo = tuple(t for t in targets if t in facts.functions or t in facts.classes)
+            ext = tuple(t for t in targets if t not in facts.functions and t not in facts.classes
                         and not _is_repo_name(t, facts) and _sane(t))[:6]
             if repo:
                 cf.targets = repo

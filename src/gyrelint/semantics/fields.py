@@ -211,7 +211,7 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
         if key in wanted and key not in found:
             found[key] = FieldUse(key, file, line, where)
 
-    for k in wanted & LIBRARY_KEYS:
+    for k in sorted(wanted & LIBRARY_KEYS):
         found[k] = FieldUse(k, "", 0, "<library>")
     for info in facts.classes.values():
         for f in info.fields:

@@ -11,6 +11,8 @@ what it merely calls.
 
 from __future__ import annotations
 
+from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -28,6 +30,7 @@ CAP = 3.0
 DECAY_EXACT = 0.7
 DECAY_WEAK = 0.3
 SETUP_FACTOR = 0.5  # setup-only evidence (building an engine/optimizer) passes on at half strength
+SCC_ROUNDS = 8  # at most this many rounds over a cycle of mutually recursive functions
 
 
 @dataclass(slots=True)
@@ -111,7 +114,10 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
             if not tg:
                 continue
             d = _decay(kind, tg)
-            for t in tg:
+            # a row lists callees in call-site order, a site's targets in name order (the graphs
+            # stage's order of one site's targets is not defined; ties in the weight-sync path
+            # search follow a row's order)
+            for t in sorted(tg):
                 if row.get(t, 0.0) < d:
                     row[t] = d
         if row:
@@ -133,7 +139,10 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
 
 
 def _order(functions: list[str], edges: dict[str, dict[str, float]]) -> list[list[str]]:
-    """Strongly connected components, callees first."""
+    """Strongly connected components, callees first; members of a component in name order.
+
+    networkx gives a component as a set, so its own member order follows the hash seed.
+    """
     g = nx.DiGraph()
     g.add_nodes_from(functions)
     for u, row in edges.items():
@@ -145,7 +154,21 @@ def _order(functions: list[str], edges: dict[str, dict[str, float]]) -> list[lis
     for node, comp in members.items():
         comps.setdefault(comp, []).append(node)
     order = list(nx.topological_sort(cond))
-    return [comps[c] for c in reversed(order)]
+    return [sorted(comps[c]) for c in reversed(order)]
+
+
+def _passed_on(r: SideResult) -> tuple:
+    """What a caller reads of a callee's result: the scores it passes on and where they come from.
+
+    To 0.01: around a cycle, faint scores keep creeping by ever smaller amounts.
+    """
+    out = []
+    for k, v in sorted(r.export.items()):
+        v = round(v, 2)
+        if v > 0:
+            o = r.origins.get(k)
+            out.append((k, v, (o.signal, o.file, o.line, o.via) if o is not None else None))
+    return tuple(out)
 
 
 def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) -> dict[str, SideResult]:
@@ -155,14 +178,44 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
     for comp in _order(list(facts.functions), edges):
-        rounds = 2 if len(comp) > 1 else 1
-        for _ in range(rounds):
-            for q in comp:
-                results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
+        if len(comp) == 1:
+            q = comp[0]
+            results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
+        else:
+            _label_cycle(comp, facts, prepared, edges, results, matches)
     return results
 
 
-def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: dict[str, SideResult],
+def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
+                 results: dict[str, SideResult], matches: dict[str, list[Match]]) -> None:
+    """Label mutually recursive functions in rounds, each round from the previous round's results.
+
+    The first round sees only callees outside the cycle; later rounds relabel the callers
+    of members whose passed-on result changed, until nothing changes or SCC_ROUNDS. Labelling
+    one member after another instead made the outcome depend on the members' order, which
+    nothing in the code defines (it followed the string-hash seed).
+    """
+    members = set(comp)
+    callers: dict[str, list[str]] = {q: [] for q in comp}
+    for q in comp:
+        for v in edges.get(q, {}):
+            if v in members:
+                callers[v].append(q)
+    cur: dict[str, SideResult] = {}
+    todo = comp
+    view: Mapping[str, SideResult] = results
+    for _ in range(SCC_ROUNDS):
+        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, [])) for q in todo}
+        changed = [q for q in todo if q not in cur or _passed_on(new[q]) != _passed_on(cur[q])]
+        cur.update(new)
+        if not changed:
+            break
+        todo = sorted({c for q in changed for c in callers[q]})
+        view = ChainMap(dict(cur), results)  # this round's results, frozen for the next round
+    results.update(cur)
+
+
+def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Mapping[str, SideResult],
            own_matches: list[Match]) -> SideResult:
     own, setup, top = prep
     fn = facts.functions[q]

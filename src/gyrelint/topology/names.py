@@ -37,7 +37,11 @@ def resolved_by_file(graphs: Graphs | None) -> dict[str, Resolved]:
     for calls in graphs.resolved.values():
         for rc in calls:
             if rc.targets:
-                out.setdefault(rc.file, {})[(rc.site.line, rc.site.func)] = rc.targets
+                # the first name that says something decides a site's signal and detail: repo code the
+                # resolver found first, then library names, each in name order (the graphs stage's own
+                # order of one site's targets is not defined)
+                out.setdefault(rc.file, {})[(rc.site.line, rc.site.func)] = tuple(sorted(
+                    set(rc.targets), key=lambda t: (t not in graphs.functions and t not in graphs.classes, t)))
     return out
 
 
