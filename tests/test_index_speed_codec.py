@@ -362,3 +362,31 @@ def test_problem_entries_are_checked_like_summaries() -> None:
     forged = _forge(("key", ("3", "m", "parse")), layout=b"D")
     with pytest.raises(C.CacheError):
         C.decode_entry("key", forged)
+
+
+def test_a_worker_that_dies_costs_only_its_file(tmp_path: Path, monkeypatch) -> None:
+    """A native parser crash kills a worker: that file is a diagnostic, the rest is indexed,
+    and nothing about the crash is cached."""
+    import os
+
+    if index_mod._context().get_start_method() != "fork":
+        pytest.skip("the crash is injected into forked workers")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(12):
+        (repo / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    real = index_mod.parse_source
+
+    def crashing(path: str, module: str, content: bytes):  # noqa: ANN202
+        if path == "m5.py":
+            os._exit(3)
+        return real(path, module, content)
+
+    monkeypatch.setattr(index_mod, "parse_source", crashing)
+    settings = Settings(cache_dir=tmp_path / "cache", jobs=2)
+    idx = build_index(repo, settings)
+    assert set(idx.summaries) == {f"m{i}.py" for i in range(12)} - {"m5.py"}
+    assert [(d.file, d.message) for d in idx.diagnostics] == [("m5.py", "the parser crashed on this file; skipped")]
+    monkeypatch.undo()
+    again = build_index(repo, settings)
+    assert "m5.py" in again.summaries and again.stats.parsed == 1

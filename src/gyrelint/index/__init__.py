@@ -299,12 +299,14 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
             take(_work(batch, inline=True))
         return
     _parser()  # loaded once here, so that forked workers inherit it
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_init_worker) as pool:
-            for out in pool.map(_work, batches):
-                take(out)
+            # in the order they finish: the first batch holds the biggest files, and waiting
+            # for it would leave the others to decode at the end
+            for fut in as_completed([pool.submit(_work, batch) for batch in batches]):
+                take(fut.result())
     except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
         for item in todo:
             if item[1] not in seen:
