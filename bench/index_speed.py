@@ -16,6 +16,7 @@ time another version of gyrelint against the same baseline.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import os
 import resource
@@ -29,6 +30,7 @@ import libcst as cst
 
 import gyrelint
 from gyrelint.index import build_index
+from gyrelint.index import cache as C
 from gyrelint.repo import discover
 from gyrelint.settings import Settings
 
@@ -64,6 +66,33 @@ def timed_index(root: Path, settings: Settings) -> tuple[float, float, float, fl
     del index
     gc.collect()
     return wall, cpu, workers, after, stats
+
+
+def codec(index_summaries: dict) -> str:
+    """CPU seconds to encode every summary, then to decode them one by one and in bulk
+    (with the collector paused and the records promoted, as build_index does), best of 3."""
+    items = list(index_summaries.items())
+    paused = getattr(C, "gc_paused", None)
+
+    def best(fn) -> float:  # noqa: ANN001
+        times = []
+        for _ in range(3):
+            gc.collect()
+            start = time.process_time()
+            out = fn()
+            times.append(time.process_time() - start)
+            del out
+        return min(times)
+
+    def bulk() -> list:
+        with paused(promote=True) if paused else contextlib.nullcontext():
+            return [C.decode(p, d) for (p, _), d in zip(items, entries, strict=True)]
+
+    entries = [C.encode(p, s) for p, s in items]
+    enc = best(lambda: [C.encode(p, s) for p, s in items])
+    one = best(lambda: [C.decode(p, d) for (p, _), d in zip(items, entries, strict=True)])
+    return (f"codec: {len(items)} summaries, {sum(map(len, entries)) / 2**20:.1f} MiB; encode {enc:.2f} s, "
+            f"decode one by one {one:.2f} s, in bulk {best(bulk):.2f} s (CPU)")
 
 
 def main() -> int:
@@ -104,6 +133,7 @@ def main() -> int:
             ratio = f"{wall / parse:7.2f}" if parse else f"{'-':>7}"
             print(f"{name:18} {wall:7.2f} {cpu:10.2f} {workers:13.2f} {after:10.3f} {ratio} {wall / cold:6.2f}"
                   f"   ({stats})")
+        print(codec(build_index(root, Settings(cache_dir=Path(tmp) / "cache0", jobs=args.jobs)).summaries))
     return 0
 
 
