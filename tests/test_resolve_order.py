@@ -82,3 +82,24 @@ def test_slices_shift_literal_indices(tmp_path: Path) -> None:
     assert by_line[12] == {"s.f3"}
     # a bound that is not a literal: every element may come out
     assert set(g.calls.adj["s.tail"]) == {"s.f1", "s.f2", "s.f3"}
+
+
+def test_min_max_sorted_call_only_their_key(tmp_path: Path) -> None:
+    (tmp_path / "k.py").write_text(
+        "def size(x):\n    return 1\n\ndef rank(x):\n    return 2\n\n"
+        "class Group:\n    def world(self):\n        return 4\n\n"
+        "g = Group()\n"
+        "a = min(g.world, 3)\n"          # a bound method as a value: min compares, it calls nothing
+        "b = max([1, 2], key=size)\n"
+        "c = sorted([3, 1], key=rank)\n"
+        "d = list(map(size, [1]))\n")
+    settings = Settings(use_cache=False, jobs=1)
+    index = build_index(tmp_path, settings)
+    g = build_graphs(index, find_entry_points(index, settings)[0])
+    by_line = {}
+    for rc in g.resolved["k"]:
+        by_line.setdefault(rc.site.line, set()).update(rc.targets)
+    assert by_line[12] == {"<builtin>.min"}
+    assert by_line[13] == {"<builtin>.max", "k.size"}
+    assert by_line[14] == {"<builtin>.sorted", "k.rank"}
+    assert "k.size" in by_line[15]

@@ -726,10 +726,11 @@ class Resolver:
                         res |= self.getattr(o, attr)
             return targets, res
         if name in ("map", "filter", "sorted", "min", "max") or name == "functools.reduce":
-            fns = [a for a in args] + [a for k, a in e[3] if k == "key"]
+            # what gets called: a function handed to map/filter/reduce (any position), min/max/sorted's key=
+            fns = [a for k, a in e[3] if k == "key"] + (args if name in ("map", "filter", "functools.reduce") else [])
             cid = f"{mod}@map.{scope}.{self.cur_line}"  # not id(e): the same name on every run
             for a in fns:
-                for fv in self.eval(mod, scope, a):
+                for fv in sorted(self.eval(mod, scope, a)):
                     if fv[:2] in ("f:", "b:", "c:"):
                         t, r = self.call(mod, scope, fv, ("c", None, (), ()), bind)
                         targets += t
@@ -748,6 +749,8 @@ class Resolver:
         cont, _, meth = spec.rpartition("|")
         kind = "dict" if cont.startswith("d:") else "list"
         cid = cont[2:]
+        if not hasattr(dict if kind == "dict" else list, meth):
+            return [], set()  # not a method of the container: the value was not (only) this container
         targets = [(f"<builtin>.{kind}.{meth}", "call")]
         pos = _CONTAINER_WRITE.get(meth)
         args = e[2]
@@ -951,7 +954,9 @@ class Resolver:
             external = True  # an unknown callee (e.g. ``ctx.Process`` of a library context) counts as a library
         for v in sorted(callee_values):  # sorted: the same targets in the same order on every run
             targets, _ = self.call(mod, site.scope, v, e, bind=False)
-            external = external or (v[:2] in ("x:", "xi", "B:") and v[2:] not in _PASSTHROUGH)
+            # a library may call back what it is handed; builtins that do (map, sorted's key=)
+            # are modelled in _call_builtin, the others (min, len, print...) call nothing
+            external = external or (v[:2] in ("x:", "xi") and v[2:] not in _PASSTHROUGH)
             for t, via in targets:
                 if t not in seen:
                     seen.add(t)

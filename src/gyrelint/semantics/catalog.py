@@ -372,13 +372,15 @@ _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "
 def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Calling a reward function/model or a verifier on freshly generated completions.
 
-    Reward callables are usually passed in (plugins, lists of functions, Ray handles),
-    so the call does not resolve to repo code; a resolved call speaks through its callee.
+    Reward callables are usually passed in (plugins, lists of functions, Ray handles). A
+    call that names a repo function speaks through that callee; one made through a variable
+    that happens to resolve to the repo's own reward functions (``for reward_func in
+    self.reward_funcs: reward_func(...)``) is still the act of scoring.
     """
     if not _tok_has(fn, *_FRESH):
         return ()
     for c in fn.calls:
-        if c.into_repo(fn.qualname):
+        if c.into_repo(fn.qualname) and any(t.rsplit(".", 1)[-1] == c.method for t in c.targets):
             continue
         name = c.method.lower()
         if name in ("remote",):
@@ -567,6 +569,11 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(reward_funcs, prompts, completions):\n    scores = []\n    for reward_func in reward_funcs:\n"
            "        scores.append(reward_func(prompts=prompts, completions=completions))\n    return scores\n",
            "class Scorer:\n    def target(self, sequences):\n        rewards = self.reward_model(sequences)\n        return rewards\n",
+           # through a variable that resolves to the repo's own reward functions
+           "def accuracy_reward(completions):\n    return [1.0 for _ in completions]\n\n"
+           "REWARDS = [accuracy_reward]\n\n"
+           "def target(completions):\n    out = []\n    for reward_func in REWARDS:\n"
+           "        out.append(reward_func(completions=completions))\n    return out\n",
        ),
        examples_nomatch=(
            "def target(stats, rewards):\n    return stats.log_reward_stats(rewards)\n",
