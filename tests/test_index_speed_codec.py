@@ -390,3 +390,25 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path: Path, monkeypatch) -> 
     monkeypatch.undo()
     again = build_index(repo, settings)
     assert "m5.py" in again.summaries and again.stats.parsed == 1
+
+
+def test_entries_found_bad_while_workers_parse_are_parsed_too(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for i in range(6):
+        (repo / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    settings = Settings(cache_dir=tmp_path / "cache", jobs=2)
+    cold = build_index(repo, settings)
+    entry = _cache_of(settings)._path(cold.summaries["m2.py"].sha)
+    entry.write_bytes(entry.read_bytes()[:-7])  # truncated: found bad only when decoded
+    (repo / "m4.py").write_text("def g4():\n    return 4\n")  # no entry: sent to the workers first
+    again = build_index(repo, settings)
+    assert (again.stats.parsed, again.stats.cached) == (2, 4)
+    assert [f.name for f in again.summaries["m4.py"].functions] == ["g4"]
+    assert all(_strict_equal(again.summaries[p], cold.summaries[p]) for p in cold.summaries if p != "m4.py")
+
+
+def _cache_of(settings: Settings) -> C.SummaryCache:
+    from gyrelint.codehash import code_digest
+
+    return C.SummaryCache(settings.cache_dir, code_digest("index"))

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -230,9 +230,14 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
 
 def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | None,
           keys: dict[str, str] | None, progress: Progress | None) -> None:
-    """Summaries from the cache, then from worker processes for the files it lacks."""
+    """Summaries from the cache, and from worker processes for the files it lacks.
+
+    The workers start first, on the files that have no entry, so that they parse while
+    this process decodes the entries of the others.
+    """
     files = index.files
     todo: list[_Item] = []
+    stored: list[_Item] = []
     for path in files.python:
         abs_path = root / path
         module = files.modules[path]
@@ -250,22 +255,11 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
         except OSError as exc:
             index.diagnostics.append(Diagnostic(path, 0, f"unreadable ({exc.strerror}); skipped", "input"))
             continue
-        cached = cache.lookup(key) if cache else None
-        if isinstance(cached, FileSummary):
-            index.summaries[path] = cached
-            index.stats.cached += 1
-            continue
-        if cached is not None:  # a syntax error or bad encoding, found when the file was parsed
-            index.diagnostics.append(Diagnostic(path, *cached))
-            continue
-        todo.append((str(abs_path), path, module, key, str(settings.cache_dir) if cache else ""))
-    total = len(files.python)
-    done = total - len(todo)
-    if progress:
-        progress(done, total)
-    if not todo:
-        return
-    key_of = {item[1]: item[3] for item in todo}
+        item = (str(abs_path), path, module, key, str(settings.cache_dir) if cache else "")
+        (stored if cache is not None and cache.has(key) else todo).append(item)
+    total, done = len(files.python), 0
+    key_of = {item[1]: item[3] for item in todo + stored}
+    seen: set[str] = set()
 
     def take(out: list[_Result]) -> None:
         """Record a batch as it arrives: decoding overlaps with the workers still parsing."""
@@ -286,31 +280,96 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
         if progress:
             progress(done, total)
 
-    seen: set[str] = set()
-    # always in worker processes: a native parser crash then costs one worker, not the run
-    jobs = max(1, min(settings.jobs or os.cpu_count() or 1, (len(todo) + _BATCH - 1) // _BATCH))
-    # big files first, then small batches so workers stay busy to the end
-    todo.sort(key=lambda t: -_size(t[0]))
-    batches = [todo[i : i + _BATCH] for i in range(0, len(todo), _BATCH)]
-    if multiprocessing.current_process().daemon:
-        # a daemonic process (e.g. inside flake8's or pytest-xdist's pool) cannot have
-        # children: parse here instead
-        for batch in batches:
-            take(_work(batch, inline=True))
-        return
-    _parser()  # loaded once here, so that forked workers inherit it
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    # always in worker processes: a native parser crash then costs one worker, not the run;
+    # a daemonic process (e.g. inside flake8's or pytest-xdist's pool) cannot have children
+    # and parses here instead
+    workers = None if multiprocessing.current_process().daemon else _Workers(settings.jobs, len(todo))
+    crash: Exception | None = None
+
+    def launch(items: list[_Item]) -> None:
+        nonlocal crash
+        if workers is not None and items and crash is None:
+            try:
+                workers.submit(items)
+            except Exception as exc:  # noqa: BLE001 - a pool that broke already
+                crash = exc
 
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_init_worker) as pool:
-            # in the order they finish: the first batch holds the biggest files, and waiting
-            # for it would leave the others to decode at the end
-            for fut in as_completed([pool.submit(_work, batch) for batch in batches]):
-                take(fut.result())
-    except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
-        for item in todo:
-            if item[1] not in seen:
-                take(_work_guarded(item, exc))
+        launch(todo)
+        late: list[_Item] = []
+        for item in stored:
+            assert cache is not None
+            cached = cache.lookup(item[3])
+            if isinstance(cached, FileSummary):
+                index.summaries[item[1]] = cached
+                index.stats.cached += 1
+            elif cached is not None:  # a syntax error or bad encoding, found when the file was parsed
+                index.diagnostics.append(Diagnostic(item[1], *cached))
+            else:  # the entry went bad or away since: parse the file after all
+                late.append(item)
+                continue
+            done += 1
+        todo += late
+        launch(late)
+        if progress:
+            progress(done, total)
+        if workers is None:
+            for batch in _batches(todo):
+                take(_work(batch, inline=True))
+            return
+        if crash is None:
+            try:
+                for out in workers.results():
+                    take(out)
+            except Exception as exc:  # noqa: BLE001 - a worker that dies (e.g. native stack overflow)
+                crash = exc
+        if crash is not None:
+            workers.close()
+            for item in todo:
+                if item[1] not in seen:
+                    take(_work_guarded(item, crash))
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _batches(items: list[_Item]) -> list[list[_Item]]:
+    """Big files first, then small batches so that workers stay busy to the end."""
+    items = sorted(items, key=lambda t: -_size(t[0]))
+    return [items[i : i + _BATCH] for i in range(0, len(items), _BATCH)]
+
+
+class _Workers:
+    """A process pool started on first use, with one worker per batch up to ``jobs``."""
+
+    def __init__(self, jobs: int, expected: int) -> None:
+        self.jobs = max(1, min(jobs or os.cpu_count() or 1, (expected + _BATCH - 1) // _BATCH))
+        self.expected = expected
+        self.pool = None
+        self.futures: list = []
+
+    def submit(self, items: list[_Item]) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self.pool is None:
+            if self.expected > self.jobs * _BATCH:
+                # many files: load the parser once here, so that forked workers inherit it;
+                # a few: each worker loads it while this process decodes the cache
+                _parser()
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(), initializer=_init_worker)
+        self.futures.extend(self.pool.submit(_work, batch) for batch in _batches(items))
+
+    def results(self) -> Iterator[list[_Result]]:
+        """Batches in the order they finish: the first one holds the biggest files, and
+        waiting for it would leave the others to decode at the end."""
+        from concurrent.futures import as_completed
+
+        for fut in as_completed(self.futures):
+            yield fut.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _context() -> multiprocessing.context.BaseContext:

@@ -359,6 +359,10 @@ class SummaryCache:
         got = self.lookup(key)
         return got if isinstance(got, S.FileSummary) else None
 
+    def has(self, key: str) -> bool:
+        """Whether ``key`` has an entry (not yet whether it is a good one)."""
+        return self._path(key).is_file()
+
     def lookup(self, key: str) -> S.FileSummary | tuple[int, str, str] | None:
         """The entry of ``key``: a summary, a file's ``(line, message, kind)`` problem, or
         None when there is none (a bad entry is deleted)."""
