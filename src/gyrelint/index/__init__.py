@@ -178,6 +178,13 @@ def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     out: list[_Result] = []
     caches: dict[str, SummaryCache] = {}
+
+    def store(cache_dir: str, key: str, data: bytes) -> None:
+        cache = caches.get(cache_dir)
+        if cache is None:
+            cache = caches[cache_dir] = SummaryCache(Path(cache_dir), code_digest("index"))
+        cache.put_bytes(key, data)
+
     for abs_path, path, module, key, cache_dir in batch:
         try:
             content = Path(abs_path).read_bytes()
@@ -188,10 +195,7 @@ def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
             summary, diag = parse_source(path, module, content)
             if summary is None:
                 if cache_dir and diag is not None and _lasting(diag):
-                    cache = caches.get(cache_dir)
-                    if cache is None:
-                        cache = caches[cache_dir] = SummaryCache(Path(cache_dir), code_digest("index"))
-                    cache.put_bytes(key, encode_problem(key, diag.line, diag.message, diag.kind))
+                    store(cache_dir, key, encode_problem(key, diag.line, diag.message, diag.kind))
                 out.append((path, None, diag))
                 continue
             summary.sha = key
@@ -200,10 +204,7 @@ def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
             except ValueError:  # unstorable values: send the records themselves, cache nothing
                 data = None
         if data is not None and cache_dir:
-            cache = caches.get(cache_dir)
-            if cache is None:
-                cache = caches[cache_dir] = SummaryCache(Path(cache_dir), code_digest("index"))
-            cache.put_bytes(key, data)
+            store(cache_dir, key, data)
         out.append((path, summary if inline or data is None else data, diag))
     return out
 
