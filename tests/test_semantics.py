@@ -164,3 +164,54 @@ def test_cached_semantics_equal_fresh_ones(tmp_path):
         (src / "looprl" / "trainer.py").read_text().replace(" + batch.values.mean()", ""))
     third = analyze(src, settings)
     assert third.handoff.fields.missing == []
+
+
+# ---- drivers reached over Ray handles; batch-type (container) evidence kept local
+
+
+@pytest.fixture(scope="module")
+def ray_driver():
+    return analyze(FIX / "semantics_driver_ray", use_cache=False, jobs=1, run_rules=False)
+
+
+@pytest.fixture(scope="module")
+def containers():
+    return analyze(FIX / "semantics_containers", use_cache=False, jobs=1, run_rules=False)
+
+
+def test_orchestrator_over_ray_handles_is_the_driver(ray_driver):
+    a = ray_driver
+    assert side(a, "orch.loop.Orchestrator.fit") == Side.DRIVER
+    assert side(a, "orch.loop.train") == Side.DRIVER  # the launcher that starts the loop
+    # the data loader's state_dict() queued with the rollouts is a resume position, not weights
+    assert side(a, "orch.generator.Generator.fit") == Side.SAMPLING
+    assert a.functions["orch.generator.Generator.fit"].handoff_kind is None
+    assert side(a, "orch.learner.Learner.fit") == Side.TRAINING
+
+
+def test_calls_into_labelled_chains_make_a_driver_below_the_score_thresholds():
+    from gyrelint.semantics.sides import SideResult, _calls_both_chains
+
+    res = {"gen.fit": SideResult(side=Side.SAMPLING), "learn.fit": SideResult(side=Side.TRAINING),
+           "util.log": SideResult(side=Side.NEUTRAL), "loop.run": SideResult(side=Side.DRIVER)}
+    both = {"gen.fit": 0.7, "learn.fit": 0.7}
+    assert _calls_both_chains(0.55, 0.9, {}, both, res)
+    assert not _calls_both_chains(0.55, 0.9, {}, {"gen.fit": 0.7, "util.log": 0.7}, res)
+    assert not _calls_both_chains(0.55, 0.9, {}, {"gen.fit": 0.7, "learn.fit": 0.21}, res)  # name-guessed call
+    assert not _calls_both_chains(0.55, 0.9, {"training": 2.0}, both, res)  # its own training evidence decides
+    assert not _calls_both_chains(0.3, 0.9, {}, both, res)
+    assert _calls_both_chains(0.5, 0.8, {}, {"loop.run": 0.595}, res)  # one of a few same-named drivers
+
+
+def test_settings_classes_are_no_trajectory_containers(containers):
+    a = containers
+    assert side(a, "pipe.loop.make_config") == Side.NEUTRAL
+    assert side(a, "pipe.records.split") == Side.HANDOFF
+
+
+def test_batch_type_evidence_reaches_one_caller_that_moves_data(containers):
+    a = containers
+    assert side(a, "pipe.records.chunked") == Side.HANDOFF  # passes records on
+    assert a.functions["pipe.records.chunked"].handoff_kind == HandoffKind.TRAJECTORY
+    assert side(a, "pipe.records.describe_chunks") == Side.NEUTRAL  # two calls away from the records
+    assert side(a, "pipe.records.test_split") == Side.NEUTRAL  # takes nothing in, moves nothing

@@ -110,8 +110,17 @@ def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
-    """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data."""
-    if fn.tokens() & _PARAMISH or any("param" in t or "weight" in t for t in _arg_tokens(c)):
+    """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data.
+
+    A body whose only tensor-ish word is ``tensor`` and which sends its shape and dtype
+    first (``broadcast_object_list`` of metadata) is a generic tensor-broadcast helper:
+    its callers send batches with it as often as weights.
+    """
+    toks = fn.tokens() & _PARAMISH
+    if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
+            and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
+        return 0.0
+    if toks or any("param" in t or "weight" in t for t in _arg_tokens(c)):
         return s
     return 0.0  # a broadcast of data or flags
 
@@ -187,6 +196,22 @@ def _weighty(toks: set[str]) -> bool:
                t.endswith(("_weights", "state_dict", "_params")) for t in toks)
 
 
+# receivers whose state_dict() is bookkeeping (data position, optimizer moments, RNG), not model weights
+_NOT_MODEL_STATE = ("loader", "sampler", "dataset", "optim", "sched", "rng", "random", "scaler", "iterator",
+                    "tokenizer", "callback", "env", "progress", "counter", "tracker", "logger")
+
+
+def _model_state(fn: FnFacts, names: tuple[str, ...] = ("state_dict", "load_state_dict", "named_parameters")) -> bool:
+    """The body reads or loads a model's parameters (``dataloader.state_dict()`` is a resume position)."""
+    for c in fn.calls:
+        if c.method in names:
+            last = (c.site.receiver or "").rsplit(".", 1)[-1].lower()
+            if not any(w in last for w in _NOT_MODEL_STATE):
+                return True
+    return any(p.name.lower() == "state_dict" for p in fn.definition.params) or \
+        any(s.key in ("state_dict", "model_state_dict") for s in fn.subs)
+
+
 def _queue_weights(c: CallFact, fn: FnFacts, s: float) -> float:
     """A queue carrying state dicts/parameters (or a queue of weights) is a weight transport."""
     toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
@@ -196,9 +221,9 @@ def _queue_weights(c: CallFact, fn: FnFacts, s: float) -> float:
     if _weighty(toks):
         return s
     # ``q.put((version, sd))`` in a body that takes a state_dict: the payload is the weights
-    if c.site.args and fn.tokens() & {"state_dict", "load_state_dict", "named_parameters"}:
+    if c.site.args and _model_state(fn):
         return MEDIUM
-    if c.method.startswith("get") and fn.tokens() & {"load_state_dict", "load_weights"}:
+    if c.method.startswith("get") and _model_state(fn, ("load_state_dict", "load_weights")):
         return MEDIUM
     return 0.0
 
@@ -211,13 +236,29 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
             toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit":
         return 0.0  # a sentinel or a control word
-    if _weighty(toks) or fn.tokens() & {"state_dict", "load_state_dict"}:
+    if _weighty(toks) or _model_state(fn, ("state_dict", "load_state_dict")):
         return 0.0  # a queue of weights: the weight sync
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
     if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
         return s
     return s * 0.6
+
+
+# what a record of generated trajectories holds (tokens of the body that builds it)
+_ROLLOUT_FIELDS = ("response", "completion", "rollout", "reward", "advantage", "log_prob", "logprob", "trajector",
+                   "experience", "episode", "returns", "generated")
+
+
+def _tensordict_rollout(c: CallFact, fn: FnFacts, s: float) -> float:
+    """Building or stacking a TensorDict of generated sequences, rewards or log-probs.
+
+    TensorDict is a general batch type: chunking, indexing, gathering or serialising one
+    (the helpers every user of the library writes) moves no trajectory between the sides.
+    """
+    if not (c.method[:1].isupper() or c.method in ("from_dict", "stack", "cat", "lazy_stack")):
+        return 0.0
+    return s if _tok_has(fn, *_ROLLOUT_FIELDS) else 0.0
 
 
 def _pyobj(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -773,6 +814,9 @@ SIGNALS: tuple[Signal, ...] = (
            "import queue\n\nclass P:\n    def __init__(self):\n        self.out = queue.Queue(maxsize=8)\n\n"
            "    def target(self, batch):\n        self.out.put(batch)\n",
            "def target(rollout_queue, traj):\n    rollout_queue.put_nowait(traj)\n",
+           # the data loader's resume position travels with the rollouts: no weights on this queue
+           "def target(rollout_queue, loader, samples):\n"
+           "    state = {'loader': loader.state_dict()}\n    rollout_queue.put((samples, state))\n",
        ),
        examples_nomatch=("def target(store, k, v):\n    store.put(k, v)\n",
                          "class W:\n    def target(self, m):\n        self.metrics_queue.put(m)\n")),
@@ -824,14 +868,17 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("import torch.distributed as dist\n\ndef target(items):\n    out = [None]\n"
                        "    dist.scatter_object_list(out, items, src=0)\n    return out[0]\n",),
        examples_nomatch=("def target(items):\n    return list(items)\n",)),
-    _s(id="tensordict-batch", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
+    _s(id="tensordict-batch", side=HANDOFF, kind=TRAJECTORY, container=True, weight=1.5,
        rationale="TensorDict is a batch container for trajectories passed to the trainer.",
        calls=("tensordict.TensorDict", "tensordict.*.TensorDict", "tensordict.TensorDict.*",
               "tensordict.*.TensorDict.*"),
-       check=lambda c, fn, s: s if c.method[:1].isupper() or c.method in ("from_dict", "stack", "cat", "lazy_stack") else 0.0,
-       examples_match=("from tensordict import TensorDict\n\ndef target(ids, mask):\n"
-                       "    return TensorDict({'input_ids': ids, 'attention_mask': mask}, batch_size=ids.shape[0])\n",),
-       examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",)),
+       check=_tensordict_rollout,
+       examples_match=("from tensordict import TensorDict\n\ndef target(ids, responses, mask):\n"
+                       "    return TensorDict({'input_ids': ids, 'responses': responses, 'attention_mask': mask},\n"
+                       "                      batch_size=ids.shape[0])\n",),
+       examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",
+                         "from tensordict import TensorDict\n\ndef target(tds, n):\n"
+                         "    return [TensorDict.cat(tds[i::n]) for i in range(n)]\n")),
     _s(id="replay-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="Sampling from a stored list of appended experience is a replay buffer feeding the trainer.",
        calls=("torchrl.data.*ReplayBuffer*", "torchrl.data.*.extend", "torchrl.data.*.sample"),
@@ -842,7 +889,7 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, n):\n        return random.sample(self.items, n)\n",
        ),
        examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
-    _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+    _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Building, returning or buffering the class the sampler fills and the trainer reads moves trajectories.",
        body=_container_op,
        examples_match=(
@@ -919,7 +966,13 @@ SIGNALS: tuple[Signal, ...] = (
            "class A:\n    def target(self, state_dict):\n        for k, v in state_dict.items():\n"
            "            self.communicator.broadcast(v, src=0)\n",
        ),
-       examples_nomatch=("import torch.distributed as dist\n\ndef target(flag):\n    dist.broadcast(flag, 0)\n    return flag\n",)),
+       examples_nomatch=("import torch.distributed as dist\n\ndef target(flag):\n    dist.broadcast(flag, 0)\n    return flag\n",
+                         # a generic helper: shape and dtype first, then the tensor (batches go through it too)
+                         "import torch\nimport torch.distributed as dist\n\ndef target(tensor, src=0, group=None):\n"
+                         "    meta = [{'shape': list(tensor.shape), 'dtype': tensor.dtype}] if tensor is not None else [None]\n"
+                         "    dist.broadcast_object_list(meta, src=src, group=group)\n"
+                         "    if tensor is None:\n        tensor = torch.empty(meta[0]['shape'], dtype=meta[0]['dtype'])\n"
+                         "    dist.broadcast(tensor, src=src, group=group)\n    return tensor\n")),
     _s(id="weight-sync-group", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.0, setup=True,
        rationale="An ad-hoc NCCL group (tcp:// rendezvous, stateless group, PyNccl) exists to ship weights.",
        calls=("torch.distributed.init_process_group", "vllm.*StatelessProcessGroup.create",
@@ -963,7 +1016,9 @@ SIGNALS: tuple[Signal, ...] = (
            "        for q in self.weight_queues:\n            q.put_nowait(sd)\n",
            "def target(policy, weight_queue):\n    state_dict = weight_queue.get_nowait()\n    policy.load_state_dict(state_dict)\n",
        ),
-       examples_nomatch=("def target(rollout_queue, batch):\n    rollout_queue.put(batch)\n",)),
+       examples_nomatch=("def target(rollout_queue, batch):\n    rollout_queue.put(batch)\n",
+                         "def target(rollout_queue, loader, samples):\n"
+           "    state = {'loader': loader.state_dict()}\n    rollout_queue.put((samples, state))\n")),
     _s(id="ray-collective", side=HANDOFF, kind=WEIGHT_SYNC, weight=1.5,
        rationale="ray.util.collective moves tensors between actors, typically weights.",
        calls=("ray.util.collective.*",), check=_param_context,

@@ -40,6 +40,14 @@ def _is_configish(name: str) -> bool:
     return low in _CONFIG_PARAMS or low.endswith(("_config", "_cfg", "_args", "_kwargs", "_conf", "_options"))
 
 
+_CONFIG_CLASS = ("config", "cfg", "args", "arguments", "options", "settings", "hparams")
+
+
+def _config_class(cls: str) -> bool:
+    """A class of settings (``GRPOConfig``, ``TrainArgs``): trainers take one in, it carries no trajectory."""
+    return cls.rsplit(".", 1)[-1].lower().endswith(_CONFIG_CLASS)
+
+
 def _producer(r: SideResult | None) -> bool:
     if r is None:
         return False
@@ -72,6 +80,8 @@ def container_ops(fn: FnFacts, facts: Facts) -> list[tuple[int, str]]:
     cont = facts.containers
     if not cont:
         return []
+    if not any(not _is_configish(p) for p in fn.params):
+        return []  # nothing comes in: a test, a default or a fixture builds the record, it moves none
     out: list[tuple[int, str]] = []
     for cls, line, _ in _constructed(fn, facts):
         if cls in cont:
@@ -118,6 +128,7 @@ def trajectory_containers(facts: Facts, sides: dict[str, SideResult],
             t = canon_in(h, h.definition.returns, facts)
             if t in facts.classes:
                 built.add(t)
+    built = {c for c in built if not _config_class(c)}
     if not built:
         return set()
     used: set[str] = set()
@@ -128,7 +139,9 @@ def trajectory_containers(facts: Facts, sides: dict[str, SideResult],
         if r is None or r.side != Side.TRAINING:
             continue
         params = {p.name for p in fn.definition.params}
-        for p in params:
+        for p in sorted(params):
+            if _is_configish(p):
+                continue  # ``args: TrainConfig`` is the settings object, not the batch
             t = fn.local_types.get(p)
             if t in built:
                 used.add(t)

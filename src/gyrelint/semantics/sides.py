@@ -42,6 +42,7 @@ class Origin:
     line: int
     via: str  # "own" or "callee:<qualname>"
     score: float
+    container: bool = False  # the evidence is about the batch type, not a transport
 
 
 @dataclass(slots=True)
@@ -222,7 +223,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     r = SideResult(own=own, own_matches=own_matches)
     total = dict(own)
     origins: dict[str, Origin] = {
-        k: Origin(m.signal.id, fn.file, m.line, "own", own[k]) for k, m in top.items()
+        k: Origin(m.signal.id, fn.file, m.line, "own", own[k], m.signal.container) for k, m in top.items()
     }
     inherited: dict[str, list[tuple[float, str]]] = {}
     firm: dict[str, float] = dict(own)  # own evidence plus what arrives over exact single-target calls
@@ -244,7 +245,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         co = results[callee].origins.get(k)
         if k not in origins or inh > origins[k].score:
             if co is not None:
-                origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh)
+                origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
     r.total = total
     r.origins = origins
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
@@ -252,7 +253,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _drives_both(s, t, own, firm):
+    elif _drives_both(s, t, own, firm) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
@@ -260,6 +261,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             # the producer or consumer end of a transport belongs to its side
             best_k, best_v = (SAMPLING, s) if s >= t else (TRAINING, t)
         limit = THRESHOLD if own.get(best_k, 0.0) > 0 else INHERITED_THRESHOLD
+        if best_k == TRAJECTORY and not own.get(TRAJECTORY) and not _moves_data(fn, origins.get(TRAJECTORY)):
+            best_v = 0.0
         if best_v >= limit:
             if best_k == SAMPLING:
                 r.side = Side.SAMPLING
@@ -281,7 +284,9 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.export = {TRAINING: passed(TRAINING)}
     elif r.side == Side.HANDOFF:
         k = TRAJECTORY if r.kind == HandoffKind.TRAJECTORY else WEIGHT_SYNC
-        r.export = {k: passed(k)}
+        # a function that is the trajectory handoff only because it calls one is a single hop
+        # from the transport: its own callers (a utility's users) are not the handoff too
+        r.export = {k: passed(k)} if k != TRAJECTORY or own.get(TRAJECTORY) else {}
     else:
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
     r.evidence = _evidence(fn.file, r, own_matches)
@@ -303,6 +308,56 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
         return True
     weaker = SAMPLING if s < t else TRAINING
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
+
+
+def _moves_data(fn, origin: Origin | None) -> bool:
+    """Whether a body that inherits batch-type (container) evidence hands data on itself.
+
+    Calling a helper that builds or splits the batch type makes a function a handoff only
+    when the function itself takes data in (a parameter that is not ``self`` or a settings
+    object) or hands a value back; a test or a setup routine that merely calls the helper
+    moves nothing between the sides. Transport evidence (a queue, a socket) always counts.
+    """
+    if origin is None or not origin.container:
+        return True
+    if fn.definition.returned:
+        return True
+    return any(not _configish(p) for p in fn.params)
+
+
+def _configish(name: str) -> bool:
+    low = name.lower()
+    return low in ("config", "cfg", "args", "kwargs", "options", "settings", "conf", "opts", "hparams") or \
+        low.endswith(("_config", "_cfg", "_args", "_kwargs", "_conf", "_options"))
+
+
+def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dict[str, float],
+                       results: Mapping[str, SideResult]) -> bool:
+    """The body runs the loop by calling code already labelled sampling and code labelled training.
+
+    A driver often holds no signal of its own: it calls the sampler's entry (a rollout
+    actor's method over a Ray handle, a generator object) and then the trainer's step, each
+    several hops above its evidence, so the decayed scores stay under the thresholds that
+    ``_drives_both`` asks of raw evidence. Calling a driver counts for both chains (a launcher
+    that starts the loop). Only firm calls count (exact, at most a few same-named targets), and
+    a body with strong evidence of its own for one side keeps that side.
+    """
+    if min(s, t) < INHERITED_THRESHOLD or own.get(SAMPLING, 0.0) + own.get(TRAINING, 0.0) >= THRESHOLD:
+        return False
+    got: set[str] = set()
+    for callee, decay in sorted(out_edges.items()):
+        if decay < DECAY_EXACT * 0.85:
+            continue
+        cr = results.get(callee)
+        if cr is None:
+            continue
+        if cr.side == Side.DRIVER:
+            return True
+        if cr.side == Side.SAMPLING:
+            got.add(SAMPLING)
+        elif cr.side == Side.TRAINING:
+            got.add(TRAINING)
+    return len(got) == 2
 
 
 def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Evidence]:

@@ -41,6 +41,7 @@ class Signal:
     check: CallCheck | None = None  # refines a call match: returns the final strength
     body: BodyCheck | None = None  # whole-body pattern
     setup: bool = False  # builds the machinery of a side rather than running it
+    container: bool = False  # about the batch type trajectories travel in, not a transport between sides
     examples_match: tuple[str, ...] = ()
     examples_nomatch: tuple[str, ...] = ()
     user: bool = False  # declared in [tool.gyrelint] signals
