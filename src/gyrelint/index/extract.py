@@ -62,6 +62,21 @@ def dotted(node: cst.BaseExpression | None, depth: int = 0) -> str:
 _NO_LITERAL = object()
 
 
+def _plain_string(text: str) -> str | None:
+    """The value of a string literal with no prefix (or ``r``) and no escapes, without
+    compiling it (``ast.literal_eval`` compiles, and files hold thousands of strings);
+    None for any other literal."""
+    raw = text[:1] in "rR"
+    body = text[1:] if raw else text
+    q = body[:3] if body[:3] in ('"""', "\'\'\'") else body[:1]
+    if q not in ('"', "'", '"""', "\'\'\'") or len(body) < 2 * len(q) or not body.endswith(q):
+        return None
+    inner = body[len(q):-len(q)]
+    if (not raw and "\\" in inner) or "\r" in inner:
+        return None
+    return inner
+
+
 def literal(node: cst.BaseExpression, depth: int = 0) -> object:
     """The Python value of a literal expression, or ``_NO_LITERAL``."""
     if depth > 20:
@@ -69,9 +84,13 @@ def literal(node: cst.BaseExpression, depth: int = 0) -> object:
     t = type(node)
     try:
         if t is cst.SimpleString:
-            v = node.evaluated_value  # type: ignore[union-attr]
+            v = _plain_string(node.value)  # type: ignore[union-attr]
+            if v is None:
+                v = node.evaluated_value  # type: ignore[union-attr]
             return v.decode("latin-1") if isinstance(v, bytes) else v
-        if t is cst.Integer or t is cst.Float:
+        if t is cst.Integer:
+            return int(node.value, 0)  # type: ignore[union-attr]
+        if t is cst.Float:
             return ast.literal_eval(node.value)  # type: ignore[union-attr]
         if t is cst.ConcatenatedString:
             left = literal(node.left, depth + 1)  # type: ignore[union-attr]
@@ -289,10 +308,11 @@ class _Extractor(cst.CSTVisitor):
     def walk(self, node: cst.CSTNode) -> None:
         """Visit ``node`` and its subtree in source order without rebuilding nodes
         (``CSTNode.visit`` reconstructs every node, which doubles the cost of a pass)."""
-        handler = self._dispatch.get(type(node))
+        t = type(node)
+        handler = self._dispatch.get(t)
         if handler is not None:
             handler(node)
-        for name in _child_fields(node):
+        for name in _FIELD_ORDER.get(t) or _child_fields(node):
             v = getattr(node, name)
             tv = type(v)
             if tv in _NODE_TYPES:
@@ -304,7 +324,7 @@ class _Extractor(cst.CSTVisitor):
                         self.walk(c)
             elif tv not in _LEAF_TYPES and self._is_node(v):
                 self.walk(v)
-        leave = self._leave.get(type(node))
+        leave = self._leave.get(t)
         if leave is not None:
             leave(node)
 
