@@ -215,3 +215,9 @@ def test_batch_type_evidence_reaches_one_caller_that_moves_data(containers):
     assert a.functions["pipe.records.chunked"].handoff_kind == HandoffKind.TRAJECTORY
     assert side(a, "pipe.records.describe_chunks") == Side.NEUTRAL  # two calls away from the records
     assert side(a, "pipe.records.test_split") == Side.NEUTRAL  # takes nothing in, moves nothing
+
+
+def test_batch_type_evidence_does_not_travel_over_name_guessed_calls(containers):
+    a = containers
+    assert side(a, "pipe.records.Episode.pop") == Side.HANDOFF  # builds records and a TensorDict of responses
+    assert side(a, "pipe.records.option") == Side.NEUTRAL  # ``options.pop(key)`` is a dict's pop

@@ -233,6 +233,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             continue
         for k, v in cr.export.items():
             if v > 0:
+                if k == TRAJECTORY and decay < DECAY_EXACT * 0.85 and _container_origin(cr):
+                    continue  # ``kwargs.pop(...)`` guessed to be the batch type's ``pop``: no evidence
                 inherited.setdefault(k, []).append((v * decay, callee))
                 if decay >= DECAY_EXACT * 0.85:
                     firm[k] = max(firm.get(k, 0.0), own.get(k, 0.0) + v * decay)
@@ -308,6 +310,11 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
         return True
     weaker = SAMPLING if s < t else TRAINING
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
+
+
+def _container_origin(r: SideResult) -> bool:
+    o = r.origins.get(TRAJECTORY)
+    return o is not None and o.container
 
 
 def _moves_data(fn, origin: Origin | None) -> bool:
