@@ -106,6 +106,7 @@ class Resolver:
         self.gen_funcs: set[str] = set()
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
         self.lookup_cache: dict[tuple[str, str, str], str | None] = {}
+        self.param_plans: dict[str, tuple[list[str], str | None, frozenset[str]]] = {}  # see _bind
         self.flows: list[tuple[str, object]] = []
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
@@ -610,36 +611,38 @@ class Resolver:
         return self._get(f"{q}.<ret>")
 
     def _bind(self, mod: str, scope: str, q: str, e: tuple, skip_first: bool, first: str | None) -> None:
-        f = self.funcs.get(q)
-        if f is None:
-            return
-        params = f.params
-        pos = [p for p in params if p.kind == "pos"]
+        plan = self.param_plans.get(q)
+        if plan is None:
+            f = self.funcs.get(q)
+            if f is None:
+                return
+            # keys of the positional parameters, the *args key, the keyword names
+            plan = self.param_plans[q] = (
+                [f"{q}.{p.name}" for p in f.params if p.kind == "pos"],
+                next((f"{q}.{p.name}" for p in f.params if p.kind == "vararg"), None),
+                frozenset(p.name for p in f.params),
+            )
+        pos, vararg, names = plan
         i = 0
         if skip_first and pos:
             if first is not None:
-                self._add(f"{q}.{pos[0].name}", (first,))
+                self._add(pos[0], (first,))
             pos = pos[1:]
-        by_name = {p.name: p for p in params}
-        vararg = next((p for p in params if p.kind == "vararg"), None)
         for a in e[2]:
             if isinstance(a, tuple) and a and a[0] == "*":
                 vals = self.iterate(mod, scope, self.eval(mod, scope, a[1]))
-                for p in pos[i:]:
-                    self._add(f"{q}.{p.name}", vals)
+                for key in pos[i:]:
+                    self._add(key, vals)
                 continue
             vals = self.eval(mod, scope, a)
             if i < len(pos):
-                self._add(f"{q}.{pos[i].name}", vals)
+                self._add(pos[i], vals)
             elif vararg is not None and vals:
-                self._write(f"{q}.{vararg.name}", "*", vals)
-                self._add(f"{q}.{vararg.name}", {f"l:{q}.{vararg.name}"})
+                self._write(vararg, "*", vals)
+                self._add(vararg, {f"l:{vararg}"})
             i += 1
         for k, a in e[3]:
-            if k == "**":
-                continue
-            p = by_name.get(k)
-            if p is not None:
+            if k != "**" and k in names:
                 self._add(f"{q}.{k}", self.eval(mod, scope, a))
 
     def call(self, mod: str, scope: str, v: str, e: tuple, bind: bool) -> tuple[list[tuple[str, str]], set[str]]:
