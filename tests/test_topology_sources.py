@@ -95,3 +95,28 @@ def test_unclassified_keys_are_not_reported(cross):
 def test_fixture_is_clean(cross):
     _topo, diags, _keys = cross
     assert diags == []
+
+
+def test_config_class_fields_take_their_own_line_and_field_default(tmp_path: Path) -> None:
+    """The line and default of a field come from the field itself, never from a docstring
+    line that looks like one (``cp: context parallel size``)."""
+    (tmp_path / "cfg.py").write_text(
+        "from dataclasses import dataclass, field\n\n\n"
+        "@dataclass\n"
+        "class ParallelConfig:\n"
+        '    """Sizes.\n\n'
+        "    Attributes:\n"
+        "        tensor_parallel_size: devices per tensor-parallel group\n"
+        "        master_port: where rank 0 listens\n"
+        '    """\n\n'
+        "    tensor_parallel_size: int = field(\n"
+        '        default=2, metadata={"help": "tp"}\n'
+        "    )\n"
+        "    master_port: int = 29511\n")
+    settings, _ = load_settings(tmp_path)
+    settings = replace(settings, use_cache=False, jobs=1)
+    index = build_index(tmp_path, settings)
+    topo, _ = analyze_topology(index, Graphs(), settings)
+    keys = {k.key: (k.line, k.value) for k in topo.config_keys}
+    assert keys["tensor_parallel_size"] == (13, "2")
+    assert keys["master_port"] == (16, "29511")

@@ -471,23 +471,14 @@ class _Extractor(cst.CSTVisitor):
         self._flow(outer, "base", qual, tuple(self._x(b.value) for b in node.bases))
         self.scopes.append(node.name.value)
         self.kinds.append("class")
-        fields: list[Param] = []
+        fields: list[Param] = []  # filled by _annassign, which knows each field's line
+        field_ids: set[int] = set()
         body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
         for stmt in body:
             if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
                     if type(small) is cst.AnnAssign and type(small.target) is cst.Name:
-                        self._flow(qual, "ann", ("n", small.target.value), _ann_tree(small.annotation.annotation))
-                        if small.value is not None:
-                            self._flow(qual, "=", ("n", small.target.value), self._x(small.value))
-                        fields.append(
-                            Param(
-                                small.target.value,
-                                _annotation(small.annotation),
-                                to_arg(small.value) if small.value is not None else None,
-                                "field",
-                            )
-                        )
+                        field_ids.add(id(small))
         self.open_classes.append(
             {
                 "qualname": ".".join(self.scopes),
@@ -495,7 +486,8 @@ class _Extractor(cst.CSTVisitor):
                 "line": line,
                 "bases": tuple(dotted(b.value) for b in node.bases),
                 "decorators": tuple(dotted(d.decorator) for d in node.decorators),
-                "fields": tuple(fields),
+                "fields": fields,
+                "field_ids": field_ids,
                 "keywords": tuple((k.keyword.value, dotted(k.value)) for k in node.keywords if k.keyword),
             }
         )
@@ -514,7 +506,7 @@ class _Extractor(cst.CSTVisitor):
                 end_line=max(c["line"], self.line - 1),
                 bases=c["bases"],
                 decorators=c["decorators"],
-                fields=c["fields"],
+                fields=tuple(c["fields"]),
                 keywords=c["keywords"],
             )
         )
@@ -635,12 +627,32 @@ class _Extractor(cst.CSTVisitor):
     def _annassign(self, node: cst.AnnAssign) -> None:
         if self.kinds[-1:] == ["class"] and type(node.target) is cst.Name:
             self.store_ids.add(id(node.target))
-            return  # recorded as a class field (and its flows) by _open_class
+            c = self.open_classes[-1] if self.open_classes else None
+            if c is not None and id(node) in c["field_ids"]:
+                self._class_field(c, node)
+            return
         self._record_assign(node.target, node.value, _annotation(node.annotation))
         target = self._tx(node.target)
         self._flow(self.scope, "ann", target, _ann_tree(node.annotation.annotation))
         if node.value is not None:
             self._flow(self.scope, "=", target, self._x(node.value))
+
+    def _class_field(self, c: dict, node: cst.AnnAssign) -> None:
+        """``name: type [= value]`` directly in a class body: a field, and its flows."""
+        qual, name = c["qualname"], node.target.value  # type: ignore[union-attr]
+        self._flow(qual, "ann", ("n", name), _ann_tree(node.annotation.annotation))
+        default_kw = None
+        if node.value is not None:
+            self._flow(qual, "=", ("n", name), self._x(node.value))
+            if type(node.value) is cst.Call:
+                for a in node.value.args:  # type: ignore[union-attr]
+                    if a.keyword is not None and a.keyword.value == "default":
+                        lit = literal(a.value)
+                        if lit is not _NO_LITERAL:
+                            default_kw = Arg("lit", lit)
+        c["fields"].append(Param(name, _annotation(node.annotation),
+                                 to_arg(node.value) if node.value is not None else None, "field",
+                                 self.line, default_kw))
 
     def _augassign(self, node: cst.AugAssign) -> None:
         self._record_assign(node.target, node.value, augmented=True)

@@ -168,7 +168,9 @@ class Param:
     name: str
     annotation: str | None = None
     default: Arg | None = None
-    kind: str = "pos"  # "pos" | "kwonly" | "vararg" | "kwarg"
+    kind: str = "pos"  # "pos" | "kwonly" | "vararg" | "kwarg" | "field" (an annotated class attribute)
+    line: int = 0  # fields: the line of ``name: type``
+    default_kw: Arg | None = None  # fields: the literal ``default=`` of a call default (``field(default=8)``)
 
 
 @dataclass(frozen=True, slots=True)

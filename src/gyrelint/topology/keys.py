@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import posixpath
 import re
-from pathlib import Path
 
 from ..graphs import Graphs
 from ..index import Index
@@ -15,8 +13,8 @@ from ..repo import launcher_kind
 from ..settings import Settings
 from .classify import Vocabulary, classify
 from .names import Namer
-from .sources import RawKey, value_text
-from .sources.python_src import FieldRefs, python_keys
+from .sources import RawKey
+from .sources.python_src import python_keys
 from .sources.shell import markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
 from .sources.yaml_src import YamlFile, read_yaml, yaml_keys
@@ -67,7 +65,7 @@ def _env_files(index: Index) -> list[str]:
 
 
 def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
-             diags: list[Diagnostic], field_refs: FieldRefs) -> list[RawKey]:
+             diags: list[Diagnostic]) -> list[RawKey]:
     limit = settings.max_file_size
     out: list[RawKey] = []
     yaml_files: dict[str, YamlFile] = {}
@@ -104,7 +102,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
             diags.append(Diagnostic(rel, 0, f"could not read config keys ({exc.__class__.__name__}); file skipped",
                                     "parse"))
     out.extend(yaml_keys(yaml_files))
-    out.extend(python_keys(index, graphs, namers, field_refs))
+    out.extend(python_keys(index, graphs, namers))
     return out
 
 
@@ -130,23 +128,13 @@ def _read_one(rel: str, kind: str, text: str, out: list[RawKey], yaml_files: dic
 
 def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
                     vocab: Vocabulary, diags: list[Diagnostic]) -> list[ConfigKey]:
-    field_refs: FieldRefs = {}
-    raws = raw_keys(index, graphs, settings, namers, diags, field_refs)
+    raws = raw_keys(index, graphs, settings, namers, diags)
     seen: set[tuple[str, str, int]] = set()
     out: list[ConfigKey] = []
-    texts: dict[str, list[str]] = {}
-    fields: dict[tuple[str, int], dict[str, int]] = {}
     for r in raws:
-        ref = field_refs.get((r.file, r.key))
-        line, value = r.line, r.value
-        if ref is not None:
-            line = _field_line(index, r.file, ref[0].line, ref[0].end_line, ref[1], texts, fields) or line
-            if value is None and line != r.line:
-                value = _field_default(texts.get(r.file, []), line)
-        hit = classify(r.key, value, vocab, r.context)
+        hit = classify(r.key, r.value, vocab, r.context)
         if hit is None:
             continue
-        r = RawKey(r.key, value, r.file, line, r.source, r.context)
         ident = (r.key, r.file, r.line)
         if ident in seen:
             continue
@@ -154,49 +142,3 @@ def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, nam
         out.append(ConfigKey(r.key, hit[0], r.value, r.file, r.line, hit[1], r.source))
     out.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
     return out
-
-
-_FIELD = re.compile(r"^\s+([A-Za-z_]\w*)\s*:")
-
-
-def _field_line(index: Index, path: str, start: int, end: int, name: str, texts: dict[str, list[str]],
-                fields: dict[tuple[str, int], dict[str, int]] | None = None) -> int:
-    """Line of ``name: ...`` inside a class body (the summary records the class line only)."""
-    if path not in texts:
-        try:
-            texts[path] = (Path(index.root) / path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            texts[path] = []
-    cache = fields if fields is not None else {}
-    table = cache.get((path, start))
-    if table is None:
-        lines = texts[path]
-        table = {}
-        for no in range(max(start, 1), min(end, len(lines)) + 1):
-            m = _FIELD.match(lines[no - 1])
-            if m:
-                table.setdefault(m.group(1), no)
-        cache[(path, start)] = table
-    return table.get(name, 0)
-
-
-_DEFAULT_KW = re.compile(r"""\bdefault\s*=\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|-?\d[\w.+-]*|True|False|None)\s*[,)]""")
-_NEXT_FIELD = re.compile(r"^\s+[A-Za-z_]\w*\s*:")
-
-
-def _field_default(lines: list[str], line: int) -> str | None:
-    """``x: int = field(default=8, metadata=...)``: the literal default, read from the field's own lines
-    (the summary keeps only the callee of a call default)."""
-    chunk = []
-    for no in range(line, min(line + 8, len(lines) + 1)):
-        text = lines[no - 1]
-        if no > line and _NEXT_FIELD.match(text):
-            break
-        chunk.append(text)
-    m = _DEFAULT_KW.search(" ".join(chunk))
-    if not m:
-        return None
-    try:
-        return value_text(ast.literal_eval(m.group(1)))
-    except (ValueError, SyntaxError):
-        return None

@@ -44,11 +44,8 @@ def _flag_name(call: CallSite) -> tuple[str | None, bool]:
     return best.lstrip("-"), "{}" in best
 
 
-FieldRefs = dict[tuple[str, str], tuple[ClassDef, str]]  # (file, key) -> (class, field) for late line lookup
-
-
-def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer], field_refs: FieldRefs) -> list[RawKey]:
-    """All keys declared in Python; dataclass fields carry their class line until ``field_refs`` places them."""
+def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> list[RawKey]:
+    """All keys declared in Python: option defaults, environment reads, config-class fields."""
     out: list[RawKey] = []
     templates: dict[str, list[tuple[str, CallSite, FileSummary]]] = {}  # wrapper function name -> flags
     classes: dict[str, list[tuple[ClassDef, FileSummary]]] = {}
@@ -89,7 +86,7 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer], f
         for c in s.classes:
             classes.setdefault(c.name, []).append((c, s))
     out.extend(_expand_templates(index, templates))
-    out.extend(_config_classes(classes, builders, field_refs))
+    out.extend(_config_classes(classes, builders))
     return out
 
 
@@ -171,8 +168,7 @@ def _is_config_class(c: ClassDef, names: set[str], builders: dict[str, str]) -> 
     return c.name in builders
 
 
-def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], builders: dict[str, str],
-                    field_refs: FieldRefs) -> list[RawKey]:
+def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], builders: dict[str, str]) -> list[RawKey]:
     names = set(classes)
     config: dict[str, tuple[ClassDef, FileSummary]] = {}
     for name, defs in classes.items():
@@ -213,8 +209,10 @@ def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], buil
             if sub and depth < _MAX_NEST and sub not in seen:
                 emit(sub, key, depth + 1, (*seen, sub))
                 continue
-            field_refs[(s.path, key)] = (c, f.name)
-            out.append(RawKey(key, value_text(_lit(f.default)), s.path, c.line, source, c.name))
+            value = _lit(f.default)
+            if value is None and f.default_kw is not None:  # x: int = field(default=8)
+                value = f.default_kw.value
+            out.append(RawKey(key, value_text(value), s.path, f.line or c.line, source, c.name))
 
     for name in sorted(config):
         if name not in children:
