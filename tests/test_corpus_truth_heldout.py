@@ -1,0 +1,149 @@
+"""The held-out corpus truth (slime, ROLL) is well formed and really held out.
+
+Like tests/test_corpus_truth.py these tests never need the corpora: they check the
+JSON files' shape and the label rules of tests/corpus_truth_heldout/README.md, that
+the held-out frameworks are not the ones the tagger was tuned on, and that the
+benchmark reads this folder (a missing corpus is reported, not a crash).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+HELDOUT = HERE / "corpus_truth_heldout"
+TUNED = HERE / "corpus_truth"
+FILES = sorted(HELDOUT.glob("*.json"))
+SIDES = {"sampling", "training", "handoff", "driver", "neutral"}
+KINDS = {"trajectory", "weight_sync"}
+KEYS = {"qualname", "side", "handoff_kind", "file", "line", "why"}
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+QUALNAME = re.compile(rf"^{IDENT}(\.{IDENT})+$")
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
+MINIMUM = {"sampling": 15, "training": 15, "handoff": 8, "driver": 2, "neutral": 15}
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _module_of(file: str) -> str:
+    """gyrelint's module name for a file of a root-level package or script (``-`` becomes ``_``)."""
+    parts = file[: -len(".py")].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(p if re.fullmatch(IDENT, p) else p.replace("-", "_").replace(".", "_") for p in parts)
+
+
+def _bench():
+    name = "_gyrelint_bench_semantics_accuracy"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, HERE.parent / "bench" / "semantics_accuracy.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_both_heldout_frameworks_are_labelled():
+    assert {_load(p)["framework"] for p in FILES} >= {"slime", "roll"}
+
+
+def test_heldout_frameworks_are_not_the_tuned_ones():
+    tuned = {_load(p)["framework"] for p in TUNED.glob("*.json")}
+    assert tuned, "tests/corpus_truth should hold the tuned frameworks"
+    assert {_load(p)["framework"] for p in FILES}.isdisjoint(tuned)
+
+
+def test_readme_records_each_commit_and_how_to_get_the_tree():
+    readme = (HELDOUT / "README.md").read_text(encoding="utf-8")
+    for path in FILES:
+        commit = _load(path)["version"]
+        assert f"checkout {commit}" in readme, path.name
+        assert path.name in readme
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_top_level_metadata(path: Path):
+    data = _load(path)
+    assert set(data) == {"framework", "version", "corpus_root", "labels"}
+    assert data["framework"] == path.stem
+    assert COMMIT.match(data["version"]), "version is the git commit of the labelled tree"
+    root = data["corpus_root"]
+    assert isinstance(root, str) and not root.startswith("/") and ".." not in Path(root).parts
+    assert isinstance(data["labels"], list) and data["labels"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_every_label_is_well_formed(path: Path):
+    for lab in _load(path)["labels"]:
+        where = f"{path.name}: {lab.get('qualname')}"
+        assert set(lab) == KEYS, where
+        assert QUALNAME.match(lab["qualname"]), where
+        assert lab["side"] in SIDES, where
+        if lab["side"] == "handoff":
+            assert lab["handoff_kind"] in KINDS, where
+        else:
+            assert lab["handoff_kind"] is None, where
+        assert isinstance(lab["line"], int) and lab["line"] > 0, where
+        assert isinstance(lab["why"], str) and 10 <= len(lab["why"]) <= 200 and "\n" not in lab["why"], where
+        f = lab["file"]
+        assert f.endswith(".py") and not f.startswith("/") and ".." not in Path(f).parts, where
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_qualname_agrees_with_file(path: Path):
+    """The module part of the qualname is the file's dotted path, named the way gyrelint names it."""
+    for lab in _load(path)["labels"]:
+        assert lab["qualname"].startswith(_module_of(lab["file"]) + "."), lab["qualname"]
+
+
+def test_module_naming_helper():
+    assert _module_of("examples/search-r1/generate_with_search.py") == "examples.search_r1.generate_with_search"
+    assert _module_of("pkg/sub/__init__.py") == "pkg.sub"
+    assert _module_of("train.py") == "train"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_no_duplicates_and_no_two_functions_on_one_line(path: Path):
+    labels = _load(path)["labels"]
+    names = Counter(lab["qualname"] for lab in labels)
+    assert [q for q, n in names.items() if n > 1] == []
+    places = Counter((lab["file"], lab["line"]) for lab in labels)
+    assert [p for p, n in places.items() if n > 1] == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_minimum_counts_and_both_handoff_kinds(path: Path):
+    labels = _load(path)["labels"]
+    counts = Counter(lab["side"] for lab in labels)
+    for side, n in MINIMUM.items():
+        assert counts[side] >= n, f"{path.name}: {counts[side]} {side} labels, need {n}"
+    kinds = Counter(lab["handoff_kind"] for lab in labels if lab["side"] == "handoff")
+    assert kinds["trajectory"] >= 3 and kinds["weight_sync"] >= 3, kinds
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_neutral_labels_are_mostly_keyword_look_alikes(path: Path):
+    words = ("sampl", "generat", "rollout", "trajector", "train", "update", "optimi", "advantage", "log",
+             "weight", "checkpoint", "toggle", "builder", "metric")
+    neutral = [lab for lab in _load(path)["labels"] if lab["side"] == "neutral"]
+    hits = [lab for lab in neutral if any(w in (lab["qualname"] + " " + lab["why"]).lower() for w in words)]
+    assert len(hits) >= 10
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_bench_reports_a_missing_corpus_instead_of_crashing(path: Path, tmp_path: Path):
+    res = _bench().run_labelled(path, tmp_path)
+    assert res["framework"] == path.stem
+    assert "corpus not found" in res["error"] and str(tmp_path) in res["error"]
+    assert res["labels"] == len(_load(path)["labels"])
