@@ -216,3 +216,23 @@ def test_reuse_needs_the_old_summary_from_the_cache(repo: Path, tmp_path: Path) 
                 entry.unlink()
     # the old summary is gone: the edited file must not stand in for it
     assert analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp) is None
+
+
+def test_analyze_reuses_the_last_analysis_when_summaries_are_unchanged(repo: Path, tmp_path: Path,
+                                                                       monkeypatch) -> None:
+    import gyrelint.api as api
+
+    settings = _settings(tmp_path)
+    before = _report(analyze(repo, settings))
+    main = repo / "loop" / "main.py"
+    main.write_text(LOOP.replace("loss.backward()", "loss.backward()  # gradients") + "\n# end\n")
+    with monkeypatch.context() as m:
+        m.setattr(api, "build_index", lambda *a, **k: (_ for _ in ()).throw(AssertionError("pipeline ran")))
+        assert _report(analyze(repo, settings)) == before
+    # a suppression comment is part of the summary: the pipeline runs and honours it
+    main.write_text(LOOP.replace("loss.backward()", "loss.backward()  # gyrelint: ignore[GYR001]"))
+    ran = []
+    real = api.build_index
+    monkeypatch.setattr(api, "build_index", lambda *a, **k: ran.append(1) or real(*a, **k))
+    analyze(repo, settings)
+    assert ran == [1]

@@ -183,6 +183,7 @@ def load(settings: Settings, key: str) -> Analysis | None:
 
 
 _MAX_CHANGED = 16  # past this many changed files a full run costs about as much
+_READ_AS_TEXT = frozenset({"setup.py"})  # Python files a stage reads as text too (console_scripts)
 
 
 def _last_path(settings: Settings, root: Path, head: str) -> Path:
@@ -190,10 +191,12 @@ def _last_path(settings: Settings, root: Path, head: str) -> Path:
     return Path(settings.cache_dir) / "last-analysis" / hashlib.sha256(f"{root}\0{head}".encode()).hexdigest()
 
 
-def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFiles, fp: Fingerprint) -> Analysis | None:
+def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFiles, fp: Fingerprint,
+                                 parsed: list[str] | None = None) -> Analysis | None:
     """Early cutoff: when the only changed files summarise exactly as before (an edited
     comment, trailing blank lines: nothing any stage reads), the newest analysis of this
-    repo is the answer. Only those files are parsed; ``None`` means: run the pipeline."""
+    repo is the answer. Only those files are parsed (their paths are added to ``parsed``;
+    their summaries are cached, so a pipeline run after a ``None`` finds them there)."""
     try:
         prev = marshal.loads(_last_path(settings, root, fp.head).read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
@@ -206,6 +209,8 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
     changed = [p for p, k in fp.file_keys.items() if old_keys[p] != k]
     if not changed or len(changed) > _MAX_CHANGED:
         return None
+    if any(p.rsplit("/", 1)[-1] in _READ_AS_TEXT for p in changed):
+        return None
     summaries = SummaryCache(Path(settings.cache_dir), code_digest("index"))
     old = {p: summaries.get(old_keys[p]) for p in changed}  # never re-parsed: the file is not what it was
     if any(v is None for v in old.values()):
@@ -215,6 +220,8 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
         return None
     only = dataclasses.replace(files, python=changed, diagnostics=[])
     fresh = build_index(root, settings, files=only, keys={p: fp.file_keys[p] for p in changed})
+    if parsed is not None:
+        parsed.extend(p for p in changed if p in fresh.summaries)
     if fresh.diagnostics or fresh.summaries.keys() != old.keys():
         return None
     for p, new in fresh.summaries.items():
