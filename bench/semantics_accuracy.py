@@ -123,7 +123,8 @@ def _bodies(analysis) -> dict[str, tuple[str, int, int]]:
     return out
 
 
-def run_labelled(truth_path: Path, base: Path) -> dict:
+def run_labelled(truth_path: Path, base: Path, hint: str = "run scripts/fetch_corpora.sh") -> dict:
+    """Score one labelled framework; ``hint`` says how to get its corpus when it is missing."""
     from gyrelint.api import analyze
 
     truth = json.loads(truth_path.read_text())
@@ -132,7 +133,7 @@ def run_labelled(truth_path: Path, base: Path) -> dict:
     res: dict = {"framework": name, "version": truth["version"], "labels": len(truth["labels"]),
                  "counts": dict(Counter(lab["side"] for lab in truth["labels"]))}
     if not root.is_dir():
-        res["error"] = f"{root}: corpus not found; run scripts/fetch_corpora.sh"
+        res["error"] = f"{root}: corpus not found; {hint}"
         return res
     t0 = time.perf_counter()
     try:
@@ -296,7 +297,7 @@ def render(report: dict) -> str:
     lines: list[str] = []
     w = lines.append
     w("## Side tagging on hand-labelled frameworks\n")
-    w("Labels: `tests/corpus_truth/*.json` (see its README). Scores are over the labelled functions only; "
+    w(f"Labels: `{report.get('truth', 'tests/corpus_truth')}/*.json` (see its README). Scores are over the labelled functions only; "
       "`handoff` counts the side, `kind` is the share of labelled handoffs tagged handoff that also got the "
       "right kind (trajectory / weight_sync). Neutral mislabel = labelled-neutral functions given another side.\n")
     w("| framework | labels (S/T/H/D/N) | tool | sampling P/R/F1 | training P/R/F1 | handoff P/R/F1 | driver P/R/F1 "
@@ -378,6 +379,14 @@ def kept_notes(path: Path) -> str:
     return "" if at < 0 else text[at:].rstrip("\n") + "\n"
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the repository when inside it (as the report shows it), else absolute."""
+    try:
+        return path.relative_to(REPO).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _commit() -> str:
     try:
         return subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -401,8 +410,12 @@ def main(argv: list[str] | None = None) -> int:
     if not truth_files:
         print(f"{args.truth}: no labelled *.json files", file=sys.stderr)
         return 2
-    report: dict = {"commit": _commit(), "date": datetime.date.today().isoformat(),
-                    "labelled": [run_labelled(p, base) for p in truth_files]}
+    truth = Path(args.truth).resolve()
+    # a folder other than the default (e.g. the held-out labels) says in its README how to get its corpora
+    hint = ("run scripts/fetch_corpora.sh" if truth == TRUTH_DIR.resolve()
+            else f"see {_shown(truth)}/README.md for how to get it")
+    report: dict = {"commit": _commit(), "date": datetime.date.today().isoformat(), "truth": _shown(truth),
+                    "labelled": [run_labelled(p, base, hint) for p in truth_files]}
     if not args.no_sanity:
         report["sanity"] = [run_sanity(n, base) for n in SANITY]
     if not args.no_speed:

@@ -147,3 +147,14 @@ def test_bench_reports_a_missing_corpus_instead_of_crashing(path: Path, tmp_path
     assert res["framework"] == path.stem
     assert "corpus not found" in res["error"] and str(tmp_path) in res["error"]
     assert res["labels"] == len(_load(path)["labels"])
+
+
+def test_bench_names_the_truth_folder_and_its_readme(tmp_path: Path):
+    bench = _bench()
+    res = bench.run_labelled(FILES[0], tmp_path, "see tests/corpus_truth_heldout/README.md for how to get it")
+    assert res["error"].endswith("see tests/corpus_truth_heldout/README.md for how to get it")
+    assert bench._shown(HELDOUT.resolve()) == "tests/corpus_truth_heldout"
+    assert bench._shown(tmp_path) == str(tmp_path)  # outside the repository: shown as is
+    md = bench.render({"labelled": [], "truth": "tests/corpus_truth_heldout"})
+    assert "Labels: `tests/corpus_truth_heldout/*.json`" in md
+    assert "Labels: `tests/corpus_truth/*.json`" in bench.render({"labelled": []})  # the default report is unchanged
