@@ -91,3 +91,20 @@ def test_shebang_scripts_and_dockerfiles_are_read_as_launchers(tmp_path: Path) -
     assert missing == [("pkg.gone", None)]
     keys = {k.key: (k.cls, k.value) for k in a.topology.config_keys}
     assert keys["MASTER_PORT"] == ("port", "29511")
+
+
+def test_a_package_named_env_is_code_a_virtualenv_is_not(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    for d in ("pkg/env", "env/bin", "tools/conda/conda-meta", "venv"):
+        (repo / d).mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "env" / "__init__.py").write_text("")
+    (repo / "pkg" / "env" / "gym_env.py").write_text("class GymEnv:\n    def step(self, action):\n        return 0\n")
+    (repo / "env" / "bin" / "activate").write_text("# virtualenv\n")
+    (repo / "env" / "site.py").write_text("x = 1\n")
+    (repo / "tools" / "conda" / "conda_lib.py").write_text("y = 1\n")
+    (repo / "venv" / "lib.py").write_text("z = 1\n")
+    files = discover(repo, Settings())
+    assert "pkg/env/gym_env.py" in files.python
+    assert files.modules["pkg/env/gym_env.py"] == "pkg.env.gym_env"
+    assert not {"env/site.py", "tools/conda/conda_lib.py", "venv/lib.py"} & set(files.python)

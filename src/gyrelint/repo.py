@@ -16,7 +16,7 @@ from .model import Diagnostic
 from .settings import Settings
 
 SKIP_DIRS = {
-    ".git", ".hg", ".svn", ".venv", "venv", "env", ".env", "node_modules", "__pycache__", "build", "dist",
+    ".git", ".hg", ".svn", ".venv", "venv", ".env", "node_modules", "__pycache__", "build", "dist",
     ".tox", ".nox", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".gyrelint-cache",
     ".idea", ".vscode", "wandb", "outputs", "checkpoints",
 }
@@ -24,6 +24,11 @@ SKIP_DIRS = {
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 _SHEBANG_SHELLS = (b"sh", b"bash", b"zsh", b"dash", b"ksh")
+
+
+def _is_virtualenv(path: Path) -> bool:
+    return ((path / "pyvenv.cfg").exists() or (path / "bin" / "activate").exists()
+            or (path / "Scripts" / "activate").exists() or (path / "conda-meta").is_dir())
 
 
 def launcher_kind(rel: str) -> str | None:
@@ -163,7 +168,7 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             if is_dir:
                 if entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
                     continue
-                if (Path(entry.path) / "pyvenv.cfg").exists():
+                if _is_virtualenv(Path(entry.path)):  # whatever its name (`env/` is often a package of RL code)
                     continue
                 if ignore.ignored(rel, True) or _excluded(rel, settings.exclude):
                     continue
