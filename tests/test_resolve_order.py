@@ -103,3 +103,34 @@ def test_min_max_sorted_call_only_their_key(tmp_path: Path) -> None:
     assert by_line[13] == {"<builtin>.max", "k.size"}
     assert by_line[14] == {"<builtin>.sorted", "k.rank"}
     assert "k.size" in by_line[15]
+
+
+def test_plugin_loaded_from_an_option_default_is_called_where_it_is_called(tmp_path: Path) -> None:
+    """``--rollout-fn-path`` defaults to a dotted path; a loader turns it into the function,
+    which runs where the loaded value is called, not where the option is declared."""
+    (tmp_path / "plug").mkdir()
+    (tmp_path / "plug" / "__init__.py").write_text("")
+    (tmp_path / "plug" / "rollouts.py").write_text("def generate_rollout(args, step):\n    return [step]\n")
+    (tmp_path / "plug" / "misc.py").write_text(
+        "import importlib\n\n"
+        "def load_function(path):\n"
+        "    mod, _, name = path.rpartition('.')\n"
+        "    return getattr(importlib.import_module(mod), name)\n")
+    (tmp_path / "plug" / "train.py").write_text(
+        "import argparse\n"
+        "from plug.misc import load_function\n\n"
+        "def parse():\n"
+        "    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--rollout-fn-path', default='plug.rollouts.generate_rollout')\n"
+        "    return p.parse_args()\n\n"
+        "class Manager:\n"
+        "    def __init__(self, args):\n"
+        "        self.generate = load_function(args.rollout_fn_path)\n\n"
+        "    def step(self, args, i):\n"
+        "        return self.generate(args, i)\n")
+    settings = Settings(use_cache=False, jobs=1)
+    index = build_index(tmp_path, settings)
+    g = build_graphs(index, find_entry_points(index, settings)[0])
+    assert g.calls.edges["plug.train.Manager.step", "plug.rollouts.generate_rollout"]["kind"] == "exact"
+    edge = g.calls.edges["plug.train.Manager.__init__", "plug.rollouts.generate_rollout"]
+    assert edge["via"] == "load"

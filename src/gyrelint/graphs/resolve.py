@@ -22,6 +22,7 @@ approach, done on summaries so no file is parsed again). Values are short string
 from __future__ import annotations
 
 import builtins
+import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
@@ -46,6 +47,13 @@ _CONTAINER_WRITE = {"append": 0, "add": 0, "extend": -1, "insert": 1, "update": 
                     "put": 0, "put_nowait": 0, "appendleft": 0}
 _CONTAINER_READ = frozenset({"get", "pop", "popleft", "popitem", "values", "items", "copy", "keys",
                              "get_nowait"})
+
+
+# a callable that turns a dotted-path string into the object it names (plugin loaders:
+# ``load_function("pkg.mod.fn")``, ``import_string``, ``locate``, ``instantiate``...)
+_LOADER = re.compile(r"(?:^|_)(?:load|import|locate|instantiate|resolve)(?:_|$)|from_str|str_to|by_path|"
+                     r"^get_(?:obj|object|class|cls|func|function|fn|method|callable)")
+_DOTTED_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
 
 
 def _const(v: object) -> str:
@@ -107,6 +115,7 @@ class Resolver:
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
         self.lookup_cache: dict[tuple[str, str, str], str | None] = {}
         self.param_plans: dict[str, tuple[list[str], str | None, frozenset[str]]] = {}  # see _bind
+        self.option_paths: dict[str, set[str]] = defaultdict(set)  # option dest -> dotted-path defaults
         self.flows: list[tuple[str, object]] = []
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
@@ -164,12 +173,48 @@ class Resolver:
                     continue
                 self.locals[(mod, imp.scope)].add(imp.bound)
                 self.flows.append((mod, _ImportFlow(imp.scope, imp.bound, self._import_value(s, imp), imp.line)))
+        self._collect_option_paths()
         for key, names in self.globals.items():
             self.locals[key] -= names
         for key, names in self.nonlocals.items():
             self.locals[key] -= names
         self._star_imports()
         self._flush()
+
+    def _collect_option_paths(self) -> None:
+        """``add_argument("--rollout-fn-path", default="pkg.mod.fn")``: reading ``.rollout_fn_path``
+        off the parsed options gives that string, so a loader called with it returns ``pkg.mod.fn``."""
+        for s in self.sums.values():
+            for site in s.calls:
+                e = site.expr
+                if site.attr != "add_argument" or not isinstance(e, tuple) or e[0] != "c":
+                    continue
+                kw = {k: v for k, v in e[3] if isinstance(v, tuple) and v and v[0] == "k"}
+                default = kw.get("default")
+                if default is None or not isinstance(default[1], str) or not _DOTTED_PATH.match(default[1]):
+                    continue
+                dest = kw.get("dest")
+                names = [dest[1]] if dest is not None and isinstance(dest[1], str) else [
+                    a[1].lstrip("-").replace("-", "_") for a in e[2]
+                    if isinstance(a, tuple) and a and a[0] == "k" and isinstance(a[1], str) and a[1].startswith("--")]
+                for n in names:
+                    self.option_paths[n].add(f"ks:{default[1]}")
+
+    def _loaded(self, mod: str, scope: str, e: tuple, name: str) -> set[str]:
+        """What a plugin loader called at ``e`` returns: the repo object its dotted-path
+        argument names (``c:``/``i:`` for a class, ``f:`` for a function)."""
+        if not _LOADER.search(name.rsplit(".", 1)[-1]) or not e[2]:
+            return set()
+        out: set[str] = set()
+        for v in self.eval(mod, scope, e[2][0]):
+            if not v.startswith("ks:"):
+                continue
+            path = v[3:].replace(":", ".")
+            if path in self.funcs:
+                out.add(f"f:{path}")
+            elif path in self.classes:
+                out.add(("i:" if "instantiate" in name else "c:") + path)
+        return out
 
     def _star_imports(self) -> None:
         for _ in range(3):  # chains of star imports
@@ -394,11 +439,14 @@ class Resolver:
             return _EMPTY
         if op == "a":
             base = self.eval(mod, scope, e[1])
+            paths = self.option_paths.get(e[2]) if self.option_paths else None
             if not base:
-                return _EMPTY
+                return paths or _EMPTY
             out: set[str] = set()
             for v in base:
                 out |= self.getattr(v, e[2])
+            if paths and not any(v[:2] == "i:" for v in base):  # parsed options: not an object of the repo
+                out |= paths
             return out
         if op == "c":
             callees = self.eval(mod, scope, e[1])
@@ -652,7 +700,10 @@ class Resolver:
             q = v[2:]
             if bind:
                 self._bind(mod, scope, q, e, False, None)
-            return [(q, "call")], set(self.returns(q))
+            res = set(self.returns(q))
+            if e[2]:
+                res |= self._loaded(mod, scope, e, q)
+            return [(q, "call")], res
         if tag == "b:":
             q, _, c = v[2:].partition("|")
             if bind:
@@ -691,6 +742,10 @@ class Resolver:
                 if name == "ray.remote":
                     return [(name, "call")], {"rdec:"}
                 return [(name, "call")], set()
+            if e[2] and _LOADER.search(last):
+                loaded = self._loaded(mod, scope, e, name)
+                if loaded:
+                    return [(name, "call")], loaded
             return [(name, "call")], ({f"xi:{name}"} if last[:1].isupper() else set())
         if tag == "xi:":
             return [(f"{v[3:]}.__call__", "call")], set()
@@ -964,6 +1019,13 @@ class Resolver:
                 if t not in seen:
                     seen.add(t)
                     edges.append(Edge(t, "exact", via))
+        for v in sorted(callee_values):  # a plugin loader: an edge to what its dotted path names
+            if e[2] and v[:2] in ("f:", "x:"):
+                for lv in sorted(self._loaded(mod, site.scope, e, v[2:])):
+                    q = lv[2:]
+                    if q not in seen:
+                        seen.add(q)
+                        edges.append(Edge(q, "exact", "load"))
         if external:
             # repo functions handed to a library (Process(target=f), executor.submit(f), Thread, map...)
             for a in (*e[2], *(a for _, a in e[3])):
