@@ -26,25 +26,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import libcst as cst
-
 import gyrelint
 from gyrelint.index import build_index
 from gyrelint.index import cache as C
 from gyrelint.repo import discover
 from gyrelint.settings import Settings
 
+sys.path.insert(0, str(Path(__file__).parent))
+from speed import bare_parse  # noqa: E402 - the same baseline loop as bench/speed.py
+
 DEFAULT_REPO = Path.home() / ".cache/gyrelint-corpora/src/verl"
-
-
-def bare_parse(root: Path, files: list[str]) -> float:
-    start = time.perf_counter()
-    for f in files:
-        try:
-            cst.parse_module((root / f).read_bytes())
-        except Exception:  # noqa: BLE001 - a file libcst rejects costs what it cost
-            pass
-    return time.perf_counter() - start
 
 
 def _children_cpu() -> float:

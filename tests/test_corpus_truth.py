@@ -60,22 +60,48 @@ def test_top_level_metadata(path: Path):
     assert isinstance(data["labels"], list) and data["labels"]
 
 
+def check_label(lab: dict, where: str) -> None:
+    """One label follows the README's rules (shared with the held-out labels' tests)."""
+    assert set(lab) == KEYS, where
+    assert QUALNAME.match(lab["qualname"]), where
+    assert lab["side"] in SIDES, where
+    if lab["side"] == "handoff":
+        assert lab["handoff_kind"] in KINDS, where
+    else:
+        assert lab["handoff_kind"] is None, where
+    assert isinstance(lab["line"], int) and lab["line"] > 0, where
+    assert isinstance(lab["why"], str) and 10 <= len(lab["why"]) <= 200 and "\n" not in lab["why"], where
+    f = lab["file"]
+    assert f.endswith(".py") and not f.startswith("/") and ".." not in Path(f).parts, where
+
+
+def check_unique(labels: list[dict]) -> None:
+    names = Counter(lab["qualname"] for lab in labels)
+    assert [q for q, n in names.items() if n > 1] == []
+    places = Counter((lab["file"], lab["line"]) for lab in labels)
+    assert [p for p, n in places.items() if n > 1] == []
+
+
+def check_counts(labels: list[dict], minimum: dict[str, int], name: str) -> None:
+    counts = Counter(lab["side"] for lab in labels)
+    for side, n in minimum.items():
+        assert counts[side] >= n, f"{name}: {counts[side]} {side} labels, need {n}"
+    kinds = Counter(lab["handoff_kind"] for lab in labels if lab["side"] == "handoff")
+    assert kinds["trajectory"] >= 3 and kinds["weight_sync"] >= 3, kinds
+
+
+def neutral_lookalikes(labels: list[dict]) -> list[dict]:
+    """Labelled-neutral functions whose name or ``why`` holds a word a keyword grep keys on."""
+    words = ("sampl", "generat", "rollout", "trajector", "train", "update", "optimi", "advantage", "log",
+             "weight", "checkpoint", "toggle", "builder", "metric")
+    neutral = [lab for lab in labels if lab["side"] == "neutral"]
+    return [lab for lab in neutral if any(w in (lab["qualname"] + " " + lab["why"]).lower() for w in words)]
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_every_label_is_well_formed(path: Path):
-    data = _load(path)
-    for lab in data["labels"]:
-        where = f"{path.name}: {lab.get('qualname')}"
-        assert set(lab) == KEYS, where
-        assert QUALNAME.match(lab["qualname"]), where
-        assert lab["side"] in SIDES, where
-        if lab["side"] == "handoff":
-            assert lab["handoff_kind"] in KINDS, where
-        else:
-            assert lab["handoff_kind"] is None, where
-        assert isinstance(lab["line"], int) and lab["line"] > 0, where
-        assert isinstance(lab["why"], str) and 10 <= len(lab["why"]) <= 200 and "\n" not in lab["why"], where
-        f = lab["file"]
-        assert f.endswith(".py") and not f.startswith("/") and ".." not in Path(f).parts, where
+    for lab in _load(path)["labels"]:
+        check_label(lab, f"{path.name}: {lab.get('qualname')}")
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -91,21 +117,12 @@ def test_qualname_agrees_with_file(path: Path):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_no_duplicates_and_no_two_functions_on_one_line(path: Path):
-    labels = _load(path)["labels"]
-    names = Counter(lab["qualname"] for lab in labels)
-    assert [q for q, n in names.items() if n > 1] == []
-    places = Counter((lab["file"], lab["line"]) for lab in labels)
-    assert [p for p, n in places.items() if n > 1] == []
+    check_unique(_load(path)["labels"])
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_minimum_counts_and_both_handoff_kinds(path: Path):
-    labels = _load(path)["labels"]
-    counts = Counter(lab["side"] for lab in labels)
-    for side, n in MINIMUM.items():
-        assert counts[side] >= n, f"{path.name}: {counts[side]} {side} labels, need {n}"
-    kinds = Counter(lab["handoff_kind"] for lab in labels if lab["side"] == "handoff")
-    assert kinds["trajectory"] >= 3 and kinds["weight_sync"] >= 3, kinds
+    check_counts(_load(path)["labels"], MINIMUM, path.name)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -115,11 +132,7 @@ def test_neutral_labels_are_mostly_keyword_look_alikes(path: Path):
     Checked on the ``why`` + name, the only text we have without the corpus: a look-alike's
     name or description mentions sampling/generation/rollouts/training words.
     """
-    words = ("sampl", "generat", "rollout", "trajector", "train", "update", "optimi", "advantage", "log",
-             "weight", "checkpoint", "toggle", "builder", "metric")
-    neutral = [lab for lab in _load(path)["labels"] if lab["side"] == "neutral"]
-    hits = [lab for lab in neutral if any(w in (lab["qualname"] + " " + lab["why"]).lower() for w in words)]
-    assert len(hits) >= 10
+    assert len(neutral_lookalikes(_load(path)["labels"])) >= 10
 
 
 def test_grep_baseline_rules():

@@ -8,30 +8,26 @@ benchmark reads this folder (a missing corpus is reported, not a crash).
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
-import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
+from test_corpus_truth import (
+    IDENT,
+    _bench,
+    _load,
+    check_counts,
+    check_label,
+    check_unique,
+    neutral_lookalikes,
+)
 
 HERE = Path(__file__).parent
 HELDOUT = HERE / "corpus_truth_heldout"
 TUNED = HERE / "corpus_truth"
 FILES = sorted(HELDOUT.glob("*.json"))
-SIDES = {"sampling", "training", "handoff", "driver", "neutral"}
-KINDS = {"trajectory", "weight_sync"}
-KEYS = {"qualname", "side", "handoff_kind", "file", "line", "why"}
-IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
-QUALNAME = re.compile(rf"^{IDENT}(\.{IDENT})+$")
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 MINIMUM = {"sampling": 15, "training": 15, "handoff": 8, "driver": 2, "neutral": 15}
-
-
-def _load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def _module_of(file: str) -> str:
@@ -40,18 +36,6 @@ def _module_of(file: str) -> str:
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(p if re.fullmatch(IDENT, p) else p.replace("-", "_").replace(".", "_") for p in parts)
-
-
-def _bench():
-    name = "_gyrelint_bench_semantics_accuracy"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, HERE.parent / "bench" / "semantics_accuracy.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_both_heldout_frameworks_are_labelled():
@@ -86,18 +70,7 @@ def test_top_level_metadata(path: Path):
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_every_label_is_well_formed(path: Path):
     for lab in _load(path)["labels"]:
-        where = f"{path.name}: {lab.get('qualname')}"
-        assert set(lab) == KEYS, where
-        assert QUALNAME.match(lab["qualname"]), where
-        assert lab["side"] in SIDES, where
-        if lab["side"] == "handoff":
-            assert lab["handoff_kind"] in KINDS, where
-        else:
-            assert lab["handoff_kind"] is None, where
-        assert isinstance(lab["line"], int) and lab["line"] > 0, where
-        assert isinstance(lab["why"], str) and 10 <= len(lab["why"]) <= 200 and "\n" not in lab["why"], where
-        f = lab["file"]
-        assert f.endswith(".py") and not f.startswith("/") and ".." not in Path(f).parts, where
+        check_label(lab, f"{path.name}: {lab.get('qualname')}")
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -115,30 +88,17 @@ def test_module_naming_helper():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_no_duplicates_and_no_two_functions_on_one_line(path: Path):
-    labels = _load(path)["labels"]
-    names = Counter(lab["qualname"] for lab in labels)
-    assert [q for q, n in names.items() if n > 1] == []
-    places = Counter((lab["file"], lab["line"]) for lab in labels)
-    assert [p for p, n in places.items() if n > 1] == []
+    check_unique(_load(path)["labels"])
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_minimum_counts_and_both_handoff_kinds(path: Path):
-    labels = _load(path)["labels"]
-    counts = Counter(lab["side"] for lab in labels)
-    for side, n in MINIMUM.items():
-        assert counts[side] >= n, f"{path.name}: {counts[side]} {side} labels, need {n}"
-    kinds = Counter(lab["handoff_kind"] for lab in labels if lab["side"] == "handoff")
-    assert kinds["trajectory"] >= 3 and kinds["weight_sync"] >= 3, kinds
+    check_counts(_load(path)["labels"], MINIMUM, path.name)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_neutral_labels_are_mostly_keyword_look_alikes(path: Path):
-    words = ("sampl", "generat", "rollout", "trajector", "train", "update", "optimi", "advantage", "log",
-             "weight", "checkpoint", "toggle", "builder", "metric")
-    neutral = [lab for lab in _load(path)["labels"] if lab["side"] == "neutral"]
-    hits = [lab for lab in neutral if any(w in (lab["qualname"] + " " + lab["why"]).lower() for w in words)]
-    assert len(hits) >= 10
+    assert len(neutral_lookalikes(_load(path)["labels"])) >= 10
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

@@ -50,6 +50,19 @@ print(json.dumps(sorted((a, b, d["kind"], d["via"]) for a, b, d in g.calls.edges
 """
 
 
+def _graphs_of(root: Path):
+    settings = Settings(use_cache=False, jobs=1)
+    index = build_index(root, settings)
+    return build_graphs(index, find_entry_points(index, settings)[0])
+
+
+def _targets_by_line(g, caller: str) -> dict[int, set[str]]:
+    by_line: dict[int, set[str]] = {}
+    for rc in g.resolved[caller]:
+        by_line.setdefault(rc.site.line, set()).update(rc.targets)
+    return by_line
+
+
 def test_same_edges_under_every_hash_seed(tmp_path: Path) -> None:
     _write_capped_repo(tmp_path)
     outs = set()
@@ -72,12 +85,8 @@ def test_slices_shift_literal_indices(tmp_path: Path) -> None:
         "ls[2:][0]()\n"
         "def tail(xs, i):\n    for x in xs[i:]:\n        x()\n\n"
         "tail(ls, 1)\n")
-    settings = Settings(use_cache=False, jobs=1)
-    index = build_index(tmp_path, settings)
-    g = build_graphs(index, find_entry_points(index, settings)[0])
-    by_line = {}
-    for rc in g.resolved["s"]:
-        by_line.setdefault(rc.site.line, set()).update(rc.targets)
+    g = _graphs_of(tmp_path)
+    by_line = _targets_by_line(g, "s")
     assert by_line[11] == {"s.f2"}
     assert by_line[12] == {"s.f3"}
     # a bound that is not a literal: every element may come out
@@ -93,12 +102,8 @@ def test_min_max_sorted_call_only_their_key(tmp_path: Path) -> None:
         "b = max([1, 2], key=size)\n"
         "c = sorted([3, 1], key=rank)\n"
         "d = list(map(size, [1]))\n")
-    settings = Settings(use_cache=False, jobs=1)
-    index = build_index(tmp_path, settings)
-    g = build_graphs(index, find_entry_points(index, settings)[0])
-    by_line = {}
-    for rc in g.resolved["k"]:
-        by_line.setdefault(rc.site.line, set()).update(rc.targets)
+    g = _graphs_of(tmp_path)
+    by_line = _targets_by_line(g, "k")
     assert by_line[12] == {"<builtin>.min"}
     assert by_line[13] == {"<builtin>.max", "k.size"}
     assert by_line[14] == {"<builtin>.sorted", "k.rank"}
@@ -128,9 +133,7 @@ def test_plugin_loaded_from_an_option_default_is_called_where_it_is_called(tmp_p
         "        self.generate = load_function(args.rollout_fn_path)\n\n"
         "    def step(self, args, i):\n"
         "        return self.generate(args, i)\n")
-    settings = Settings(use_cache=False, jobs=1)
-    index = build_index(tmp_path, settings)
-    g = build_graphs(index, find_entry_points(index, settings)[0])
+    g = _graphs_of(tmp_path)
     assert g.calls.edges["plug.train.Manager.step", "plug.rollouts.generate_rollout"]["kind"] == "exact"
     edge = g.calls.edges["plug.train.Manager.__init__", "plug.rollouts.generate_rollout"]
     assert edge["via"] == "load"
