@@ -278,3 +278,17 @@ def test_files_that_stall_libcst_are_screened_first(tmp_path: Path, cache_dir: P
     index = build_index(repo, _settings(cache_dir))
     assert "ok.py" in index.summaries
     assert all("\n" not in str(d) for d in index.diagnostics)
+
+
+def test_odd_but_valid_code_prints_no_python_warning(tmp_path: Path) -> None:
+    """A file screened by CPython's parser (deep nesting) that also holds code CPython warns
+    about (``1if x else 2``) is summarised without a warning reaching the user's terminal."""
+    import warnings
+
+    from gyrelint.index import parse_source
+
+    src = "y = 1if True else 2\n" + "z = " + "(" * 70 + "1" + ")" * 70 + "\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        summary, diag = parse_source("odd.py", "odd", src.encode())
+    assert diag is None and summary is not None

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 import types
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,14 @@ def _parser() -> tuple[types.ModuleType, Callable]:
     return libcst, extract
 
 
+def _quiet_parse(source: str | bytes) -> None:
+    """``ast.parse`` without printing the warnings CPython emits for odd but valid code
+    (``1if x else 2``, ``"\\d"``): the user's file is not ours to lint that way."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ast.parse(source)
+
+
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
     """Parse and summarise one file; every failure becomes a diagnostic."""
     cst, extract = _parser()
@@ -117,7 +126,7 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
             raise _Screened
 
         sys.setrecursionlimit(1000)
-        ast.parse(text if text is not None else content)
+        _quiet_parse(text if text is not None else content)
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         if "unicode error" in msg or "codec" in msg:
@@ -139,7 +148,7 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     except cst.ParserSyntaxError as exc:
         line, message = exc.raw_line, exc.message
         try:  # CPython's parser names the line and the problem more plainly
-            ast.parse(text if text is not None else content)
+            _quiet_parse(text if text is not None else content)
         except SyntaxError as py_exc:
             line, message = py_exc.lineno or line, py_exc.msg or message
         except (RecursionError, MemoryError, ValueError):
