@@ -25,7 +25,8 @@ names a method of some class). A call nothing resolves is still listed, with no 
 and ``via="unresolved"``, so ``site.func`` stays readable. ``via`` says how: call, ctor,
 ray (``.remote``), decorator, iter (``for`` over an object with ``__iter__``), getattr,
 string (a literal method name passed to a dispatcher), ``string:<text>`` (a dotted-path
-string naming repo code), weak, unresolved.
+string naming repo code), load (a plugin loader turning a dotted-path string into what it
+names), callback (a repo function handed to a library that calls it), weak, unresolved.
 """
 
 from __future__ import annotations
