@@ -137,3 +137,29 @@ def test_plugin_loaded_from_an_option_default_is_called_where_it_is_called(tmp_p
     assert g.calls.edges["plug.train.Manager.step", "plug.rollouts.generate_rollout"]["kind"] == "exact"
     edge = g.calls.edges["plug.train.Manager.__init__", "plug.rollouts.generate_rollout"]
     assert edge["via"] == "load"
+
+
+def test_a_method_forwarding_its_own_name_proxies_the_worker_next_to_it(tmp_path: Path) -> None:
+    (tmp_path / "ctl").mkdir()
+    (tmp_path / "ctl" / "__init__.py").write_text("")
+    (tmp_path / "ctl" / "base.py").write_text(
+        "class Controller:\n"
+        "    def _call_workers(self, method, *args):\n"
+        "        return [w.call(method, *args) for w in self.workers]\n")
+    (tmp_path / "ctl" / "actor.py").write_text(
+        "from ctl.base import Controller\n\n"
+        "class Actor:\n"
+        "    def update(self, batch):\n"
+        "        return batch\n\n"
+        "class ActorController(Controller):\n"
+        "    def update(self, *args):\n"
+        "        return self._call_workers('update', *args)\n")
+    (tmp_path / "ctl" / "other.py").write_text(
+        "class Cache:\n"
+        "    def update(self, key):\n"
+        "        return key\n")
+    g = _graphs_of(tmp_path)
+    out = {b: d for b, d in g.calls.adj["ctl.actor.ActorController.update"].items()}
+    assert out["ctl.actor.Actor.update"]["via"] == "forward" and out["ctl.actor.Actor.update"]["kind"] == "exact"
+    assert "ctl.actor.ActorController.update" not in out  # not a call of itself
+    assert "ctl.other.Cache.update" not in out  # a same-named method elsewhere is no worker of it

@@ -1058,18 +1058,32 @@ class Resolver:
                 continue
             if any(t.rsplit(".", 1)[-1] == name for t in seen):
                 continue  # already resolved exactly (getattr on a known object)
+            # a method that hands its own name to a dispatcher (``def ppo_update(self, *a):
+            # self._call_workers("ppo_update", *a)``) proxies the same-named method of the worker
+            # class defined next to it, not itself
+            caller = f"{mod}.{site.scope}"
+            forward = name == site.scope.rsplit(".", 1)[-1] and site.attr != "getattr"
             exact = False
             for cq in sorted(recv_classes):
                 for m in sorted(self.class_attr(cq, name, cq)):
                     if m.startswith("b:"):
                         q = m[2:].partition("|")[0]
+                        if forward and q == caller:
+                            continue
                         if q not in seen:
                             seen.add(q)
                             edges.append(Edge(q, "exact", "getattr" if site.attr == "getattr" else "string"))
                         exact = True
+            if not exact and forward:
+                near = [q for q in self.methods_by_name[name] if q != caller and self.func_mod.get(q) == mod]
+                for q in near:
+                    if q not in seen:
+                        seen.add(q)
+                        edges.append(Edge(q, "exact", "forward"))
+                exact = bool(near)
             if not exact and site.attr != "getattr":
                 for q in self.methods_by_name[name]:
-                    if q not in seen:
+                    if q not in seen and q != caller:
                         seen.add(q)
                         edges.append(Edge(q, "weak", "string"))
             elif not exact:
