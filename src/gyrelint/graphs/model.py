@@ -26,7 +26,9 @@ and ``via="unresolved"``, so ``site.func`` stays readable. ``via`` says how: cal
 ray (``.remote``), decorator, iter (``for`` over an object with ``__iter__``), getattr,
 string (a literal method name passed to a dispatcher), ``string:<text>`` (a dotted-path
 string naming repo code), load (a plugin loader turning a dotted-path string into what it
-names), callback (a repo function handed to a library that calls it), weak, unresolved.
+names), callback (a repo function handed to a library that calls it), forward (a method
+handing its own name to a dispatcher: the same-named method of the worker class in its
+module), weak, unresolved.
 """
 
 from __future__ import annotations
