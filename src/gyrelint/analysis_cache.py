@@ -234,6 +234,18 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
     return previous
 
 
+def find(settings: Settings, root: Path, files: RepoFiles, fp: Fingerprint,
+         parsed: list[str] | None = None) -> Analysis | None:
+    """The cached analysis for this fingerprint: stored under its key, or else the newest
+    one of the repo when the early cutoff applies (then stored under this key too)."""
+    hit = load(settings, fp.key)
+    if hit is None:
+        hit = reuse_if_summaries_unchanged(settings, root, files, fp, parsed)
+        if hit is not None:
+            store(settings, fp.key, hit, fp)
+    return hit
+
+
 def store(settings: Settings, key: str, analysis: Analysis, fp: Fingerprint | None = None) -> None:
     index = analysis.index
     if isinstance(index.summaries, LazySummaries):  # reading .sha would load every summary

@@ -87,20 +87,14 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(extra_entries))
     files = discover_python(root, path, settings)
     fp = analysis_cache.fingerprint(root, files, settings, run_rules) if settings.use_cache else None
-    key, file_keys = (fp.key, fp.file_keys) if fp is not None else (None, None)
     reparsed: list[str] = []
-    if fp is not None:
-        hit = analysis_cache.load(settings, fp.key)
-        if hit is None:
-            hit = analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp, reparsed)
-            if hit is not None:
-                analysis_cache.store(settings, fp.key, hit, fp)
-        if hit is not None:
-            hit.given_root = str(path)
-            hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
-                              seconds=round(time.perf_counter() - start, 3))
-            return hit
-    index = build_index(root, settings, progress, files=files, keys=file_keys)
+    hit = analysis_cache.find(settings, root, files, fp, reparsed) if fp is not None else None
+    if hit is not None:
+        hit.given_root = str(path)
+        hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
+                          seconds=round(time.perf_counter() - start, 3))
+        return hit
+    index = build_index(root, settings, progress, files=files, keys=fp.file_keys if fp is not None else None)
     if reparsed:  # parsed by the early-cutoff check just above, then read back from the cache
         index.stats.parsed += len(reparsed)
         index.stats.cached -= len(reparsed)
@@ -138,6 +132,6 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
 
         result.findings = _run(result, settings)
     result.stats.seconds = round(time.perf_counter() - start, 3)
-    if key is not None:
-        analysis_cache.store(settings, key, result, fp)
+    if fp is not None:
+        analysis_cache.store(settings, fp.key, result, fp)
     return result

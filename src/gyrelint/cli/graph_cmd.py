@@ -174,14 +174,9 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
     root, settings, _ = load(path, **overrides)
     files = discover_python(root, path, settings)
     fp = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
-    if fp is not None:
-        hit = analysis_cache.load(settings, fp.key)
-        if hit is None:
-            hit = analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp)
-            if hit is not None:
-                analysis_cache.store(settings, fp.key, hit, fp)
-        if hit is not None:
-            return hit.index, hit.graphs
+    hit = analysis_cache.find(settings, root, files, fp) if fp is not None else None
+    if hit is not None:
+        return hit.index, hit.graphs
     from ..api import Analysis
     from ..entrypoints import find_entry_points
     from ..index import build_index
