@@ -116,6 +116,7 @@ class Resolver:
         self.lookup_cache: dict[tuple[str, str, str], str | None] = {}
         self.param_plans: dict[str, tuple[list[str], str | None, frozenset[str]]] = {}  # see _bind
         self.option_paths: dict[str, set[str]] = defaultdict(set)  # option dest -> dotted-path defaults
+        self.loader_names: dict[str, bool] = {}  # callee name -> a plugin loader? (see _loaded)
         self.flows: list[tuple[str, object]] = []
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
@@ -203,7 +204,10 @@ class Resolver:
     def _loaded(self, mod: str, scope: str, e: tuple, name: str) -> set[str]:
         """What a plugin loader called at ``e`` returns: the repo object its dotted-path
         argument names (``c:``/``i:`` for a class, ``f:`` for a function)."""
-        if not _LOADER.search(name.rsplit(".", 1)[-1]) or not e[2]:
+        is_loader = self.loader_names.get(name)
+        if is_loader is None:  # memoised: every call evaluation of a function asks
+            is_loader = self.loader_names[name] = bool(_LOADER.search(name.rsplit(".", 1)[-1]))
+        if not is_loader or not e[2]:
             return set()
         out: set[str] = set()
         for v in self.eval(mod, scope, e[2][0]):
@@ -742,10 +746,9 @@ class Resolver:
                 if name == "ray.remote":
                     return [(name, "call")], {"rdec:"}
                 return [(name, "call")], set()
-            if e[2] and _LOADER.search(last):
-                loaded = self._loaded(mod, scope, e, name)
-                if loaded:
-                    return [(name, "call")], loaded
+            loaded = self._loaded(mod, scope, e, name)
+            if loaded:
+                return [(name, "call")], loaded
             return [(name, "call")], ({f"xi:{name}"} if last[:1].isupper() else set())
         if tag == "xi:":
             return [(f"{v[3:]}.__call__", "call")], set()
