@@ -20,7 +20,6 @@ import contextlib
 import gc
 import os
 import resource
-import shutil
 import sys
 import tempfile
 import time
@@ -29,11 +28,10 @@ from pathlib import Path
 import gyrelint
 from gyrelint.index import build_index
 from gyrelint.index import cache as C
-from gyrelint.repo import discover
 from gyrelint.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).parent))
-from speed import bare_parse  # noqa: E402 - the same baseline loop as bench/speed.py
+from speed import bare_parse, copy_corpus  # noqa: E402 - the same baseline and copy as bench/speed.py
 
 DEFAULT_REPO = Path.home() / ".cache/gyrelint-corpora/src/verl"
 
@@ -97,9 +95,7 @@ def main() -> int:
         print(f"{args.repo}: not a directory; run scripts/fetch_corpora.sh or pass --repo", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="gyrelint-index-speed-") as tmp:
-        root = Path(tmp) / args.repo.name
-        shutil.copytree(args.repo, root, symlinks=True)
-        files = discover(root, Settings()).python
+        root, files = copy_corpus(args.repo, tmp)
         print(f"gyrelint from {Path(gyrelint.__file__).parent}")
         print(f"{args.repo}: {len(files)} Python files, {os.cpu_count()} cores, jobs={args.jobs or 'cores'}")
         parse = None if args.no_parse_baseline else bare_parse(root, files)

@@ -42,6 +42,13 @@ def bare_parse(root: Path, files: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def copy_corpus(repo: Path, tmp: str) -> tuple[Path, list[str]]:
+    """A copy of the corpus inside ``tmp`` (the runs touch files) and its Python files."""
+    root = Path(tmp) / repo.name
+    shutil.copytree(repo, root, symlinks=True)
+    return root, discover(root, Settings()).python
+
+
 def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> tuple[float, int, int]:
     """Wall seconds, peak RSS (KiB, the largest process of the run) and exit code."""
     start = time.perf_counter()
@@ -65,9 +72,7 @@ def main() -> int:
         print(f"{args.repo}: not a directory; run scripts/fetch_corpora.sh or pass --repo", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="gyrelint-speed-") as tmp:
-        root = Path(tmp) / args.repo.name
-        shutil.copytree(args.repo, root, symlinks=True)
-        files = discover(root, Settings()).python
+        root, files = copy_corpus(args.repo, tmp)
         print(f"{args.repo}: {len(files)} Python files, {os.cpu_count()} cores")
         env = dict(os.environ, GYRELINT_CACHE_DIR=str(Path(tmp) / "cache"))
         cmd = [sys.executable, "-m", "gyrelint", "graph", str(root), "--format", "json"]
