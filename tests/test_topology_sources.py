@@ -113,10 +113,7 @@ def test_config_class_fields_take_their_own_line_and_field_default(tmp_path: Pat
         '        default=2, metadata={"help": "tp"}\n'
         "    )\n"
         "    master_port: int = 29511\n")
-    settings, _ = load_settings(tmp_path)
-    settings = replace(settings, use_cache=False, jobs=1)
-    index = build_index(tmp_path, settings)
-    topo, _ = analyze_topology(index, Graphs(), settings)
+    topo, _ = run(tmp_path)
     keys = {k.key: (k.line, k.value) for k in topo.config_keys}
     assert keys["tensor_parallel_size"] == (13, "2")
     assert keys["master_port"] == (16, "29511")
