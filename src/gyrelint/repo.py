@@ -20,7 +20,6 @@ SKIP_DIRS = {
     ".tox", ".nox", ".eggs", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".gyrelint-cache",
     ".idea", ".vscode", "wandb", "outputs", "checkpoints",
 }
-# non-Python files later stages read: configs, launchers, docs
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 _SHEBANG_SHELLS = (b"sh", b"bash", b"zsh", b"dash", b"ksh")
@@ -66,7 +65,8 @@ def _has_shell_shebang(path: str) -> bool:
     return any(w in _SHEBANG_SHELLS for w in words)
 
 
-OTHER_SUFFIXES = {".sh", ".bash", ".zsh", ".slurm", ".sbatch", ".mk", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
+# non-Python files later stages read: launchers, configs, docs
+OTHER_SUFFIXES = {*SHELL_SUFFIXES, ".mk", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -177,7 +177,7 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             if ignore.ignored(rel, False) or _excluded(rel, settings.exclude):
                 continue
             suffix = os.path.splitext(entry.name)[1]
-            if suffix == ".py" or suffix == ".pyi" and False:
+            if suffix == ".py":
                 files.python.append(rel)
             elif suffix in OTHER_SUFFIXES or entry.name.startswith("README") or entry.name in _MAKEFILES:
                 files.other.append(rel)
