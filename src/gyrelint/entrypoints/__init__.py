@@ -198,19 +198,16 @@ class _Finder:
         for no, raw in enumerate(text.splitlines(), 1):
             m = _DOCKER_INSTR.match(raw)
             if m and not continued:
-                rest = raw[m.end():]
-                if m.group(1).upper() in ("RUN", "CMD", "ENTRYPOINT"):
-                    if rest.lstrip().startswith("["):
-                        try:
-                            argv = json.loads(rest)
-                        except ValueError:
-                            argv = None
-                        if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
-                            rest = " ".join(shlex.quote(a) for a in argv)
-                    lines.append((no, rest))
-                else:
-                    lines.append((no, ""))
                 keep = m.group(1).upper() in ("RUN", "CMD", "ENTRYPOINT")
+                rest = raw[m.end():] if keep else ""
+                if rest.lstrip().startswith("["):
+                    try:
+                        argv = json.loads(rest)
+                    except ValueError:
+                        argv = None
+                    if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
+                        rest = " ".join(shlex.quote(a) for a in argv)
+                lines.append((no, rest))
             elif continued:
                 lines.append((no, raw if keep else ""))
             else:
