@@ -16,7 +16,7 @@ from .graphs import Graphs
 from .index import Index, Progress, build_index
 from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
 from .repo import RepoFiles, discover
-from .settings import Settings, load_settings
+from .settings import Settings, SettingsError, read_settings
 
 
 class InputError(Exception):
@@ -55,11 +55,19 @@ def demo_root() -> Path:
     return Path(__file__).parent / "demo" / "minirl"
 
 
-def load(path: str | Path, settings: Settings | None = None, **overrides) -> tuple[Path, Settings, list[Diagnostic]]:
+def load(path: str | Path, settings: Settings | None = None, *, config: str | Path | None = None,
+         **overrides) -> tuple[Path, Settings, list[Diagnostic]]:
+    """The repo root and its checked settings: ``settings`` as given, else read from the repo's
+    pyproject.toml (or ``config``), the user's config file and the environment; ``overrides``
+    (CLI flags) go over either. Bad settings are an InputError naming the file and the key."""
     root = resolve_root(path)
-    loaded, diags = load_settings(root)
-    settings = settings or loaded.with_overrides(**overrides)
-    return root, settings, diags
+    if settings is None:
+        try:
+            settings = read_settings(root, config=config, cache_dir=overrides.get("cache_dir"),
+                                     label=str(Path(path) / "pyproject.toml"))
+        except SettingsError as exc:
+            raise InputError(str(exc)) from None
+    return root, settings.with_overrides(**overrides), []
 
 
 def discover_python(root: Path, path: str | Path, settings: Settings) -> RepoFiles:

@@ -9,6 +9,7 @@ filters them per file. A warm run costs a directory walk and one small JSON read
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hashlib
 import json
@@ -42,11 +43,14 @@ def find_root(filename: str | Path) -> Path | None:
 def signature(root: Path) -> str:
     """Changes whenever a file the analysis reads changes (path, size, mtime) or the settings do."""
     from .repo import discover
-    from .settings import load_settings
+    from .settings import SettingsError, read_settings
 
-    settings, _ = load_settings(root)
+    try:
+        settings = read_settings(root)
+    except SettingsError as exc:  # the analysis reports nothing until the settings are fixed
+        return hashlib.sha256(f"{code_digest()}\0bad settings\0{exc}".encode()).hexdigest()[:32]
     files = discover(root, settings)
-    h = hashlib.sha256(f"{code_digest()}\0{json.dumps(settings.raw, sort_keys=True, default=str)}".encode())
+    h = hashlib.sha256(f"{code_digest()}\0{dataclasses.replace(settings, jobs=0)!r}".encode())
     for rel in sorted(files.python + files.other):
         try:
             st = os.stat(root / rel)
@@ -60,9 +64,12 @@ def signature(root: Path) -> str:
 def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
     """(file, line, rule, message) for the repository, from the disk cache or a fresh analysis."""
     from .api import InputError, analyze
-    from .settings import load_settings
+    from .settings import SettingsError, read_settings
 
-    settings, _ = load_settings(Path(root))
+    try:
+        settings = read_settings(Path(root))
+    except SettingsError:  # as for any input error: no findings (`gyrelint check` says why)
+        return ()
     cache = settings.cache_dir / "findings" / f"{sig}.json"
     if settings.use_cache:
         try:

@@ -14,7 +14,7 @@ from ..baseline import read as read_baseline
 from ..model import Finding, Severity
 from ..render.json_report import to_report
 from ..rules.registry import unknown_codes
-from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors
+from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
 
 FORMATS = ("text", "json", "sarif", "markdown", "github")
 
@@ -30,13 +30,11 @@ def codes(values: tuple[str, ...]) -> tuple[str, ...]:
 
 def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), jobs: int | None = None,
               no_cache: bool = False, entries: tuple[str, ...] = ()) -> Analysis:
-    overrides: dict = {"jobs": jobs}
+    overrides = settings_overrides(jobs, no_cache)
     if select:
         overrides["select"] = select
     if ignore:
         overrides["ignore"] = ignore
-    if no_cache:
-        overrides["use_cache"] = False
     progress = Progress()
     try:
         return analyze(path, progress=progress, extra_entries=list(entries), **overrides)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import functools
 import sys
 import time
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+
+from ..settings import SettingsError, SettingsWarning
 
 if TYPE_CHECKING:  # the analysis stages are imported by the commands that run them, not by every command
     from ..api import Analysis
@@ -22,11 +26,28 @@ def fail(message: str) -> None:
     sys.exit(EXIT_INPUT)
 
 
+def _one_line_warnings(show: Callable[..., None]) -> Callable[..., None]:
+    """Settings warnings as one ``gyrelint: warning:`` line (their text is escaped where it is
+    made); any other warning as ``show`` would."""
+    def showwarning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, SettingsWarning):
+            click.echo(f"gyrelint: warning: {message}", err=True)
+        else:
+            show(message, category, *args, **kwargs)
+
+    return showwarning
+
+
 def input_errors(fn: Callable) -> Callable:
+    """Bad input (an InputError, bad settings) becomes one line and exit code 2; settings
+    warnings are printed as one line each."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.simplefilter("always", SettingsWarning)
+                warnings.showwarning = _one_line_warnings(warnings.showwarning)
+                return fn(*args, **kwargs)
         except KeyboardInterrupt:
             click.echo("gyrelint: interrupted", err=True)
             sys.exit(130)
@@ -41,12 +62,50 @@ def input_errors(fn: Callable) -> Callable:
 def _is_input_error(exc: BaseException) -> bool:
     """``isinstance(exc, api.InputError)`` without importing the analysis stages: an InputError
     can only exist once ``gyrelint.api`` has been imported."""
+    if isinstance(exc, SettingsError):
+        return True
     api = sys.modules.get("gyrelint.api")
     return api is not None and isinstance(exc, api.InputError)
 
 
+_SOURCES = "gyrelint.settings_sources"  # click context meta: what --config / --cache-dir chose
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.meta.setdefault(_SOURCES, {})[param.name] = value
+
+
+def settings_options(fn: Callable) -> Callable:
+    """--config / --cache-dir: where the settings and the cache come from. The values are kept in
+    the click context (see ``settings_overrides``), so the commands' signatures do not change."""
+    fn = click.option("--cache-dir", type=click.Path(file_okay=False), default=None, expose_value=False,
+                      callback=_remember, metavar="DIR",
+                      help="Cache folder (over GYRELINT_CACHE_DIR and every config file).")(fn)
+    fn = click.option("--config", type=click.Path(dir_okay=False), default=None, expose_value=False,
+                      callback=_remember, metavar="FILE",
+                      help="Read settings from FILE ([tool.gyrelint] or a top-level table) instead of "
+                           "the repository's pyproject.toml.")(fn)
+    return fn
+
+
+def settings_overrides(jobs: int | None = None, no_cache: bool = False) -> dict[str, Any]:
+    """Keyword overrides for ``api.analyze``/``api.load`` from the shared options of this command."""
+    ctx = click.get_current_context(silent=True)
+    chosen = ctx.meta.get(_SOURCES, {}) if ctx is not None else {}
+    out: dict[str, Any] = {"jobs": jobs}
+    if no_cache:
+        out["use_cache"] = False
+    if chosen.get("cache_dir"):
+        out["cache_dir"] = Path(chosen["cache_dir"]).expanduser().absolute()
+    if chosen.get("config"):
+        out["config"] = chosen["config"]
+    return out
+
+
 def analysis_options(fn: Callable) -> Callable:
-    """--jobs / --no-cache / --entry, shared by every command that analyzes a repo."""
+    """--jobs / --no-cache / --entry / --config / --cache-dir, shared by every command that analyzes a repo."""
+    fn = settings_options(fn)
     fn = click.option("--jobs", "-j", type=click.IntRange(min=0), default=None,
                       help="Worker processes for parsing (default: number of cores).")(fn)
     fn = click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")(fn)
@@ -86,9 +145,7 @@ def run_analysis(path: str | None, *, demo: bool = False, jobs: int | None = Non
         fail("missing PATH; pass the root folder of a repository, or --demo")
     progress = Progress()
     try:
-        overrides: dict[str, Any] = {"jobs": jobs}
-        if no_cache:
-            overrides["use_cache"] = False
-        return analyze(path, progress=progress, run_rules=run_rules, extra_entries=list(entries), **overrides)
+        return analyze(path, progress=progress, run_rules=run_rules, extra_entries=list(entries),
+                       **settings_overrides(jobs, no_cache))
     finally:
         progress.close()

@@ -17,7 +17,7 @@ import click
 
 from ..gitrev import GitError, export, repo_prefix, resolve
 from ..model import Finding, HandoffKind, Side
-from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors
+from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors, settings_overrides
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..api import Analysis
@@ -174,10 +174,7 @@ def render_text(r: DiffReport, markdown: bool = False) -> str:
 def _analyze(path: Path, jobs: int | None, no_cache: bool) -> Analysis:
     from ..api import analyze
 
-    overrides: dict[str, Any] = {"jobs": jobs}
-    if no_cache:
-        overrides["use_cache"] = False
-    return analyze(path, **overrides)
+    return analyze(path, **settings_overrides(jobs, no_cache))
 
 
 def run_diff(path: str, base: str, head: str | None, jobs: int | None = None, no_cache: bool = False) -> DiffReport:

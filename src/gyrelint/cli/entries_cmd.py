@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..model import EntryPoint
-from .common import Progress, analysis_options, fail, input_errors
+from .common import Progress, analysis_options, fail, input_errors, settings_overrides
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..entrypoints import EntryScan
@@ -35,13 +35,9 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
         path = str(demo_root())
     if path is None:
         fail("missing PATH; pass the root folder of a repository, or --demo")
-    root, settings, diags = load(path)
-    overrides: dict[str, Any] = {"jobs": jobs}
-    if no_cache:
-        overrides["use_cache"] = False
+    root, settings, diags = load(path, **settings_overrides(jobs, no_cache))
     if entries:
-        overrides["entry_points"] = tuple(settings.entry_points) + tuple(entries)
-    settings = settings.with_overrides(**overrides)
+        settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(entries))
     progress = Progress()
     try:
         index = build_index(root, settings, progress, files=discover_python(root, path, settings))

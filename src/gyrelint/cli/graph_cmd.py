@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import Progress, fail, input_errors
+from .common import Progress, fail, input_errors, settings_options, settings_overrides
 
 if TYPE_CHECKING:  # the stages are imported when the command runs, the cold path only after the cache check
     import networkx as nx
@@ -134,14 +134,12 @@ def _dot(graph: nx.DiGraph, name: str, nodes: set[str] | None) -> str:
               help="Keep only what these files (or dotted modules) reach; repeatable.")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=None, help="Worker processes for parsing.")
 @click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")
+@settings_options
 @input_errors
 def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jobs: int | None,
             no_cache: bool) -> None:
     """Dump the import graph and the call graph of the repository at PATH."""
-    overrides: dict = {"jobs": jobs}
-    if no_cache:
-        overrides["use_cache"] = False
-    index, g = _graphs(path, overrides)
+    index, g = _graphs(path, settings_overrides(jobs, no_cache))
     nodes: set[str] | None = None
     if entries:
         from ..graphs.reach import reachable

@@ -20,8 +20,16 @@ from ..logcheck import (
 )
 from ..logcheck.follow import follow as follow_logs
 from ..logcheck.render import follow_line, to_dict, to_text
-from ..settings import load_settings
-from .common import fail
+from ..settings import CounterPattern, default_cache_dir, read_settings
+from .common import fail, input_errors
+
+
+def counter_table(patterns: tuple[CounterPattern, ...]) -> dict[str, list[dict[str, str]]]:
+    """The checked ``[tool.gyrelint.counters]`` patterns in the table form ``build_rules`` reads."""
+    table: dict[str, list[dict[str, str]]] = {}
+    for p in patterns:
+        table.setdefault(p.counter, []).append({"pattern": p.pattern, **({"mode": p.mode} if p.mode else {})})
+    return table
 
 
 @click.command()
@@ -39,6 +47,7 @@ from .common import fail
               help="With --follow: stop after this many seconds.")
 @click.option("--until", "until", metavar="REGEX", default=None,
               help="With --follow: stop after a line matching REGEX.")
+@input_errors
 def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt: str, threshold: float,
             follow: bool, max_seconds: float | None, until: str | None) -> None:
     """Check a run from its logs: trajectories sampled and consumed, training steps, policy version.
@@ -46,12 +55,11 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
     LOG may be - for standard input. Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
     lines and TensorBoard scalars exported as CSV. Exit 0 healthy, 1 problem, 2 unreadable input.
     """
-    settings, diags = load_settings(Path.cwd())
-    for d in diags:  # a broken pyproject only loses its [tool.gyrelint.counters]; say so
-        click.echo(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
-                   f"gyrelint: warning: {d.file}: {d.message}", err=True)
+    # [tool.gyrelint.counters] of the current folder, checked like every setting (a bad one is exit 2);
+    # logcheck keeps no cache, so no file's cache-dir is consulted
+    settings = read_settings(Path.cwd(), label="pyproject.toml", cache_dir=default_cache_dir())
     try:
-        rules = build_rules(profile, patterns, settings.counters)
+        rules = build_rules(profile, patterns, counter_table(settings.counters))
         until_rx = re.compile(until) if until else None
     except PatternError as exc:
         source = "pyproject.toml" if "tool.gyrelint" in str(exc) or "pattern" not in str(exc) else "--pattern"

@@ -65,25 +65,13 @@ def enabled(rule_id: str, settings: Settings) -> bool:
         return False
     if settings.ignore and matches(rule_id, settings.ignore):
         return False
-    return str(settings.rules.get(rule_id, "")).lower() != "off"
+    return settings.severity(rule_id) != "off"
 
 
 def severity_for(rule: type[Rule], settings: Settings) -> Severity:
-    value = str(settings.rules.get(rule.id, "")).lower()
+    """The configured severity (checked when the settings were read), else the rule's own."""
+    value = settings.severity(rule.id)
     return Severity(value) if value in SEVERITIES else rule.severity
-
-
-def settings_diagnostics(settings: Settings) -> list[Diagnostic]:
-    """Bad ``[tool.gyrelint.rules]`` entries, named so the user can fix them."""
-    out = []
-    for rid, value in settings.rules.items():
-        if rid not in BY_ID:
-            out.append(Diagnostic("pyproject.toml", 0, f"[tool.gyrelint.rules] {rid}: unknown rule id; "
-                                  f"known: {', '.join(BY_ID)}", "config"))
-        elif str(value).lower() not in (*SEVERITIES, "off"):
-            out.append(Diagnostic("pyproject.toml", 0, f"[tool.gyrelint.rules] {rid} = {value!r}: use one of "
-                                  f"error, warning, info, off", "config"))
-    return out
 
 
 def evaluate(analysis: Analysis, rules: Iterable[type[Rule]] = RULES) -> list[Finding]:
@@ -132,6 +120,5 @@ def apply_settings(findings: list[Finding], analysis: Analysis, settings: Settin
 
 def run_rules(analysis: Analysis, settings: Settings) -> list[Finding]:
     """All rule findings for the analysis, with the user's settings applied."""
-    analysis.diagnostics.extend(settings_diagnostics(settings))
     rules = [r for r in RULES if enabled(r.id, settings)]
     return apply_settings(evaluate(analysis, rules), analysis, settings)
