@@ -94,8 +94,8 @@ def _repo_cache_dir(root: Path, value: str, where: Where) -> Path | None:
     if real.startswith(real_root.rstrip(os.sep) + os.sep):
         return Path(real)
     warnings.warn(SettingsWarning(
-        f"{term(where.file)}: [{where.table}] cache-dir: {show(value)} resolves outside the repository "
-        f"({term(real, 120)}); ignored, gyrelint's own cache folder is used (set GYRELINT_CACHE_DIR or "
+        f"{term(where.file)}: [{where.table}] cache-dir: {show(value)} is not a folder inside the repository "
+        f"(it resolves to {term(real, 120)}); ignored, gyrelint's own cache folder is used (set GYRELINT_CACHE_DIR or "
         "--cache-dir to choose another)"), stacklevel=3)
     return None
 
