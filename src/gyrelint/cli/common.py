@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..settings import SettingsError, SettingsWarning
-
 if TYPE_CHECKING:  # the analysis stages are imported by the commands that run them, not by every command
     from ..api import Analysis
 
@@ -29,6 +27,8 @@ def fail(message: str) -> None:
 def _one_line_warnings(show: Callable[..., None]) -> Callable[..., None]:
     """Settings warnings as one ``gyrelint: warning:`` line (their text is escaped where it is
     made); any other warning as ``show`` would."""
+    from ..settings import SettingsWarning
+
     def showwarning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
         if issubclass(category, SettingsWarning):
             click.echo(f"gyrelint: warning: {message}", err=True)
@@ -43,6 +43,8 @@ def input_errors(fn: Callable) -> Callable:
     warnings are printed as one line each."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..settings import SettingsWarning  # here, not at import: ``--help`` needs no settings
+
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("always", SettingsWarning)
@@ -60,12 +62,11 @@ def input_errors(fn: Callable) -> Callable:
 
 
 def _is_input_error(exc: BaseException) -> bool:
-    """``isinstance(exc, api.InputError)`` without importing the analysis stages: an InputError
-    can only exist once ``gyrelint.api`` has been imported."""
-    if isinstance(exc, SettingsError):
-        return True
-    api = sys.modules.get("gyrelint.api")
-    return api is not None and isinstance(exc, api.InputError)
+    """``isinstance(exc, api.InputError | settings.SettingsError)`` without importing the analysis
+    stages: either can only exist once its module has been imported."""
+    api, settings = sys.modules.get("gyrelint.api"), sys.modules.get("gyrelint.settings")
+    return (api is not None and isinstance(exc, api.InputError)) or (
+        settings is not None and isinstance(exc, settings.SettingsError))
 
 
 _SOURCES = "gyrelint.settings_sources"  # click context meta: what --config / --cache-dir chose

@@ -9,7 +9,6 @@ range, lists and strings are bounded, regexes compile. The first problem raises 
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable
@@ -84,6 +83,8 @@ class Where:
 
 
 def did_you_mean(name: str, known: tuple[str, ...] | list[str]) -> str:
+    import difflib  # only on the way to an error
+
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
