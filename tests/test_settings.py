@@ -83,6 +83,9 @@ REFUSALS = [
     ("[tool.gyrelint]\nexclude = [1]\n", ["exclude: expected a path glob", "got 1 at position 1"]),
     ('[tool.gyrelint]\nentry-points = ""\n', ["entry-points", "empty string"]),
     ("[tool.gyrelint]\ncache-dir = 5\n", ["cache-dir: expected a folder path, got 5"]),
+    ('[tool.gyrelint]\nentry-points = ["run\\u202egp.py"]\n', ["entry-points: contains the invisible or control "
+                                                               "character U+202E"]),
+    ('[tool.gyrelint]\nexclude = "a\\u001b[2Jb"\n', ["exclude: contains the invisible or control character U+001B"]),
     ('[tool.gyrelint]\nselect = ["GYR999"]\n', ["select: unknown rule code 'GYR999'", "did you mean GYR009?"]),
     ('[tool.gyrelint]\nignore = ["XYZ"]\n', ["ignore: unknown rule code 'XYZ'"]),
     ('[tool.gyrelint.rules]\nGYR999 = "error"\n', ["[tool.gyrelint.rules] GYR999: unknown rule id"]),

@@ -91,15 +91,19 @@ def did_you_mean(name: str, known: tuple[str, ...] | list[str]) -> str:
 
 # -- scalar checks -------------------------------------------------------------------------------
 
-def _text(value: object, where: Where, key: str, what: str = "a string", limit: int = MAX_TEXT) -> str:
+def _text(value: object, where: Where, key: str, what: str = "a string", limit: int = MAX_TEXT,
+          allowed: str = "") -> str:
+    """A non-empty, bounded string of printable characters (plus those in ``allowed``): names and
+    paths from settings end up in reports, so an ESC or a bidi override is refused here."""
     if not isinstance(value, str):
         raise where.fail(key, f"expected {what}, got {show(value)}")
     if not value:
         raise where.fail(key, f"expected {what}, got an empty string")
     if len(value) > limit:
         raise where.fail(key, f"longer than {limit} characters ({len(value)})", "shorten it")
-    if "\0" in value:
-        raise where.fail(key, "contains a NUL character", "remove it")
+    bad = next((c for c in value if not c.isprintable() and c not in allowed), None)
+    if bad is not None:
+        raise where.fail(key, f"contains the invisible or control character U+{ord(bad):04X}", "remove it")
     return value
 
 
@@ -231,7 +235,7 @@ def _counters(value: object, where: Where, key: str) -> tuple[CounterPattern, ..
                 if mode is not None and mode not in MODES:
                     raise inner.fail(name, f"mode: expected one of {', '.join(MODES)}, got {show(mode)}")
                 item = item["pattern"]
-            pattern = _text(item, inner, name, what, MAX_PATTERN)
+            pattern = _text(item, inner, name, what, MAX_PATTERN, allowed="\t")
             try:
                 re.compile(pattern)
             except (re.error, RecursionError, OverflowError, ValueError) as exc:
