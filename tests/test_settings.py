@@ -202,6 +202,20 @@ def test_logcheck_refuses_bad_counters_in_the_current_folder(tmp_path: Path, mon
     assert code in (0, 1)
 
 
+def test_logcheck_reads_counters_from_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "run.log"
+    log.write_text("".join(f"produced {i} made 8 ate 8 finished step {i}\n" for i in range(1, 4)))
+    monkeypatch.chdir(tmp_path)
+    assert cli("logcheck", str(log))[0] == 2  # no counter the built-in profiles know
+    cfg = tmp_path / "counters.toml"
+    cfg.write_text("[counters]\nsampled = { pattern = 'made (\\d+)', mode = 'delta' }\n"
+                   "consumed = { pattern = 'ate (\\d+)', mode = 'delta' }\nstep = 'finished step (\\d+)'\n")
+    code, out, err = cli("logcheck", str(log), "--config", str(cfg), "--format", "json")
+    assert code == 0, err
+    counters = json.loads(out)["counters"]
+    assert counters["sampled"]["total"] == 24 and counters["step"]["total"] == 3
+
+
 def test_valid_settings_are_typed(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, """
 [tool.gyrelint]

@@ -77,17 +77,21 @@ def _remember(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         ctx.meta.setdefault(_SOURCES, {})[param.name] = value
 
 
+def config_option(fn: Callable) -> Callable:
+    """--config FILE, kept in the click context (see ``settings_overrides``) so that the command's
+    signature does not change."""
+    return click.option("--config", type=click.Path(dir_okay=False), default=None, expose_value=False,
+                        callback=_remember, metavar="FILE",
+                        help="Read settings from FILE ([tool.gyrelint] or a top-level table) instead of "
+                             "the pyproject.toml of the repository.")(fn)
+
+
 def settings_options(fn: Callable) -> Callable:
-    """--config / --cache-dir: where the settings and the cache come from. The values are kept in
-    the click context (see ``settings_overrides``), so the commands' signatures do not change."""
+    """--config / --cache-dir: where the settings and the cache come from (kept like --config)."""
     fn = click.option("--cache-dir", type=click.Path(file_okay=False), default=None, expose_value=False,
                       callback=_remember, metavar="DIR",
                       help="Cache folder (over GYRELINT_CACHE_DIR and every config file).")(fn)
-    fn = click.option("--config", type=click.Path(dir_okay=False), default=None, expose_value=False,
-                      callback=_remember, metavar="FILE",
-                      help="Read settings from FILE ([tool.gyrelint] or a top-level table) instead of "
-                           "the repository's pyproject.toml.")(fn)
-    return fn
+    return config_option(fn)
 
 
 def settings_overrides(jobs: int | None = None, no_cache: bool = False) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ..logcheck import (
 from ..logcheck.follow import follow as follow_logs
 from ..logcheck.render import follow_line, to_dict, to_text
 from ..settings import CounterPattern, default_cache_dir, read_settings
-from .common import fail, input_errors
+from .common import config_option, fail, input_errors, settings_overrides
 
 
 def counter_table(patterns: tuple[CounterPattern, ...]) -> dict[str, list[dict[str, str]]]:
@@ -47,6 +47,7 @@ def counter_table(patterns: tuple[CounterPattern, ...]) -> dict[str, list[dict[s
               help="With --follow: stop after this many seconds.")
 @click.option("--until", "until", metavar="REGEX", default=None,
               help="With --follow: stop after a line matching REGEX.")
+@config_option
 @input_errors
 def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt: str, threshold: float,
             follow: bool, max_seconds: float | None, until: str | None) -> None:
@@ -55,9 +56,10 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
     LOG may be - for standard input. Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
     lines and TensorBoard scalars exported as CSV. Exit 0 healthy, 1 problem, 2 unreadable input.
     """
-    # [tool.gyrelint.counters] of the current folder, checked like every setting (a bad one is exit 2);
-    # logcheck keeps no cache, so no file's cache-dir is consulted
-    settings = read_settings(Path.cwd(), label="pyproject.toml", cache_dir=default_cache_dir())
+    # [tool.gyrelint.counters] of the current folder (or --config), checked like every setting (a bad
+    # one is exit 2); logcheck keeps no cache, so no file's cache-dir is consulted
+    settings = read_settings(Path.cwd(), config=settings_overrides().get("config"), label="pyproject.toml",
+                             cache_dir=default_cache_dir())
     try:
         rules = build_rules(profile, patterns, counter_table(settings.counters))
         until_rx = re.compile(until) if until else None
