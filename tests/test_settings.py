@@ -253,6 +253,18 @@ retries = 10
     assert hash(s) == hash(read_settings(repo))  # immutable all the way down
 
 
+def test_tables_given_to_the_python_api_are_checked_and_typed() -> None:
+    from gyrelint.settings import Settings
+
+    s = Settings(rules={"gyr006": "off"}, topology={"process": ["actors"]}, thresholds={"timeout": 5},
+                 signals=[{"side": "sampling", "call": "mylib.generate"}], counters={"steps": "it (\\d+)"})
+    assert s.rules == (RuleSetting("GYR006", "off"),) and s.topology.process == ("actors",)
+    assert s.thresholds == Thresholds(timeout=5.0) and s.signals[0].calls == ("mylib.generate",)
+    assert s.counters == (CounterPattern("step", "it (\\d+)"),)
+    with pytest.raises(SettingsError, match=r"^Settings: \[thresholds\] timeout: .* got nan"):
+        Settings(thresholds={"timeout": float("nan")})
+
+
 # -- cache-dir: the repo's stays inside the repo --------------------------------------------------
 
 @pytest.mark.parametrize("where", ["../..", "ABSOLUTE", "link/cache", "."])

@@ -108,11 +108,17 @@ class Settings:
     thresholds: Thresholds = Thresholds()
 
     def __post_init__(self) -> None:
-        # ``Settings(rules={"GYR006": "off"})`` from Python code is checked like the TOML table
-        if isinstance(self.rules, Mapping):
-            from .schema import Where, check_rules
+        # ``Settings(rules={"GYR006": "off"})`` from Python code: a table given in its TOML form is
+        # checked and typed like the file's (SettingsError when bad)
+        tables = {name: getattr(self, name) for name in ("rules", "topology", "counters", "thresholds")
+                  if isinstance(getattr(self, name), Mapping)}
+        if isinstance(self.signals, list) or any(isinstance(s, Mapping) for s in self.signals):
+            tables["signals"] = list(self.signals)
+        if tables:
+            from .schema import Where, check_table
 
-            object.__setattr__(self, "rules", check_rules(dict(self.rules), Where("<settings>", "rules")))
+            for name, value in check_table(tables, Where("Settings", "")).items():
+                object.__setattr__(self, name, value)
 
     def severity(self, rule_id: str) -> str | None:
         """The configured severity (or ``off``) of a rule, None when the table does not name it."""
