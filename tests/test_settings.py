@@ -265,6 +265,14 @@ def test_tables_given_to_the_python_api_are_checked_and_typed() -> None:
         Settings(thresholds={"timeout": float("nan")})
 
 
+def test_every_key_is_documented() -> None:
+    from gyrelint.settings.schema import _SIGNAL_KEYS
+
+    doc = (Path(__file__).parent.parent / "docs" / "configuration.md").read_text()
+    for key in [*KEYS, *_SIGNAL_KEYS, "process", "port", "comm", "timeout", "retries", "mode"]:
+        assert f"`{key}`" in doc, key
+
+
 # -- cache-dir: the repo's stays inside the repo --------------------------------------------------
 
 @pytest.mark.parametrize("where", ["../..", "ABSOLUTE", "link/cache", "."])
