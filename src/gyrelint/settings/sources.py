@@ -55,6 +55,8 @@ def read_toml(path: Path, label: str, root: Path | None = None,
         text = read_input_text(path, MAX_SETTINGS_FILE, root)
     except InputFileError as exc:
         reason = exc.reason.split(";")[0]  # "a FIFO, not a regular file", "larger than N bytes (M)"...
+        if reason.startswith("larger than"):
+            fix = "settings files are a few KiB; remove what does not belong there"
         raise SettingsError(f"{term(label)}: {reason}; {fix}") from None
     try:
         return tomllib.loads(text)
