@@ -263,6 +263,8 @@ def test_tables_given_to_the_python_api_are_checked_and_typed() -> None:
     assert s.counters == (CounterPattern("step", "it (\\d+)"),)
     with pytest.raises(SettingsError, match=r"^Settings: \[thresholds\] timeout: .* got nan"):
         Settings(thresholds={"timeout": float("nan")})
+    with pytest.raises(SettingsError, match=r"retries: .* got a very large integer"):
+        Settings(thresholds={"retries": 10**5000})
 
 
 def test_every_key_is_documented() -> None:

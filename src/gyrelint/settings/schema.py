@@ -50,6 +50,8 @@ def show(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return repr(value if len(value) <= 80 else value[:80] + "…")
+    if isinstance(value, int) and value.bit_length() > 128:
+        return "a very large integer"  # repr() itself refuses past 4,300 digits
     if isinstance(value, (int, float)):
         text = repr(value)
         return text if len(text) <= 40 else text[:40] + "…"
