@@ -302,6 +302,10 @@ def test_a_repo_cache_dir_outside_the_repo_is_refused(tmp_path: Path, where: str
     assert len(lines) == 1 and lines[0].startswith("gyrelint: warning: ") and "cache-dir" in lines[0]
     assert list(outside.iterdir()) == [] and not (repo / "cache").exists()
     assert (tmp_path / "xdg-cache" / "gyrelint").is_dir()  # the run used the default cache
+    # the warning stands when an explicit choice wins anyway: the repo still tried to leave
+    code, _, err = cli("analyze", str(repo), "--cache-dir", str(tmp_path / "cli-cache"))
+    assert code == 0 and err.count("gyrelint: warning: ") == 1 and "cache-dir" in err
+    assert list(outside.iterdir()) == []
 
 
 def test_a_repo_cache_dir_inside_the_repo_is_used(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ Layers, later over earlier, key by key (a key replaces the same key of an earlie
 
 The analyzed repo is data, not authority over the machine: its ``cache-dir`` must resolve
 (symlinks followed, ``..`` collapsed) strictly inside the repo, or it is refused with a
-``SettingsWarning`` and the cache of the lower layers is used; and it never overrides
-``GYRELINT_CACHE_DIR`` or a ``--cache-dir``/``--config`` choice. Trusted files may point the
+``SettingsWarning`` (even when another choice wins anyway: the repo tried) and the cache of the
+lower layers is used; and it never overrides ``GYRELINT_CACHE_DIR`` or ``--cache-dir``. Trusted files may point the
 cache anywhere (relative paths are taken from the file's folder, ``~`` is expanded).
 """
 
@@ -135,7 +135,8 @@ def read_settings(root: Path, *, config: str | Path | None = None, cache_dir: Pa
             table, where = gyrelint_table(read_toml(path, name, root), name, top_level=False)
             layer = check_table(table, where)
             value = layer.pop("cache_dir", None)
-            if value is not None and cache_dir is None and not os.environ.get("GYRELINT_CACHE_DIR"):
-                chosen_cache = _repo_cache_dir(root, value, where) or chosen_cache
+            inside = _repo_cache_dir(root, value, where) if value is not None else None  # warns when it escapes
+            if inside is not None and cache_dir is None and not os.environ.get("GYRELINT_CACHE_DIR"):
+                chosen_cache = inside
             fields.update(layer)
     return Settings(**fields, cache_dir=cache_dir or chosen_cache or default_cache_dir())
