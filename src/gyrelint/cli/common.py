@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,32 +25,11 @@ def fail(message: str) -> None:
     sys.exit(EXIT_INPUT)
 
 
-def _one_line_warnings(show: Callable[..., None]) -> Callable[..., None]:
-    """Settings warnings as one ``gyrelint: warning:`` line (their text is escaped where it is
-    made); any other warning as ``show`` would."""
-    from ..settings import SettingsWarning
-
-    def showwarning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-        if issubclass(category, SettingsWarning):
-            click.echo(f"gyrelint: warning: {message}", err=True)
-        else:
-            show(message, category, *args, **kwargs)
-
-    return showwarning
-
-
 def input_errors(fn: Callable) -> Callable:
-    """Bad input (an InputError, bad settings) becomes one line and exit code 2; settings
-    warnings are printed as one line each."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..settings import SettingsWarning  # here, not at import: ``--help`` needs no settings
-
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("always", SettingsWarning)
-                warnings.showwarning = _one_line_warnings(warnings.showwarning)
-                return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except KeyboardInterrupt:
             click.echo("gyrelint: interrupted", err=True)
             sys.exit(130)
@@ -70,9 +50,35 @@ def _is_input_error(exc: BaseException) -> bool:
 
 
 _SOURCES = "gyrelint.settings_sources"  # click context meta: what --config / --cache-dir chose
+_WARNINGS = "gyrelint.settings_warnings"  # click context meta: the warning display is set up
+
+
+@contextlib.contextmanager
+def _one_line_settings_warnings() -> Iterator[None]:
+    """While a command runs: each ``SettingsWarning`` as one ``gyrelint: warning:`` line on stderr
+    (its text is escaped where it is made), every time; other warnings as before."""
+    from ..settings import SettingsWarning  # here, not at import: ``--help`` needs no settings
+
+    with warnings.catch_warnings():
+        show = warnings.showwarning
+
+        def showwarning(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if issubclass(category, SettingsWarning):
+                click.echo(f"gyrelint: warning: {message}", err=True)
+            else:
+                show(message, category, *args, **kwargs)
+
+        warnings.simplefilter("always", SettingsWarning)
+        warnings.showwarning = showwarning
+        yield
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """Keep --config / --cache-dir for ``settings_overrides``. Click calls this for every run of
+    the command (given or not), so it also sets up how settings warnings are shown."""
+    if _WARNINGS not in ctx.meta:
+        ctx.meta[_WARNINGS] = True
+        ctx.with_resource(_one_line_settings_warnings())
     if value is not None:
         ctx.meta.setdefault(_SOURCES, {})[param.name] = value
 
