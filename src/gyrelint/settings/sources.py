@@ -106,9 +106,9 @@ def read_settings(root: Path, *, config: str | Path | None = None, cache_dir: Pa
                   label: str | None = None, user_config: bool = True) -> Settings:
     """The settings of a run on the repo at ``root``, checked (``SettingsError`` on the first bad key).
 
-    ``config`` replaces the repo's pyproject.toml (trusted); ``cache_dir`` is the CLI's choice (the
-    files' ``cache-dir`` keys are then not consulted); ``label`` names the repo's pyproject in
-    messages (default: its path); ``user_config`` False skips the user's config file.
+    ``config`` replaces the repo's pyproject.toml (trusted); ``cache_dir`` is the CLI's choice (it
+    wins over every file's ``cache-dir``); ``label`` names the repo's pyproject in messages
+    (default: its path); ``user_config`` False skips the user's config file.
     """
     fields: dict[str, Any] = {}
     chosen_cache: Path | None = None  # from a file's cache-dir, once allowed
@@ -124,9 +124,9 @@ def read_settings(root: Path, *, config: str | Path | None = None, cache_dir: Pa
         doc = read_toml(path, str(config), fix="pass a TOML file to --config")
         table, where = gyrelint_table(doc, str(config), top_level=True)
         layer = check_table(table, where)
-        if "cache_dir" in layer:
-            cache_dir = cache_dir or _trusted_dir(layer.pop("cache_dir"), path.absolute().parent)
-            layer.pop("cache_dir", None)
+        value = layer.pop("cache_dir", None)
+        if value is not None and cache_dir is None:  # a choice made on the command line
+            cache_dir = _trusted_dir(value, path.absolute().parent)
         fields.update(layer)
     else:
         path = root / "pyproject.toml"
