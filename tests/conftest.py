@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+# fixture repos are analyzed, never run: a test_*.py inside one (a repo's own test double) is not a test of ours
+collect_ignore_glob = ["fixtures/*"]
+
 
 @pytest.fixture(autouse=True, scope="session")
 def no_user_config() -> Iterator[None]:
