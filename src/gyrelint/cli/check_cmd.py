@@ -24,7 +24,7 @@ def codes(values: tuple[str, ...]) -> tuple[str, ...]:
     out = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
     bad = unknown_codes(out)
     if bad:
-        fail(f"unknown rule code {', '.join(bad)}; see `gyrelint check --list-rules`")
+        fail(f"unknown rule code {term(', '.join(bad))}; see `gyrelint check --list-rules`")
     return out
 
 
