@@ -122,3 +122,24 @@ def test_long_tables_load_when_opened(browser_page, monkeypatch):
     page.click(f'#t-functions a[data-q="{P}.rollout.Sampler.generate"]')
     assert f"{P}.rollout.Sampler.generate" in page.locator("#panel h2").inner_text()
     assert not problems, problems
+
+
+def test_findings_table_says_no_rule_fired_only_when_empty(browser_page):
+    """Issue 19 item 7: "No rule fired." stood above a findings table full of rows."""
+    page, problems, out = browser_page
+    analysis = fixture_analysis()
+    assert analysis.findings
+    page.goto(write_report(analysis, out / "with-findings").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    table = page.locator("#t-findings")
+    assert table.locator("tbody tr").count() == len(analysis.findings)
+    assert table.locator("tbody tr").first.is_visible()
+    assert "No rule fired" not in table.inner_text()
+    assert "No process, port or transport settings found" not in page.locator("#t-config").inner_text()
+    analysis.findings = []
+    page.goto(write_report(analysis, out / "no-findings").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    page.click("#t-findings summary")
+    assert page.locator("#t-findings tbody tr").count() == 0
+    assert page.locator("#t-findings .note", has_text="No rule fired.").is_visible()
+    assert not problems, problems
