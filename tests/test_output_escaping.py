@@ -298,3 +298,18 @@ def test_dot_mermaid_sarif_json_escapers():
         '#quot;]) --#gt; #124;x#124; #96;y#96; #35;quot; #lt;b#gt;<br/>z'
     assert escape.sarif_text("see [x](https://e) \\]") == "see \\[x\\](https://e) \\\\\\]"
     assert escape.json_safe({"k\udcff": ["v\udcfe", 1]}) == {"k\\xff": ["v\\xfe", 1]}
+
+
+def test_diff_text_and_markdown_escape_repo_text():
+    from gyrelint.cli.diff_cmd import DiffReport, render_text
+
+    key = {"key": "port\n::add-mask::x " + HOSTILE, "class": "port", "value": HOSTILE, "file": "c\x1b.yaml", "line": 2}
+    r = DiffReport("upstream/main", "HEAD", keys_added=[key], new_findings=[
+        Finding("GYR009", Severity.ERROR, "command " + HOSTILE, "README\u202e.md", 4, "fix", [], "0" * 20)])
+    text = render_text(r)
+    assert_terminal_safe(text)
+    assert "\\x1b]8;;https://evil.example/" in text
+    md = render_text(r, markdown=True)
+    assert hidden(md) == [] and not re.search(r"(?<![`\w])@octocat", md)
+    assert not _unescaped(r"\]\(javascript", md)
+    assert {t.lower() for t in re.findall(r"(?<!\\)</?([A-Za-z][A-Za-z0-9]*)", md)} == set()
