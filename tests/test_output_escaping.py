@@ -313,3 +313,20 @@ def test_diff_text_and_markdown_escape_repo_text():
     assert hidden(md) == [] and not re.search(r"(?<![`\w])@octocat", md)
     assert not _unescaped(r"\]\(javascript", md)
     assert {t.lower() for t in re.findall(r"(?<!\\)</?([A-Za-z][A-Za-z0-9]*)", md)} == set()
+
+
+def test_outputs_replace_a_planted_symlink_instead_of_writing_through_it(hostile: Path, tmp_path: Path):
+    """A repo that ships ``report/index.html -> ~/.bashrc`` must not get that file overwritten."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    work = tmp_path / "work"
+    (work / "report").mkdir(parents=True)
+    for name in ("report/index.html", "map.dot", "findings.sarif"):
+        (work / name).symlink_to(victim)
+    assert gyrelint("report", str(hostile), "-o", str(work / "report"), "--no-cache")[0] == 0
+    assert gyrelint("map", str(hostile), "-o", str(work / "map.dot"))[0] == 0
+    assert gyrelint("check", str(hostile), "--format", "sarif", "-o", str(work / "findings.sarif"))[0] == 1
+    assert victim.read_text() == "precious\n"
+    for name in ("report/index.html", "map.dot", "findings.sarif"):
+        assert not (work / name).is_symlink() and (work / name).stat().st_size > 100
+    assert sorted(p.name for p in work.rglob("*.tmp")) == []  # no temporary file left behind

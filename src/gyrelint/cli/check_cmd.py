@@ -117,7 +117,9 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined)
     if output:
         try:
-            Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            from ..render.output import write_output
+
+            write_output(output, text if text.endswith("\n") else text + "\n")
         except OSError as exc:
             fail(f"{term(output)}: cannot write ({exc.strerror}); pass a writable --output path")
     else:

@@ -19,6 +19,7 @@ from ..render.dot import (
 )
 from ..render.escape import term
 from ..render.mermaid import to_mermaid
+from ..render.output import write_output
 from .common import analysis_options, fail, input_errors, run_analysis
 
 
@@ -77,12 +78,12 @@ def command(path: str | None, demo: bool, output: str | None, fmt: str | None, l
         data = render_image(dot_text, fmt)
     except GraphvizMissing as exc:
         fallback = Path(output).with_suffix(".dot")
-        fallback.write_text(dot_text, encoding="utf-8")
+        write_output(fallback, dot_text)
         fail(f"cannot write {term(output)}: {term(exc)}; wrote the map as DOT to {term(fallback)} instead "
              f"(render it later with: dot -T{fmt} {term(fallback)} -o {term(output)})")
     except (RuntimeError, OSError) as exc:
         fail(f"cannot write {term(output)}: {term(exc)}")
-    Path(output).write_bytes(data)
+    _write(output, data)
     click.echo(f"gyrelint: wrote {term(output)} ({_summary(graph)})", err=True)
 
 
@@ -96,4 +97,11 @@ def _write_text(output: str | None, text: str) -> None:
     if output is None or output == "-":
         click.echo(text, nl=False)
         return
-    Path(output).write_text(text, encoding="utf-8")
+    _write(output, text)
+
+
+def _write(output: str, data: str | bytes) -> None:
+    try:
+        write_output(output, data)
+    except OSError as exc:
+        fail(f"cannot write {term(output)}: {term(exc.strerror or exc)}; pick a writable -o path")

@@ -20,6 +20,7 @@ from ..safeio import read_input
 from .dot import DEFAULT_MAX_NODES, GraphvizMissing, MapGraph, build_map, map_side, svg_for
 from .escape import html as esc
 from .escape import visible
+from .output import write_output
 
 if TYPE_CHECKING:
     from ..api import Analysis
@@ -43,8 +44,7 @@ def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAU
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     page = out / "index.html"
-    page.write_text(render_html(analysis, max_nodes=max_nodes), encoding="utf-8")
-    return page
+    return write_output(page, render_html(analysis, max_nodes=max_nodes))
 
 
 def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES) -> str:
