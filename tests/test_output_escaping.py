@@ -330,3 +330,12 @@ def test_outputs_replace_a_planted_symlink_instead_of_writing_through_it(hostile
     for name in ("report/index.html", "map.dot", "findings.sarif"):
         assert not (work / name).is_symlink() and (work / name).stat().st_size > 100
     assert sorted(p.name for p in work.rglob("*.tmp")) == []  # no temporary file left behind
+
+
+def test_findings_document_prose_is_printable_as_is(out):
+    """Consumers print message/fix/note raw (``jq -r``, the flake8 plugin): no hidden character there."""
+    doc = json.loads(out["check-json"][1])
+    prose = [f["message"] for f in doc["findings"]] + [f["fix"] for f in doc["findings"]]
+    prose += [e["note"] for f in doc["findings"] for e in f["evidence"]]
+    assert any("\\x1b" in p for p in prose)
+    assert all(hidden(p) == [] for p in prose)

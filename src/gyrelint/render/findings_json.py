@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..model import Finding, Severity
-from .escape import json_safe
+from .escape import json_safe, visible
 
 if TYPE_CHECKING:
     from ..api import Analysis
@@ -22,16 +22,20 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
-    """One finding; ``column`` is 1 because every rule points at a whole line."""
+    """One finding; ``column`` is 1 because every rule points at a whole line.
+
+    The prose fields (message, fix, notes) are for display, and consumers print them as they
+    are (``jq -r``, the flake8 plugin), so hidden characters quoted from the repo are shown as
+    escapes there; file names stay exact, so a consumer can still match them."""
     return {
         "rule": f.rule,
         "severity": f.severity.value,
         "file": f.file,
         "line": f.line,
         "column": 1,
-        "message": f.message,
-        "fix": f.fix,
-        "evidence": [{"file": e.file, "line": e.line, "note": e.note} for e in f.evidence],
+        "message": visible(f.message),
+        "fix": visible(f.fix),
+        "evidence": [{"file": e.file, "line": e.line, "note": visible(e.note)} for e in f.evidence],
         "fingerprint": f.fingerprint,
     }
 

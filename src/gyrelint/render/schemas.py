@@ -48,7 +48,9 @@ _FINDING_CORE = {
 def findings_schema() -> dict[str, Any]:
     """The document of ``gyrelint check --format json``."""
     finding = _obj({**_FINDING_CORE, "column": {"type": "integer", "minimum": 1,
-                                                 "description": "1-based; 1 when the rule points at a whole line"}})
+                                                 "description": "1-based; 1 when the rule points at a whole line"},
+                    "message": {"type": "string", "description": "one line; control and bidi characters quoted "
+                                "from the repo are written as escapes (\\x1b, \\u202e)"}})
     summary = _obj({
         "findings": _INT,
         "by_severity": _obj({"error": _INT, "warning": _INT, "info": _INT}),
