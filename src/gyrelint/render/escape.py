@@ -111,6 +111,16 @@ def md_text(text: object) -> str:
     return _MENTION.sub(r"`@\1`", s)
 
 
+def md_message(text: object) -> str:
+    """A finding's message in Markdown: its backtick-quoted parts as code spans, the rest as
+    text. Both go through the escapers, so a backtick inside a repo value can at worst shift
+    which part is shown as code, never open markup."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0 or len(parts) == 1:  # no quotes, or unbalanced: all text
+        return md_text(text)
+    return "".join(md_code(p) if i % 2 else md_text(p) for i, p in enumerate(parts))
+
+
 def md_code(text: object) -> str:
     """Repo text as an inline code span that also sits safely in a table cell."""
     s = visible(str(text).replace("\n", " ").replace("\r", " ")).replace("|", "\\|")
