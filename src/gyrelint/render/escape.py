@@ -24,10 +24,10 @@ from urllib.parse import quote
 # Categories shown as escapes: controls (C0, DEL, C1), format characters (bidi embeddings,
 # overrides and isolates, zero-width joiners, BOM...), surrogates, line/paragraph separators.
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-# Workflow commands of the GitHub Actions runner: ``::cmd::`` at the start of a line (after
-# blanks), and the legacy ``##[cmd]`` anywhere in a line.
+# Workflow commands of the GitHub Actions runner: ``::cmd::`` at the start of a line after any
+# Unicode blanks (the runner trims them, NBSP included), and the legacy ``##[cmd]`` anywhere.
 _LEGACY_COMMAND = "##["
-_LINE_COMMAND = re.compile(r"^([ \t]*):(?=:)", re.MULTILINE)
+_LINE_COMMAND = re.compile(r"^([^\S\n]*):(?=:)", re.MULTILINE)
 
 
 def _escape_char(ch: str) -> str:
@@ -62,7 +62,7 @@ def term(text: object) -> str:
     s = visible(text)
     if _LEGACY_COMMAND in s:
         s = s.replace(_LEGACY_COMMAND, "##\\x5b")
-    if s.lstrip(" \t").startswith("::"):
+    if s.lstrip().startswith("::"):
         s = _LINE_COMMAND.sub(r"\1\\x3a", s, count=1)
     return s
 
