@@ -143,3 +143,28 @@ def test_findings_table_says_no_rule_fired_only_when_empty(browser_page):
     assert page.locator("#t-findings tbody tr").count() == 0
     assert page.locator("#t-findings .note", has_text="No rule fired.").is_visible()
     assert not problems, problems
+
+
+def test_hostile_repo_text_shows_as_escaped_text(browser_page, tmp_path):
+    """The report of a repo whose README, launcher, config and file names carry terminal
+    escapes, bidi overrides and markup: the page runs no script of theirs and shows the
+    text visibly escaped, snippets included."""
+    from test_output_escaping import build_hostile
+
+    from gyrelint.api import analyze
+
+    page, problems, out = browser_page
+    analysis = analyze(str(build_hostile(tmp_path / "repo")), use_cache=False)
+    page.goto(write_report(analysis, out / "hostile").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    link = page.locator('#t-findings a.src[data-file="scripts/launch.sh"]').first
+    link.click()
+    panel = page.locator("#panel")
+    panel.locator(".ln.hit").first.wait_for()
+    text = panel.inner_text()
+    assert "\\x1b]8;;https://evil.example/" in text and "\\u202e" in text
+    assert "\u202e" not in text and "\x1b" not in text
+    diag = page.locator("#t-diagnostics").text_content()
+    assert "looprl/evil\\x1b[2J|`\\u202e::x.py" in diag
+    assert page.locator("img").count() == 0
+    assert not problems, problems
