@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..model import EntryPoint
-from ..render.escape import json_safe, term, term_block
 from .common import Progress, analysis_options, fail, input_errors
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
@@ -31,6 +30,7 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
     from ..api import demo_root, discover_python, load
     from ..entrypoints import scan_entry_points
     from ..index import build_index
+    from ..render.escape import json_safe, term
 
     if demo:
         path = str(demo_root())
@@ -77,7 +77,10 @@ def to_json(root: str, scan: EntryScan) -> dict[str, Any]:
 
 
 def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
-    """Targets grouped, most-launched first; each with where it is started from and how."""
+    """Targets grouped, most-launched first; each with where it is started from and how.
+    Repo text (commands, paths, names) is escaped for a terminal or CI log."""
+    from ..render.escape import term, term_block
+
     lines: list[str] = []
     found = [e for e in scan.entries if e.exists]
     counts = scan.counts()
@@ -124,5 +127,7 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
 
 
 def _short(command: str, width: int = 100) -> str:
+    from ..render.escape import term
+
     command = term(command)
     return command if len(command) <= width else command[: width - 1] + "…"
