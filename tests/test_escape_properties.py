@@ -89,7 +89,9 @@ def test_dot_string_is_one_quoted_token(text):
 @settings(max_examples=300, deadline=None)
 def test_mermaid_label_cannot_close_its_quotes(text):
     out = escape.mermaid_text(text)
-    assert not set(out.replace("<br/>", "")) & set('"`|<>') and _hidden(out) == []
+    assert not set(out.replace("<br/>", "")) & set('"`|<>%') and _hidden(out) == []
+    comment = escape.mermaid_comment(text)
+    assert not set(comment) & set("`%\n") and _hidden(comment) == []
 
 
 @given(TEXT)

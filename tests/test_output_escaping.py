@@ -60,7 +60,8 @@ def build_hostile(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory) -> Path:
-    return build_hostile(tmp_path_factory.mktemp("hostile") / "repo")
+    # the folder name lands in titles (map, report): a Mermaid directive and a fence end
+    return build_hostile(tmp_path_factory.mktemp("hostile") / "repo %%{init: {'securityLevel': 'loose'}}%% ```")
 
 
 def gyrelint(*args: str) -> tuple[int, str, str]:
@@ -240,7 +241,8 @@ def test_dot_map_parses_to_the_same_graph(out):
 
 def test_mermaid_labels_stay_inside_their_quotes(out):
     _, text, _ = out["map-mermaid"]
-    assert hidden(text) == []
+    assert hidden(text) == [] and "%%{" not in text and "```" not in text
+    assert "securityLevel" in text.splitlines()[1]  # the title comment holds the folder name, defused
     for line in text.splitlines()[1:]:
         s = line.strip()
         if s.startswith("%%"):
@@ -337,8 +339,9 @@ def test_markdown_escapers():
 
 def test_dot_mermaid_sarif_json_escapers():
     assert escape.dot_string('a"\\N\x1b') == '"a\\"\\\\N\\\\x1b"'
-    assert escape.mermaid_text('"]) --> |x| `y` #quot; <b>\nz') == \
-        '#quot;]) --#gt; #124;x#124; #96;y#96; #35;quot; #lt;b#gt;<br/>z'
+    assert escape.mermaid_text('"]) --> |x| `y` #quot; <b>\nz %%{init: {}}%%') == \
+        '#quot;]) --#gt; #124;x#124; #96;y#96; #35;quot; #lt;b#gt;<br/>z #37;#37;{init: {}}#37;#37;'
+    assert escape.mermaid_comment("root ```\n%%{init: {}}%%") == "root #96;#96;#96; #37;#37;{init: {}}#37;#37;"
     assert escape.sarif_text("see [x](https://e) \\]") == "see \\[x\\](https://e) \\\\\\]"
     assert escape.json_safe({"k\udcff": ["v\udcfe", 1]}) == {"k\\xff": ["v\\xfe", 1]}
 

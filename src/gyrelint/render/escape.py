@@ -157,8 +157,11 @@ def dot_string(text: object, line_breaks: bool = True) -> str:
 
 # Inside a double-quoted label, brackets and arrows are text; what still acts is the closing
 # quote, the entity syntax (``#name;``), HTML (labels are rendered as HTML), a backtick (a
-# markdown string) and the edge-label delimiter ``|``.
-_MERMAID = {"#": "#35;", '"': "#quot;", "&": "#amp;", "<": "#lt;", ">": "#gt;", "`": "#96;", "|": "#124;"}
+# markdown string, or the end of a ```mermaid fence), the edge-label delimiter ``|``, and
+# ``%%{...}%%``: Mermaid looks for that directive (which can change the security level)
+# anywhere in the text, labels and comments included.
+_MERMAID = {"#": "#35;", '"': "#quot;", "&": "#amp;", "<": "#lt;", ">": "#gt;", "`": "#96;", "|": "#124;",
+            "%": "#37;"}
 
 
 def mermaid_text(text: object) -> str:
@@ -170,8 +173,9 @@ def mermaid_text(text: object) -> str:
 
 
 def mermaid_comment(text: object) -> str:
-    """Text of a ``%%`` comment line: one line, nothing else."""
-    return visible(str(text).replace("\n", " ").replace("\r", " "))
+    """Text of a ``%%`` comment line: one line, no directive, no fence end."""
+    s = visible(str(text).replace("\n", " ").replace("\r", " "))
+    return s.replace("%", "#37;").replace("`", "#96;")
 
 
 # ---------------------------------------------------------------------------------- JSON, SARIF
