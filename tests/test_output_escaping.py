@@ -392,3 +392,15 @@ def test_md_message_keeps_code_spans_of_the_rules_own_quotes():
     assert escape.md_message("cmd `a`b` <i>") == "cmd \\`a\\`b\\` \\<i\\>"
     # a mention quoted from the repo inside a code span does not notify; outside it is wrapped
     assert escape.md_message("`@x` and @y") == "`@x` and `@y`"
+
+
+def test_report_refuses_a_folder_that_is_a_symlink(hostile: Path, tmp_path: Path):
+    elsewhere = tmp_path / "served"
+    elsewhere.mkdir()
+    (elsewhere / "index.html").write_text("theirs")
+    (tmp_path / "report").symlink_to(elsewhere)
+    for args in (["report", str(hostile), "-o", str(tmp_path / "report")],
+                 ["analyze", str(hostile), "--html", str(tmp_path / "report")]):
+        code, _, stderr = gyrelint(*args)
+        assert code == 2 and "is a symlink" in stderr and stderr.count("\n") == 1, stderr
+    assert (elsewhere / "index.html").read_text() == "theirs"

@@ -40,8 +40,13 @@ def _loc(file: str, line: int) -> str:
 
 
 def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAULT_MAX_NODES) -> Path:
-    """Write ``index.html`` into ``out_dir`` (created if missing) and return its path."""
+    """Write ``index.html`` into ``out_dir`` (created if missing) and return its path.
+
+    A folder that is a symlink is refused: inside an analyzed repo it may have been planted to
+    point at a folder whose ``index.html`` someone serves or trusts."""
     out = Path(out_dir)
+    if out.is_symlink():
+        raise IsADirectoryError(40, "is a symlink; pass the real folder", str(out))
     out.mkdir(parents=True, exist_ok=True)
     page = out / "index.html"
     return write_output(page, render_html(analysis, max_nodes=max_nodes))
