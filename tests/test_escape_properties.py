@@ -29,7 +29,7 @@ def _hidden(s: str, allowed: str = "") -> list[str]:
 
 
 @given(LINE)
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, database=None)
 def test_term_is_one_visible_line_that_is_no_workflow_command(text):
     out = escape.term(text)
     assert _hidden(out) == [] and "\n" not in out
@@ -38,7 +38,7 @@ def test_term_is_one_visible_line_that_is_no_workflow_command(text):
 
 
 @given(st.lists(LINE, max_size=5).map("\n".join))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_term_block_keeps_lines_but_no_command_line(text):
     out = escape.term_block(text)
     assert _hidden(out, "\n\t") == []
@@ -46,7 +46,7 @@ def test_term_block_keeps_lines_but_no_command_line(text):
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_github_data_cannot_end_its_line(text):
     for out in (escape.github_data(text), escape.github_property(text)):
         assert _hidden(out) == [] and "\n" not in out and "\r" not in out
@@ -54,7 +54,7 @@ def test_github_data_cannot_end_its_line(text):
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_markdown_text_and_code_render_to_text_only(text):
     markdown_it = pytest.importorskip("markdown_it")
     md = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -68,14 +68,14 @@ def test_markdown_text_and_code_render_to_text_only(text):
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_html_escape_leaves_no_markup(text):
     out = escape.html(text)
     assert "<" not in out and ">" not in out and '"' not in out and _hidden(out, "\n\t") == []
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_dot_string_is_one_quoted_token(text):
     out = escape.dot_string(text)
     assert out[0] == out[-1] == '"' and "\n" not in out and _hidden(out) == []
@@ -86,7 +86,7 @@ def test_dot_string_is_one_quoted_token(text):
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_mermaid_label_cannot_close_its_quotes(text):
     out = escape.mermaid_text(text)
     assert not set(out.replace("<br/>", "")) & set('"`|<>%') and _hidden(out) == []
@@ -95,7 +95,7 @@ def test_mermaid_label_cannot_close_its_quotes(text):
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 def test_sarif_text_has_no_unescaped_bracket(text):
     out = escape.sarif_text(text)
     i = 0
@@ -106,6 +106,6 @@ def test_sarif_text_has_no_unescaped_bracket(text):
 
 @given(st.recursive(TEXT | st.integers() | st.none(), lambda c: st.lists(c, max_size=3)
                     | st.dictionaries(TEXT, c, max_size=3), max_leaves=8))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 def test_json_safe_is_strict_utf8(value):
     json.dumps(escape.json_safe(value), ensure_ascii=False).encode("utf-8")
