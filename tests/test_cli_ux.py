@@ -137,3 +137,9 @@ def test_every_help_ends_with_examples(name: str):
     assert 2 <= len(examples) <= 3 and all(e.startswith(f"gyrelint {name}") or e.startswith("gyrelint ")
                                            for e in examples)
     assert any(f"gyrelint {name}" in e for e in examples)
+
+
+def test_top_level_help_ends_with_examples():
+    r = gyrelint("--help")
+    assert r.exit_code == 0 and "Examples:" in r.stdout
+    assert "gyrelint rule GYR008" in r.stdout.split("Examples:", 1)[1]

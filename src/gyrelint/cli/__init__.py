@@ -129,7 +129,10 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, lazy=SHORT_HELP,
-             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog="\b\nExamples:\n  gyrelint analyze --demo          # the five answers on the bundled example\n"
+                    "  gyrelint check .                 # lint the repo here; exit 1 on findings\n"
+                    "  gyrelint rule GYR008             # what a finding means and what to do")
 @click.version_option(__version__, prog_name="gyrelint")
 def main() -> None:
     """Find the sampling and training chains of an online RL code base, the handoff
