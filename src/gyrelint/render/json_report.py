@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .escape import json_safe
+
 if TYPE_CHECKING:
     from ..api import Analysis
 
@@ -11,6 +13,11 @@ SCHEMA = "gyrelint/1"
 
 
 def to_report(a: Analysis) -> dict[str, Any]:
+    """The report as plain data; every string valid Unicode (see ``escape.json_safe``)."""
+    return json_safe(_report(a))
+
+
+def _report(a: Analysis) -> dict[str, Any]:
     h = a.handoff
     t = a.topology
     return {
