@@ -8,37 +8,18 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis_cache
-from .graphs import Graphs
+from .analysis import Analysis
 from .index import Index, Progress, build_index
-from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
+from .model import Diagnostic, Stats
 from .repo import RepoFiles, discover
 from .settings import Settings, SettingsError, read_settings
 
 
 class InputError(Exception):
     """Bad input the user can fix (unknown path, no Python files...): exit code 2."""
-
-
-@dataclass(slots=True)
-class Analysis:
-    root: Path
-    given_root: str
-    settings: Settings
-    index: Index
-    entry_points: list[EntryPoint]
-    graphs: Graphs
-    functions: dict[str, FunctionReport]
-    modules: list[ModuleReport]
-    boundary_modules: list[str]
-    handoff: Handoff
-    topology: Topology
-    findings: list[Finding] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    stats: Stats = field(default_factory=Stats)
 
 
 def resolve_root(path: str | Path) -> Path:
@@ -63,8 +44,10 @@ def load(path: str | Path, settings: Settings | None = None, *, config: str | Pa
     root = resolve_root(path)
     if settings is None:
         try:
+            from .rules.registry import BY_ID
+
             settings = read_settings(root, config=config, cache_dir=overrides.get("cache_dir"),
-                                     label=str(Path(path) / "pyproject.toml"))
+                                     label=str(Path(path) / "pyproject.toml"), rule_ids=frozenset(BY_ID))
         except SettingsError as exc:
             raise InputError(str(exc)) from None
     return root, settings.with_overrides(**overrides), []

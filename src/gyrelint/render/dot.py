@@ -22,7 +22,7 @@ from ..model import Evidence, HandoffKind, Side
 from .escape import dot_string
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 DEFAULT_MAX_NODES = 60
 IMAGE_FORMATS = ("svg", "png", "pdf")

@@ -15,7 +15,7 @@ from ..model import Finding, Severity
 from .escape import json_safe, visible
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 SCHEMA = "gyrelint-findings/1"
 SEVERITIES = ("error", "warning", "info")

@@ -23,7 +23,7 @@ from .escape import visible
 from .output import write_output
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 ASSETS = Path(__file__).parent / "assets"
 SNIPPET_CONTEXT = 3  # lines either side of an evidence line

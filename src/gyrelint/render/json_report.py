@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .escape import json_safe
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 SCHEMA = "gyrelint/1"
 

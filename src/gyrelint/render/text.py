@@ -11,7 +11,7 @@ from ..semantics.handoff import is_test_module
 from .escape import term, term_block
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 _MAX_LIST = 8
 _COUNTER_TITLES = {

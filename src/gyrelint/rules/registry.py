@@ -29,7 +29,7 @@ from . import (
 from .base import Rule, RuleContext
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 RULES: tuple[type[Rule], ...] = tuple(
     m.RULE
