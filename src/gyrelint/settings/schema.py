@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .model import CounterPattern, RuleSetting, SettingsError, SignalSpec, Thresholds, TopologySettings
@@ -73,9 +73,12 @@ class Where:
 
     file: str
     table: str = "tool.gyrelint"
+    # the rule ids this run knows (the rules stage's registry, handed down by the API, so the
+    # settings layer never imports a later stage); None: ids are checked for their form only
+    rule_ids: frozenset[str] | None = None
 
     def sub(self, name: str) -> Where:
-        return Where(self.file, f"{self.table}.{name}" if self.table else name)
+        return replace(self, table=f"{self.table}.{name}" if self.table else name)
 
     def fail(self, key: str, problem: str, fix: str = "fix or remove the key") -> SettingsError:
         """The error to raise: ``FILE: [TABLE] KEY: PROBLEM; FIX`` on one line (``problem`` is
@@ -159,30 +162,31 @@ def _max_file_size(value: object, where: Where, key: str) -> int:
     return _integer(value, where, key, 1, MAX_FILE_SIZE_LIMIT, "a positive integer (bytes)")
 
 
+_RULE_CODE = re.compile(r"[A-Z][A-Z0-9]{0,15}")  # GYR008, a prefix (GYR00), a rule pack's ids
+
+
 def _codes(value: object, where: Where, key: str) -> tuple[str, ...]:
     """``select``/``ignore``: rule ids or prefixes that name at least one rule."""
-    from ..rules.registry import BY_ID
-
     codes = _texts(value, where, key, "a rule code or a list of them (GYR008, or a prefix such as GYR00)")
+    known = where.rule_ids
     for code in codes:
         c = code.strip().upper()
-        if not c or not any(r.startswith(c) for r in BY_ID):
-            raise where.fail(key, f"unknown rule code {show(code)}{did_you_mean(c, sorted(BY_ID))}",
+        if not _RULE_CODE.fullmatch(c) or (known is not None and not any(r.startswith(c) for r in known)):
+            raise where.fail(key, f"unknown rule code {show(code)}{did_you_mean(c, sorted(known or ()))}",
                              "use a rule id or prefix from `gyrelint check --list-rules`")
     return tuple(c.strip().upper() for c in codes)
 
 
 def check_rules(table: dict[object, object], where: Where) -> tuple[RuleSetting, ...]:
     """``[tool.gyrelint.rules]`` (``where`` is that table): known rule id -> severity or ``off``; sorted by id."""
-    from ..rules.registry import BY_ID
-
+    known = where.rule_ids
     if len(table) > MAX_ITEMS:
         raise where.fail("rules", f"more than {MAX_ITEMS} entries", "shorten the table")
     out: dict[str, RuleSetting] = {}
     for rid, sev in table.items():
         rule = rid.strip().upper() if isinstance(rid, str) else ""
-        if rule not in BY_ID:
-            raise where.fail(str(rid), f"unknown rule id{did_you_mean(rule, sorted(BY_ID))}",
+        if not _RULE_CODE.fullmatch(rule) or (known is not None and rule not in known):
+            raise where.fail(str(rid), f"unknown rule id{did_you_mean(rule, sorted(known or ()))}",
                              "use an id from `gyrelint check --list-rules`")
         if rule in out:
             raise where.fail(str(rid), "given twice", "keep one")

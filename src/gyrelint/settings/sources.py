@@ -66,11 +66,12 @@ def read_toml(path: Path, label: str, root: Path | None = None,
         raise SettingsError(f"{term(label)}: invalid TOML ({term(str(exc), 160)}); fix the file") from None
 
 
-def gyrelint_table(doc: dict[str, Any], label: str, top_level: bool) -> tuple[dict[str, Any], Where]:
+def gyrelint_table(doc: dict[str, Any], label: str, top_level: bool,
+                   rule_ids: frozenset[str] | None = None) -> tuple[dict[str, Any], Where]:
     """``[tool.gyrelint]`` of ``doc``; with ``top_level``, a document without a ``tool`` table is
     itself the settings table (a ``gyrelint.toml`` for ``--config``)."""
     if top_level and "tool" not in doc:
-        return doc, Where(label, "")
+        return doc, Where(label, "", rule_ids)
     tool = doc.get("tool", {})
     if not isinstance(tool, dict):
         raise SettingsError(f"{term(label)}: tool: expected a table, got {show(tool)}; write it as [tool]")
@@ -78,7 +79,7 @@ def gyrelint_table(doc: dict[str, Any], label: str, top_level: bool) -> tuple[di
     if not isinstance(table, dict):
         raise SettingsError(f"{term(label)}: [tool] gyrelint: expected a table, got {show(table)}; "
                             "write it as [tool.gyrelint]")
-    return table, Where(label)
+    return table, Where(label, rule_ids=rule_ids)
 
 
 def _trusted_dir(value: str, base: Path) -> Path:
@@ -103,18 +104,20 @@ def _repo_cache_dir(root: Path, value: str, where: Where) -> Path | None:
 
 
 def read_settings(root: Path, *, config: str | Path | None = None, cache_dir: Path | None = None,
-                  label: str | None = None, user_config: bool = True) -> Settings:
+                  label: str | None = None, user_config: bool = True,
+                  rule_ids: frozenset[str] | None = None) -> Settings:
     """The settings of a run on the repo at ``root``, checked (``SettingsError`` on the first bad key).
 
     ``config`` replaces the repo's pyproject.toml (trusted); ``cache_dir`` is the CLI's choice (it
     wins over every file's ``cache-dir``); ``label`` names the repo's pyproject in messages
-    (default: its path); ``user_config`` False skips the user's config file.
+    (default: its path); ``user_config`` False skips the user's config file; ``rule_ids``: the
+    rule ids of this run (unknown ones are refused; None checks only their form).
     """
     fields: dict[str, Any] = {}
     chosen_cache: Path | None = None  # from a file's cache-dir, once allowed
     user = user_config_path() if user_config else None
     if user is not None and os.path.lexists(user):
-        table, where = gyrelint_table(read_toml(user, str(user)), str(user), top_level=True)
+        table, where = gyrelint_table(read_toml(user, str(user)), str(user), top_level=True, rule_ids=rule_ids)
         layer = check_table(table, where)
         if "cache_dir" in layer:
             chosen_cache = _trusted_dir(layer.pop("cache_dir"), user.parent)
@@ -122,7 +125,7 @@ def read_settings(root: Path, *, config: str | Path | None = None, cache_dir: Pa
     if config is not None:
         path = Path(config)
         doc = read_toml(path, str(config), fix="pass a TOML file to --config")
-        table, where = gyrelint_table(doc, str(config), top_level=True)
+        table, where = gyrelint_table(doc, str(config), top_level=True, rule_ids=rule_ids)
         layer = check_table(table, where)
         value = layer.pop("cache_dir", None)
         if value is not None and cache_dir is None:  # a choice made on the command line
@@ -132,7 +135,8 @@ def read_settings(root: Path, *, config: str | Path | None = None, cache_dir: Pa
         path = root / "pyproject.toml"
         name = label or str(path)
         if os.path.lexists(path):
-            table, where = gyrelint_table(read_toml(path, name, root), name, top_level=False)
+            table, where = gyrelint_table(read_toml(path, name, root), name, top_level=False,
+                                          rule_ids=rule_ids)
             layer = check_table(table, where)
             value = layer.pop("cache_dir", None)
             inside = _repo_cache_dir(root, value, where) if value is not None else None  # warns when it escapes
