@@ -381,8 +381,14 @@ def test_select_ignore_prefixes_and_severity_overrides():
 
 def test_bad_rule_settings_are_refused():
     # they were diagnostics once; bad settings now stop the run before any rule runs
+    # a Settings built in Python is checked for the form of its ids when built, against the
+    # registry when the rules run
     with pytest.raises(SettingsError, match="GYR999: unknown rule id"):
-        Settings(rules={"GYR999": "error"})
+        run_rules(make_analysis(), Settings(rules={"GYR999": "error"}))
+    with pytest.raises(SettingsError, match="select: unknown rule code 'XYZ9'"):
+        run_rules(make_analysis(), Settings(select=("XYZ9",)))
+    with pytest.raises(SettingsError, match="unknown rule id"):
+        Settings(rules={"not an id": "error"})
     with pytest.raises(SettingsError, match="GYR003: expected one of error, warning, info, off, got 'loud'"):
         Settings(rules={"GYR003": "loud"})
 

@@ -118,7 +118,22 @@ def apply_settings(findings: list[Finding], analysis: Analysis, settings: Settin
     return sorted(out, key=lambda f: (-f.severity.rank, f.file, f.line, f.rule))
 
 
+def check_settings(settings: Settings) -> None:
+    """Refuse rule ids and codes no rule has (SettingsError). Settings read through the API were
+    checked against this registry already; these come from Python code (``Settings(rules=...)``)."""
+    from ..settings.schema import Where, check_rules
+
+    ids = frozenset(BY_ID)
+    where = Where("Settings", "", ids)
+    check_rules({r.rule: r.severity for r in settings.rules}, where.sub("rules"))
+    for key, codes in (("select", settings.select), ("ignore", settings.ignore)):
+        bad = unknown_codes(codes)
+        if bad:
+            raise where.fail(key, f"unknown rule code {bad[0]!r}", "use a rule id or prefix from `gyrelint rule`")
+
+
 def run_rules(analysis: Analysis, settings: Settings) -> list[Finding]:
     """All rule findings for the analysis, with the user's settings applied."""
+    check_settings(settings)
     rules = [r for r in RULES if enabled(r.id, settings)]
     return apply_settings(evaluate(analysis, rules), analysis, settings)
