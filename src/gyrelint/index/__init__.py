@@ -21,6 +21,8 @@ from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
 from ..settings import Settings
 from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
+from .light import exported_names, skeleton
+from .precheck import MAX_TOKENS, elide, may_hold_bulk, scan
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
@@ -107,12 +109,56 @@ def _quiet_parse(source: str | bytes) -> None:
 
 
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
-    """Parse and summarise one file; every failure becomes a diagnostic."""
-    cst, extract = _parser()
+    """Parse and summarise one file; every failure becomes a diagnostic.
+
+    A file holding bulk literals or too many tokens (see :mod:`.precheck`) is parsed with
+    them elided, or as a skeleton, and comes back with a summary *and* a diagnostic.
+    """
     if b"\0" in content:
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
     if content.startswith(b"\xef\xbb\xbf"):
         content = content[3:]
+    if may_hold_bulk(content):
+        return _parse_bulky(path, module, content)
+    return _parse(path, module, content)
+
+
+def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """The bounded path for a file the pre-check flags: elide its bulk literals, and parse
+    only a skeleton of what is left if that is still too big."""
+    pre = scan(content)
+    if not pre.bulks and pre.tokens <= MAX_TOKENS:
+        return _parse(path, module, content)
+    reduced = elide(content, pre.bulks)
+    what = []
+    if pre.bulks:
+        what.append(f"{_size_text(pre.elided_bytes)} of literal data left out of the index")
+    cut = False
+    if pre.remaining_tokens > MAX_TOKENS:
+        reduced, cut = skeleton(reduced)
+        what.append(f"{pre.remaining_tokens:,} tokens (limit {MAX_TOKENS:,}): indexed imports and top-level "
+                    f"names only{', up to a cap' if cut else ''}")
+    else:
+        what.append("the rest of the file indexed as usual")
+    summary, diag = _parse(path, module, reduced)
+    if summary is None:
+        if diag is not None:
+            diag = Diagnostic(diag.file, diag.line, f"{diag.message} ({'; '.join(what[:-1] or what)})", diag.kind)
+        return None, diag
+    exported = exported_names(content, pre.bulks)
+    if exported is not None:
+        summary.all_exports = exported
+    line = pre.bulks[0].line if pre.bulks else 0
+    summary.light, summary.light_line = "; ".join(what), line
+    return summary, Diagnostic(path, line, summary.light, "data-module")
+
+
+def _size_text(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} KB"
+
+
+def _parse(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    cst, extract = _parser()
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
@@ -313,6 +359,8 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
             if isinstance(cached, FileSummary):
                 index.summaries[item[1]] = cached
                 index.stats.cached += 1
+                if cached.light:  # a data module: its diagnostic lives in the summary
+                    index.diagnostics.append(Diagnostic(item[1], cached.light_line, cached.light, "data-module"))
             elif cached is not None:  # a syntax error or bad encoding, found when the file was parsed
                 index.diagnostics.append(Diagnostic(item[1], *cached))
             else:  # the entry went bad or away since: parse the file after all

@@ -1,0 +1,183 @@
+"""A cheap look at a file's bytes before the full parse: is it mostly big literals?
+
+libcst builds one node per token, about 2 KB each, and the extractor then walks them: a
+generated 3.9 MB list literal (a vocabulary table, a dict of prompts, a hostile plant)
+costs 30 s and 1.6 GB that way, while nothing in it can be a function, a call or an
+import. This module finds such literals in linear time and small memory, without
+building any tree: a regular-expression tokenizer (strings, comments, names, numbers,
+brackets) and a stack of open brackets.
+
+A bracketed group is *pure literal* when every token inside is a number, a plain string
+(no f-string), ``True``/``False``/``None``, a comma, a colon, a sign or another pure
+group. A pure group of at least :data:`MIN_GROUP` tokens is a *bulk literal*: the index
+replaces its inside by ``...`` (keeping its newlines, so every line number stays right)
+and parses what is left as usual.
+
+:data:`MAX_TOKENS` bounds the rest: a file that still holds more tokens than that once
+its literals are elided (hundreds of thousands of statements) is not parsed in full; the
+index keeps its imports and top-level names only (see :mod:`.light`).
+
+Both thresholds come from the 3,273 modules of verl, OpenRLHF, TRL, AReaL and
+transformers (``bench/literal_bounds.py --corpus`` prints the figures): their largest pure
+literal group holds 2,738 tokens (a mapping table of transformers' auto classes) and their
+largest file 28,159 tokens, so no ordinary module comes near either threshold (7x both).
+libcst costs about 2 KB and 40 us per token: 200,000 tokens is about 600 MB and 15 s.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MIN_GROUP = 20_000  # tokens in one pure literal group before it is elided
+MAX_TOKENS = 200_000  # tokens left after eliding before the full parse is refused
+MAX_DEPTH = 10_000  # open brackets tracked one by one; deeper ones fold into the top one
+
+# a pure literal group of n tokens holds about n/3 of these bytes at least (numbers and
+# names need a comma or colon between them; a string brings two quotes, a group two
+# brackets), so a file with fewer cannot hold a bulk literal and is not scanned
+_HINT = b",:'\"[({"
+_HINT_DROP = bytes(b for b in range(256) if b not in _HINT)
+
+_STRING = (
+    rb"[rRbBuUfF]{0,2}(?:"
+    rb"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    rb'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    rb"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'"
+    rb'|"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"'
+    rb")"
+)
+# one alternative per token kind; the group number is the kind
+_TOKEN = re.compile(
+    rb"(\r\n|\n|\r)"  # 1 newline
+    rb"|([ \t\f]+|\\\r?\n|\\\r)"  # 2 blanks, a continuation
+    rb"|(#[^\r\n]*)"  # 3 comment
+    rb"|(" + _STRING + rb")"  # 4 string
+    rb"|([A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*)"  # 5 name or keyword
+    rb"|(\.?[0-9][0-9A-Za-z_.]*)"  # 6 number
+    rb"|([\[({])"  # 7 open
+    rb"|([\])}])"  # 8 close
+    rb"|([,:+\-~])"  # 9 punctuation a literal may hold
+    rb"|(.)",  # 10 anything else
+    re.DOTALL,
+)
+_NL, _BLANK, _COMMENT, _STR, _NAME, _NUM, _OPEN, _CLOSE, _PUNCT = range(1, 10)
+_CONSTANTS = frozenset((b"True", b"False", b"None"))
+
+
+@dataclass(frozen=True, slots=True)
+class Bulk:
+    """One elided literal: byte offsets of its inside (brackets excluded), its tokens and lines."""
+
+    start: int
+    end: int
+    tokens: int
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Precheck:
+    """What the scan found; ``bulks`` empty and ``tokens`` small for an ordinary module."""
+
+    tokens: int  # every token of the file (blanks, newlines and comments excluded)
+    bulks: tuple[Bulk, ...] = ()
+    largest_group: int = 0  # tokens of the largest pure literal group, elided or not
+
+    @property
+    def elided_tokens(self) -> int:
+        return sum(b.tokens for b in self.bulks)
+
+    @property
+    def elided_bytes(self) -> int:
+        return sum(b.end - b.start for b in self.bulks)
+
+    @property
+    def remaining_tokens(self) -> int:
+        return self.tokens - self.elided_tokens
+
+
+def may_hold_bulk(content: bytes, min_group: int = MIN_GROUP) -> bool:
+    """Whether ``content`` could hold a bulk literal or too many tokens; a few passes in C."""
+    return 3 * len(content.translate(None, _HINT_DROP)) >= min_group or len(content) >= MAX_TOKENS
+
+
+def scan(content: bytes, min_group: int = MIN_GROUP) -> Precheck:
+    """Tokenize ``content`` once and find its bulk literals (see the module docstring).
+
+    Linear in the size of the file; memory is the list of bulks plus at most
+    :data:`MAX_DEPTH` open brackets.
+    """
+    tokens = 0
+    line = 1
+    largest = 0
+    # open groups: [inside start offset, token count at opening, pure, line]
+    stack: list[list] = []
+    folded = 0  # open brackets beyond MAX_DEPTH, merged into stack[-1]
+    bulks: list[Bulk] = []
+    for m in _TOKEN.finditer(content):
+        kind = m.lastindex
+        if kind == _NL:
+            line += 1
+            continue
+        if kind == _BLANK:
+            if m.end() - m.start() > 1 and content[m.end() - 1] in b"\r\n":
+                line += 1
+            continue
+        if kind == _COMMENT:
+            continue
+        tokens += 1
+        if kind == _STR:
+            text = m.group(4)
+            line += text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+            if stack and stack[-1][2]:
+                prefix = text[:len(text) - len(text.lstrip(b"rRbBuUfF"))]
+                if b"f" in prefix or b"F" in prefix:
+                    stack[-1][2] = False  # an f-string runs code
+            continue
+        if kind == _OPEN:
+            if len(stack) < MAX_DEPTH:
+                stack.append([m.end(), tokens, True, line])
+            else:
+                folded += 1
+            continue
+        if kind == _CLOSE:
+            if folded:
+                folded -= 1
+                continue
+            if not stack:
+                continue  # unbalanced: the parser reports it
+            start, first, pure, start_line = stack.pop()
+            inside = tokens - first - 1
+            if pure:
+                if inside > largest:
+                    largest = inside
+                if inside >= min_group:
+                    while bulks and bulks[-1].start >= start:
+                        bulks.pop()  # a bulk inside this one
+                    bulks.append(Bulk(start, m.start(), inside, start_line, line))
+            elif stack:
+                stack[-1][2] = False
+            continue
+        if stack and stack[-1][2] and not (kind == _NUM or kind == _PUNCT
+                                            or (kind == _NAME and m.group(5) in _CONSTANTS)):
+            stack[-1][2] = False
+    return Precheck(tokens, tuple(bulks), largest)
+
+
+def elide(content: bytes, bulks: tuple[Bulk, ...]) -> bytes:
+    """``content`` with the inside of each bulk replaced by ``...`` and its line breaks.
+
+    ``...`` is valid wherever the bulk stood (a list, tuple, set or dict display, call
+    arguments, a subscript), and the kept line breaks sit inside brackets, so the parse
+    of the rest sees every later statement on its own line.
+    """
+    out: list[bytes] = []
+    at = 0
+    for b in bulks:
+        out.append(content[at:b.start])
+        out.append(b"...")
+        out.append(b"\n" * (b.end_line - b.line))
+        at = b.end
+    out.append(content[at:])
+    return b"".join(out)
