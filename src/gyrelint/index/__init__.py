@@ -22,7 +22,7 @@ from ..repo import RepoFiles, discover
 from ..settings import Settings
 from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
 from .light import exported_names, skeleton
-from .precheck import MAX_TOKENS, elide, may_hold_bulk, scan
+from .precheck import MAX_TOKENS, MIN_GROUP, elide, may_hold_bulk, scan
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
@@ -118,7 +118,7 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
     if content.startswith(b"\xef\xbb\xbf"):
         content = content[3:]
-    if may_hold_bulk(content):
+    if may_hold_bulk(content, MIN_GROUP, MAX_TOKENS):
         return _parse_bulky(path, module, content)
     return _parse(path, module, content)
 
@@ -126,7 +126,7 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
 def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
     """The bounded path for a file the pre-check flags: elide its bulk literals, and parse
     only a skeleton of what is left if that is still too big."""
-    pre = scan(content)
+    pre = scan(content, MIN_GROUP, MAX_TOKENS)
     if not pre.bulks and pre.tokens <= MAX_TOKENS:
         return _parse(path, module, content)
     reduced = elide(content, pre.bulks)
@@ -136,7 +136,8 @@ def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     cut = False
     if pre.remaining_tokens > MAX_TOKENS:
         reduced, cut = skeleton(reduced)
-        what.append(f"{pre.remaining_tokens:,} tokens (limit {MAX_TOKENS:,}): indexed imports and top-level "
+        count = f"{pre.remaining_tokens:,}" if pre.complete else f"over {MAX_TOKENS:,}"
+        what.append(f"{count} tokens (limit {MAX_TOKENS:,}): indexed imports and top-level "
                     f"names only{', up to a cap' if cut else ''}")
     else:
         what.append("the rest of the file indexed as usual")
@@ -154,7 +155,7 @@ def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | 
 
 
 def _size_text(n: int) -> str:
-    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} KB"
+    return f"{n / 1e6:.1f} MB" if n >= 1_000_000 else f"{max(1, round(n / 1e3))} KB"
 
 
 def _parse(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:

@@ -8,18 +8,21 @@ decorators, the body replaced by ``...``), the targets of top-level assignments 
 replaced by ``...``, except small ones and ``__all__``) and the ``__main__`` guard, each on
 its original line. The skeleton is parsed and summarised as usual, so later stages see the
 same kind of :class:`.summary.FileSummary`; what it lacks are function bodies (calls,
-flows), methods, and nested definitions. Its size is capped by :data:`SKELETON_BYTES`.
+flows), methods, and nested definitions. Its size is capped (:data:`SKELETON_BYTES` for
+imports and definitions, :data:`ASSIGN_BYTES` for assignments), so that its parse stays
+within about 100k tokens whatever the file holds.
 """
 
 from __future__ import annotations
 
 import re
 
-from .precheck import _CLOSE, _COMMENT, _NAME, _NL, _OPEN, _STR, _TOKEN, Bulk
+from .precheck import _CLOSE, _COMMENT, _NAME, _NL, _OPEN, _STR, _TOKEN, Bulk, _breaks
 
-SKELETON_BYTES = 512 * 1024  # skeleton text kept at most; later statements are left out
+SKELETON_BYTES = 256 * 1024  # imports, headers and decorators kept at most; later ones are left out
+ASSIGN_BYTES = 64 * 1024  # top-level assignments kept at most (a bomb of them must not use it all)
+STATEMENT_BYTES = 64 * 1024  # one kept statement at most
 _SMALL_VALUE = 200  # an assignment this short (bytes) keeps its value
-_ALL_VALUE = 64 * 1024  # ``__all__ = [...]`` up to this size is kept whole
 _MAIN_GUARD = re.compile(rb"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 _ALL_BEFORE = re.compile(rb"(?:^|[\r\n])__all__[ \t]*(?::[^=\r\n]*)?\+?=[ \t]*[\[(]$")
 _IDENT_STRING = re.compile(rb"""['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
@@ -28,7 +31,7 @@ _IDENT_STRING = re.compile(rb"""['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
 def skeleton(content: bytes) -> tuple[bytes, bool]:
     """The skeleton of ``content`` (same line numbers) and whether the size cap cut it short."""
     out: list[bytes] = []
-    size = 0
+    size = assigned = 0
     out_line = 1
     region = b""  # first keyword of the current top-level compound statement
     pending_decorators = False
@@ -46,7 +49,15 @@ def skeleton(content: bytes) -> tuple[bytes, bool]:
             kept = _top_level(text, head, words)
         if kept is None:
             continue
-        if size > SKELETON_BYTES and not pending_decorators:
+        if len(kept) > STATEMENT_BYTES:  # one import of a million names, a header with a huge default
+            cut = True
+            continue
+        if head not in (b"import", b"from", b"@", b"def", b"async", b"class", b"if"):
+            if assigned > ASSIGN_BYTES:
+                cut = True
+                continue
+            assigned += len(kept)
+        elif size > SKELETON_BYTES and not pending_decorators:
             cut = True
             break
         pending_decorators = head == b"@"
@@ -71,15 +82,10 @@ def _top_level(text: bytes, head: bytes, words: tuple[bytes, ...]) -> bytes | No
     eq = _assign_end(text)
     if eq < 0:
         return None
-    if len(text) <= _SMALL_VALUE or (text.startswith(b"__all__") and len(text) <= _ALL_VALUE):
+    if len(text) <= _SMALL_VALUE or text.startswith(b"__all__"):
         return text
     target = text[:eq].rstrip().rstrip(b"+-*/%&|^@<>").rstrip()  # ``x += big`` -> ``x = ...``
     return target + b" = ..."
-
-
-def _breaks(text: bytes) -> int:
-    """Line breaks in ``text``, counted as the parser does (``\\r\\n``, ``\\n`` or ``\\r``)."""
-    return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
 
 
 def _header_end(text: bytes) -> int:

@@ -62,6 +62,15 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 _NL, _BLANK, _COMMENT, _STR, _NAME, _NUM, _OPEN, _CLOSE, _PUNCT = range(1, 10)
+# a run of simple items each followed by a comma or colon, as data modules hold them by the
+# hundred thousand; strings without escapes or line breaks only, so that a run holds no
+# line break but in its blanks
+_ITEM_SPACE = rb"[ \t\f\r\n]*"
+_RUN = re.compile(
+    rb"(?:" + _ITEM_SPACE + rb"(?:-?[0-9][0-9A-Za-z_.]*|'[^'\\\r\n]*'|\"[^\"\\\r\n]*\"|True|False|None)"
+    + _ITEM_SPACE + rb"[,:])+"
+)
+_QUOTED = re.compile(rb"'[^'\\\r\n]*'|\"[^\"\\\r\n]*\"")
 _CONSTANTS = frozenset((b"True", b"False", b"None"))
 
 
@@ -83,6 +92,7 @@ class Precheck:
     tokens: int  # every token of the file (blanks, newlines and comments excluded)
     bulks: tuple[Bulk, ...] = ()
     largest_group: int = 0  # tokens of the largest pure literal group, elided or not
+    complete: bool = True  # False: the scan stopped at MAX_TOKENS tokens outside bulks
 
     @property
     def elided_tokens(self) -> int:
@@ -97,39 +107,51 @@ class Precheck:
         return self.tokens - self.elided_tokens
 
 
-def may_hold_bulk(content: bytes, min_group: int = MIN_GROUP) -> bool:
-    """Whether ``content`` could hold a bulk literal or too many tokens; a few passes in C."""
-    return 3 * len(content.translate(None, _HINT_DROP)) >= min_group or len(content) >= MAX_TOKENS
+def may_hold_bulk(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKENS) -> bool:
+    """Whether ``content`` could hold a bulk literal or too many tokens; one pass in C.
+
+    Every token is at least one byte, so a file shorter than ``max_tokens`` bytes cannot
+    hold too many.
+    """
+    return len(content) > max_tokens or 3 * len(content.translate(None, _HINT_DROP)) >= min_group
 
 
-def scan(content: bytes, min_group: int = MIN_GROUP) -> Precheck:
+def scan(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKENS) -> Precheck:
     """Tokenize ``content`` once and find its bulk literals (see the module docstring).
 
     Linear in the size of the file; memory is the list of bulks plus at most
-    :data:`MAX_DEPTH` open brackets.
+    :data:`MAX_DEPTH` open brackets. A run of simple items inside a pure group (``1, 'a',
+    -2,``) is taken in one regular-expression match; the scan stops early, with
+    ``complete`` false, once more than ``max_tokens`` tokens outside bulks are seen.
     """
-    tokens = 0
+    tokens = elided = 0
     line = 1
     largest = 0
     # open groups: [inside start offset, token count at opening, pure, line]
     stack: list[list] = []
     folded = 0  # open brackets beyond MAX_DEPTH, merged into stack[-1]
     bulks: list[Bulk] = []
-    for m in _TOKEN.finditer(content):
-        kind = m.lastindex
+    match, run = _TOKEN.match, _RUN.match
+    pos, size = 0, len(content)
+    while pos < size:
+        m = match(content, pos)
+        pos = m.end()  # type: ignore[union-attr]  # the last alternative matches any byte
+        kind = m.lastindex  # type: ignore[union-attr]
         if kind == _NL:
             line += 1
+            if not stack and tokens - elided > max_tokens:
+                return Precheck(tokens, tuple(bulks), largest, complete=False)
             continue
         if kind == _BLANK:
-            if m.end() - m.start() > 1 and content[m.end() - 1] in b"\r\n":
+            if pos - m.start() > 1 and content[pos - 1] in b"\r\n":  # type: ignore[union-attr]
                 line += 1
             continue
         if kind == _COMMENT:
             continue
         tokens += 1
         if kind == _STR:
-            text = m.group(4)
-            line += text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
+            text = m.group(4)  # type: ignore[union-attr]
+            line += _breaks(text)
             if stack and stack[-1][2]:
                 prefix = text[:len(text) - len(text.lstrip(b"rRbBuUfF"))]
                 if b"f" in prefix or b"F" in prefix:
@@ -137,11 +159,10 @@ def scan(content: bytes, min_group: int = MIN_GROUP) -> Precheck:
             continue
         if kind == _OPEN:
             if len(stack) < MAX_DEPTH:
-                stack.append([m.end(), tokens, True, line])
+                stack.append([pos, tokens, True, line])
             else:
                 folded += 1
-            continue
-        if kind == _CLOSE:
+        elif kind == _CLOSE:
             if folded:
                 folded -= 1
                 continue
@@ -154,15 +175,31 @@ def scan(content: bytes, min_group: int = MIN_GROUP) -> Precheck:
                     largest = inside
                 if inside >= min_group:
                     while bulks and bulks[-1].start >= start:
-                        bulks.pop()  # a bulk inside this one
-                    bulks.append(Bulk(start, m.start(), inside, start_line, line))
+                        elided -= bulks.pop().tokens  # a bulk inside this one
+                    bulks.append(Bulk(start, m.start(), inside, start_line, line))  # type: ignore[union-attr]
+                    elided += inside
             elif stack:
                 stack[-1][2] = False
             continue
-        if stack and stack[-1][2] and not (kind == _NUM or kind == _PUNCT
-                                            or (kind == _NAME and m.group(5) in _CONSTANTS)):
+        elif not stack or not stack[-1][2]:
+            continue
+        elif not (kind == _NUM or kind == _PUNCT or (kind == _NAME and m.group(5) in _CONSTANTS)):  # type: ignore[union-attr]
             stack[-1][2] = False
+            continue
+        if kind != _NUM and kind != _NAME:  # after an opening bracket, a comma or a colon
+            r = run(content, pos)
+            if r is not None:
+                seg = r.group()
+                bare = _QUOTED.sub(b"", seg)
+                tokens += 2 * (bare.count(b",") + bare.count(b":")) + bare.count(b"-")
+                line += _breaks(bare)
+                pos = r.end()
     return Precheck(tokens, tuple(bulks), largest)
+
+
+def _breaks(text: bytes) -> int:
+    """Line breaks in ``text``, counted as the parser does (``\\r\\n``, ``\\n`` or ``\\r``)."""
+    return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
 
 
 def elide(content: bytes, bulks: tuple[Bulk, ...]) -> bytes:
