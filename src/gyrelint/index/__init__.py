@@ -136,9 +136,8 @@ def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | 
     cut = False
     if pre.remaining_tokens > MAX_TOKENS:
         reduced, cut = skeleton(reduced)
-        count = f"{pre.remaining_tokens:,}" if pre.complete else f"over {MAX_TOKENS:,}"
-        what.append(f"{count} tokens (limit {MAX_TOKENS:,}): indexed imports and top-level "
-                    f"names only{', up to a cap' if cut else ''}")
+        count = f"{pre.remaining_tokens:,} tokens (limit {MAX_TOKENS:,})" if pre.complete else f"over {MAX_TOKENS:,} tokens"
+        what.append(f"{count}: indexed imports and top-level names only{', up to a cap' if cut else ''}")
     else:
         what.append("the rest of the file indexed as usual")
     summary, diag = _parse(path, module, reduced)
