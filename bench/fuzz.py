@@ -94,12 +94,12 @@ def _parse(data: bytes) -> None:
 def _parse_light(data: bytes) -> None:
     """The bounded paths (bulk literals elided, skeleton) with thresholds low enough for
     small inputs to reach them."""
-    saved = index_mod.MIN_GROUP, index_mod.MAX_TOKENS
-    index_mod.MIN_GROUP, index_mod.MAX_TOKENS = 6, 40
+    saved = index_mod.MIN_GROUP, index_mod.MAX_COST
+    index_mod.MIN_GROUP, index_mod.MAX_COST = 6, 40
     try:
         _parse(data)
     finally:
-        index_mod.MIN_GROUP, index_mod.MAX_TOKENS = saved
+        index_mod.MIN_GROUP, index_mod.MAX_COST = saved
 
 
 def _text(data: bytes) -> str:

@@ -158,7 +158,7 @@ def corpus(names: list[str], parse_baseline: bool) -> None:
     from gyrelint.index import precheck as P
 
     print(f"{'corpus':<13} {'modules':>7} {'scanned':>7} {'light':>5}  {'largest pure group (tokens)':<36}"
-          f"{'largest file (tokens)':<40} pre-check s / parse s")
+          f"{'costliest file (tokens + 3/line)':<40} pre-check s / parse s")
     for name in names:
         paths = sorted((CORPORA / name).rglob("*.py"))
         if not paths:
@@ -173,20 +173,20 @@ def corpus(names: list[str], parse_baseline: bool) -> None:
             if P.may_hold_bulk(data):  # what the index pays for this file
                 pre = P.scan(data)
                 scanned += 1
-                light += bool(pre.bulks) or not pre.complete
+                light += bool(pre.bulks) or not pre.complete or pre.cost > P.MAX_COST
             cost += time.perf_counter() - start
             if parse_baseline:
                 start = time.perf_counter()
                 libcst.parse_module(data)
                 parse += time.perf_counter() - start
-            full = P.scan(data, min_group=P.MIN_GROUP, max_tokens=10**9)  # every file, for the figures
+            full = P.scan(data, min_group=P.MIN_GROUP, max_cost=10**9)  # every file, for the figures
             rel = str(p.relative_to(CORPORA / name))
             group = max(group, (full.largest_group, rel))
-            tokens = max(tokens, (full.tokens, rel))
+            tokens = max(tokens, (full.cost, rel))
         ratio = f"{cost:.2f} / {parse:.1f} = {cost / parse:.3f}" if parse else "-"
         print(f"{name:<13} {len(paths):7} {scanned:7} {light:5}  {group[0]:6,} {group[1][-28:]:<29} "
               f"{tokens[0]:7,} {tokens[1][-31:]:<32} {ratio}")
-    print(f"thresholds: MIN_GROUP {P.MIN_GROUP:,} tokens in one pure literal group, MAX_TOKENS {P.MAX_TOKENS:,}")
+    print(f"thresholds: MIN_GROUP {P.MIN_GROUP:,} tokens in one pure literal group, MAX_COST {P.MAX_COST:,} (tokens + {P.LINE_WEIGHT} per line)")
 
 
 def main() -> None:

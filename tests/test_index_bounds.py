@@ -152,7 +152,7 @@ if __name__ == "__main__":
 
 
 def test_skeleton_keeps_imports_and_top_level_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(index_mod, "MAX_TOKENS", 50)  # this small file is "too big"
+    monkeypatch.setattr(index_mod, "MAX_COST", 50)  # this small file is "too big"
     for newline in ("\n", "\r\n"):
         src = SKELETON_SRC.replace("\n", newline)
         summary, diag = parse_source("pkg/gen.py", "pkg.gen", src.encode())
@@ -179,9 +179,21 @@ def test_skeleton_keeps_imports_and_top_level_names(monkeypatch: pytest.MonkeyPa
 
 def test_skeleton_is_capped() -> None:
     src = "".join(f"import m{i}\nv{i} = {i}\ndef f{i}(): pass\n" for i in range(40_000)).encode()
-    out, cut = skeleton(src)
+    out, where, cut = skeleton(src)
     assert cut and len(out) < 2 * 1024 * 1024 and out.count(b"\n") <= src.count(b"\n")
     assert ast.parse(out)  # still valid Python
+    assert where(1) == 1 and where(3) == 3 and where(4) == 4  # import m0, def f0, import m1
+
+
+def test_blank_lines_cost_too() -> None:
+    """A million blank lines hold no token, but each costs libcst a node or three."""
+    src = b"import os\n" + b"\n" * 1_000_000 + b"def late():\n    return os.sep\n"
+    pre = P.scan(src)
+    assert not pre.complete and not pre.bulks
+    summary, diag = parse_source("pkg/blank.py", "pkg.blank", src)
+    assert summary is not None and diag is not None and diag.kind == "data-module"
+    assert [(f.qualname, f.line) for f in summary.functions] == [("late", 1_000_002)]
+    assert summary.lines == 1_000_004
 
 
 def test_fast_scan_equals_token_by_token_scan(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,18 +206,18 @@ def test_fast_scan_equals_token_by_token_scan(monkeypatch: pytest.MonkeyPatch) -
         body = ", ".join(r.choice(atoms) for _ in range(r.randint(0, 60)))
         samples.append(f"x = [{body}]\ny = {{{body}: {body}}}\n".encode())
     samples += [VOCAB.encode(), SKELETON_SRC.encode()]
-    fast = [P.scan(s, min_group=5, max_tokens=10**9) for s in samples]
+    fast = [P.scan(s, min_group=5, max_cost=10**9) for s in samples]
     monkeypatch.setattr(P, "_RUN", re.compile(rb"(?!)"))
-    slow = [P.scan(s, min_group=5, max_tokens=10**9) for s in samples]
+    slow = [P.scan(s, min_group=5, max_cost=10**9) for s in samples]
     assert fast == slow
 
 
-def test_elision_keeps_line_numbers() -> None:
-    src = b"A = [\r\n1,\r\n2,\n3]\nB = 1\n"
+def test_elision_maps_lines_back() -> None:
+    src = b"A = [\r\n1,\r\n2,\n3]\nB = (\n4, 5)\nC = 1\n"
     pre = P.scan(src, min_group=3)
-    out = P.elide(src, pre.bulks)
-    assert out.startswith(b"A = [...") and out.endswith(b"]\nB = 1\n")
-    assert ast.parse(out).body[1].lineno == 5
+    out, where = P.elide(src, pre.bulks)
+    assert out == b"A = [...]\nB = (...)\nC = 1\n"
+    assert [where(n.lineno) for n in ast.parse(out).body] == [1, 5, 7]
 
 
 def test_build_index_reports_the_data_module_cold_and_warm(tmp_path: Path) -> None:
@@ -247,4 +259,4 @@ def test_no_corpus_module_takes_the_light_path() -> None:
     paths = sorted(p for c in ("verl", "openrlhf", "trl", "areal", "transformers") for p in (CORPORA / c).rglob("*.py"))
     for p, data in _gated(paths):
         pre = P.scan(data)
-        assert not pre.bulks and pre.complete and pre.largest_group < P.MIN_GROUP // 5, p
+        assert not pre.bulks and pre.complete and pre.largest_group < P.MIN_GROUP // 5 and pre.cost < P.MAX_COST // 5, p

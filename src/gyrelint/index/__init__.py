@@ -21,8 +21,8 @@ from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
 from ..settings import Settings
 from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
-from .light import exported_names, skeleton
-from .precheck import MAX_TOKENS, MIN_GROUP, elide, may_hold_bulk, scan
+from .light import exported_names, relocate, skeleton
+from .precheck import LINE_WEIGHT, MAX_COST, MIN_GROUP, elide, may_hold_bulk, scan
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
@@ -118,33 +118,36 @@ def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | 
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
     if content.startswith(b"\xef\xbb\xbf"):
         content = content[3:]
-    if may_hold_bulk(content, MIN_GROUP, MAX_TOKENS):
+    if may_hold_bulk(content, MIN_GROUP, MAX_COST):
         return _parse_bulky(path, module, content)
     return _parse(path, module, content)
 
 
 def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
     """The bounded path for a file the pre-check flags: elide its bulk literals, and parse
-    only a skeleton of what is left if that is still too big."""
-    pre = scan(content, MIN_GROUP, MAX_TOKENS)
-    if not pre.bulks and pre.tokens <= MAX_TOKENS:
-        return _parse(path, module, content)
-    reduced = elide(content, pre.bulks)
+    only a skeleton of what is left if that still costs too much."""
+    pre = scan(content, MIN_GROUP, MAX_COST)
+    if pre.broken or (not pre.bulks and pre.complete and pre.cost <= MAX_COST):
+        return _parse(path, module, content)  # nothing to elide, or a syntax error the parser reports
+    reduced, where = elide(content, pre.bulks)
     what = []
     if pre.bulks:
         what.append(f"{_size_text(pre.elided_bytes)} of literal data left out of the index")
-    cut = False
-    if pre.remaining_tokens > MAX_TOKENS:
-        reduced, cut = skeleton(reduced)
-        count = f"{pre.remaining_tokens:,} tokens (limit {MAX_TOKENS:,})" if pre.complete else f"over {MAX_TOKENS:,} tokens"
-        what.append(f"{count}: indexed imports and top-level names only{', up to a cap' if cut else ''}")
+    if not pre.complete or pre.cost > MAX_COST:
+        reduced, inner, cut = skeleton(reduced)
+        outer = where
+        where = lambda line: outer(inner(line))  # noqa: E731 - skeleton -> elided -> file
+        what.append(f"too big to parse in full (over {MAX_COST:,} tokens, a line break counting as {LINE_WEIGHT}): "
+                    f"indexed imports and top-level names only{', up to a cap' if cut else ''}")
     else:
         what.append("the rest of the file indexed as usual")
     summary, diag = _parse(path, module, reduced)
     if summary is None:
         if diag is not None:
-            diag = Diagnostic(diag.file, diag.line, f"{diag.message} ({'; '.join(what[:-1] or what)})", diag.kind)
+            diag = Diagnostic(diag.file, where(diag.line), f"{diag.message} ({'; '.join(what[:-1] or what)})", diag.kind)
         return None, diag
+    relocate(summary, where)
+    summary.lines = content.count(b"\n") + content.count(b"\r") - content.count(b"\r\n") + 1
     exported = exported_names(content, pre.bulks)
     if exported is not None:
         summary.all_exports = exported

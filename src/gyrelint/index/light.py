@@ -1,12 +1,12 @@
 """The light path: a skeleton of a file too big to parse in full.
 
-A file that holds more tokens than :data:`.precheck.MAX_TOKENS` once its bulk literals
-are elided (hundreds of thousands of statements, generated or planted) is not given to
-libcst whole. Its *skeleton* is: the module-level imports (those inside a top-level
+A file that costs more than :data:`.precheck.MAX_COST` once its bulk literals are elided
+(hundreds of thousands of statements, generated or planted) is not given to libcst
+whole. Its *skeleton* is: the module-level imports (those inside a top-level
 ``if``/``try`` too), the headers of top-level ``def``/``class`` statements (with their
 decorators, the body replaced by ``...``), the targets of top-level assignments (the value
-replaced by ``...``, except small ones and ``__all__``) and the ``__main__`` guard, each on
-its original line. The skeleton is parsed and summarised as usual, so later stages see the
+replaced by ``...``, except small ones and ``__all__``) and the ``__main__`` guard, one
+after the other, with a :class:`.precheck.LineMap` back to their lines. The skeleton is parsed and summarised as usual, so later stages see the
 same kind of :class:`.summary.FileSummary`; what it lacks are function bodies (calls,
 flows), methods, and nested definitions. Its size is capped (:data:`SKELETON_BYTES` for
 imports and definitions, :data:`ASSIGN_BYTES` for assignments), so that its parse stays
@@ -15,9 +15,25 @@ within about 100k tokens whatever the file holds.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 
-from .precheck import _CLOSE, _COMMENT, _NAME, _NL, _OPEN, _STR, _TOKEN, Bulk, _breaks
+from .precheck import (
+    _CLOSE,
+    _COMMENT,
+    _NAME,
+    _NL,
+    _OPEN,
+    _OTHER,
+    _QUOTES,
+    _STR,
+    _TOKEN,
+    Bulk,
+    LineMap,
+    _breaks,
+)
+from .summary import FileSummary
 
 SKELETON_BYTES = 256 * 1024  # imports, headers and decorators kept at most; later ones are left out
 ASSIGN_BYTES = 64 * 1024  # top-level assignments kept at most (a bomb of them must not use it all)
@@ -28,9 +44,15 @@ _ALL_BEFORE = re.compile(rb"(?:^|[\r\n])__all__[ \t]*(?::[^=\r\n]*)?\+?=[ \t]*[\
 _IDENT_STRING = re.compile(rb"""['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
 
 
-def skeleton(content: bytes) -> tuple[bytes, bool]:
-    """The skeleton of ``content`` (same line numbers) and whether the size cap cut it short."""
+def skeleton(content: bytes) -> tuple[bytes, LineMap, bool]:
+    """The skeleton of ``content``, where its lines come from, and whether a cap cut it short.
+
+    Kept statements follow each other in the skeleton (a file of a million blank lines
+    must not give a skeleton of a million lines); the map gives their lines back.
+    """
     out: list[bytes] = []
+    starts: list[int] = []
+    origins: list[int] = []
     size = assigned = 0
     out_line = 1
     region = b""  # first keyword of the current top-level compound statement
@@ -61,12 +83,13 @@ def skeleton(content: bytes) -> tuple[bytes, bool]:
             cut = True
             break
         pending_decorators = head == b"@"
-        out.append(b"\n" * (line - out_line))
+        starts.append(out_line)
+        origins.append(line)
         out.append(kept)
         out.append(b"\n")
-        out_line = line + _breaks(kept) + 1
+        out_line += _breaks(kept) + 1
         size += len(kept)
-    return b"".join(out), cut
+    return b"".join(out), LineMap(tuple(starts) or (1,), tuple(origins) or (1,)), cut
 
 
 def _top_level(text: bytes, head: bytes, words: tuple[bytes, ...]) -> bytes | None:
@@ -153,6 +176,8 @@ def _statements(content: bytes):
             continue
         if kind == _COMMENT:
             continue
+        if kind == _OTHER and m.group() in _QUOTES:
+            break  # an unterminated string: the rest does not tokenize (see precheck.scan)
         if start < 0:
             start, first_line, indent, words = m.start(), line, m.start() - line_start, []
         if len(words) < 2:
@@ -180,3 +205,37 @@ def exported_names(content: bytes, bulks: tuple[Bulk, ...]) -> tuple[str, ...] |
             names = _IDENT_STRING.findall(content, b.start, b.end)
             return tuple(n.decode("ascii") for n in names)
     return None
+
+
+_LINE_FIELDS = ("line", "end_line")
+
+
+def relocate(summary: FileSummary, where: Callable[[int], int]) -> None:
+    """Move every line a summary of a reduced text records (definitions, calls, flows,
+    parameters, arguments, suppressions...) to where it is in the file."""
+    for f in dataclasses.fields(summary):
+        value = getattr(summary, f.name)
+        if type(value) is list:
+            setattr(summary, f.name, [_moved(r, where) for r in value])
+    if summary.main_guard_line is not None:
+        summary.main_guard_line = where(summary.main_guard_line)
+    summary.suppressions = {where(k): v for k, v in summary.suppressions.items()}
+
+
+def _moved(obj: object, where: Callable[[int], int]) -> object:
+    """``obj`` with its line fields moved, nested records too; the same object when nothing moves."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if f.name in _LINE_FIELDS and type(value) is int:
+                new = where(value)
+            else:
+                new = _moved(value, where)
+            if new is not value:
+                changes[f.name] = new
+        return dataclasses.replace(obj, **changes) if changes else obj
+    if type(obj) is tuple:
+        items = tuple(_moved(x, where) for x in obj)
+        return items if any(a is not b for a, b in zip(items, obj, strict=True)) else obj
+    return obj

@@ -10,32 +10,38 @@ brackets) and a stack of open brackets.
 A bracketed group is *pure literal* when every token inside is a number, a plain string
 (no f-string), ``True``/``False``/``None``, a comma, a colon, a sign or another pure
 group. A pure group of at least :data:`MIN_GROUP` tokens is a *bulk literal*: the index
-replaces its inside by ``...`` (keeping its newlines, so every line number stays right)
-and parses what is left as usual.
+replaces its inside by ``...`` and parses what is left as usual; a :class:`LineMap` puts
+the lines of what it finds back where they are in the file.
 
-:data:`MAX_TOKENS` bounds the rest: a file that still holds more tokens than that once
-its literals are elided (hundreds of thousands of statements) is not parsed in full; the
-index keeps its imports and top-level names only (see :mod:`.light`).
+:data:`MAX_COST` bounds the rest. libcst's cost grows with tokens and with lines (a
+statement, a blank or comment line each bring a few nodes): the *cost* of a file is its
+tokens plus :data:`LINE_WEIGHT` per line break, outside bulk literals. A file over
+:data:`MAX_COST` (hundreds of thousands of statements, millions of blank lines) is not
+parsed in full; the index keeps its imports and top-level names only (see :mod:`.light`).
 
 Both thresholds come from the 3,273 modules of verl, OpenRLHF, TRL, AReaL and
 transformers (``bench/literal_bounds.py --corpus`` prints the figures): their largest pure
 literal group holds 2,738 tokens (a mapping table of transformers' auto classes) and their
-largest file 28,159 tokens, so no ordinary module comes near either threshold (7x both).
-libcst costs about 2 KB and 40 us per token: 200,000 tokens is about 600 MB and 15 s.
+costliest file is transformers' ``trainer.py``, so no ordinary module comes near either
+threshold (both are about 7 times the largest). libcst takes about 1.5-2 KB per unit of
+cost: 300,000 is about 600 MB.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 MIN_GROUP = 20_000  # tokens in one pure literal group before it is elided
-MAX_TOKENS = 200_000  # tokens left after eliding before the full parse is refused
+MAX_COST = 300_000  # cost (tokens + LINE_WEIGHT per line) left after eliding before the full parse is refused
+LINE_WEIGHT = 3
 MAX_DEPTH = 10_000  # open brackets tracked one by one; deeper ones fold into the top one
 
 # a pure literal group of n tokens holds about n/3 of these bytes at least (numbers and
 # names need a comma or colon between them; a string brings two quotes, a group two
-# brackets), so a file with fewer cannot hold a bulk literal and is not scanned
+# brackets), so a file with fewer cannot hold a bulk literal and is not scanned (a long
+# chain of unary signs aside: CPython's screen rejects that one in the full parse)
 _HINT = b",:'\"[({"
 _HINT_DROP = bytes(b for b in range(256) if b not in _HINT)
 
@@ -61,7 +67,8 @@ _TOKEN = re.compile(
     rb"|(.)",  # 10 anything else
     re.DOTALL,
 )
-_NL, _BLANK, _COMMENT, _STR, _NAME, _NUM, _OPEN, _CLOSE, _PUNCT = range(1, 10)
+_NL, _BLANK, _COMMENT, _STR, _NAME, _NUM, _OPEN, _CLOSE, _PUNCT, _OTHER = range(1, 11)
+_QUOTES = (b"'", b'"')
 # a run of simple items each followed by a comma or colon, as data modules hold them by the
 # hundred thousand; strings without escapes or line breaks only, so that a run holds no
 # line break but in its blanks
@@ -90,9 +97,11 @@ class Precheck:
     """What the scan found; ``bulks`` empty and ``tokens`` small for an ordinary module."""
 
     tokens: int  # every token of the file (blanks, newlines and comments excluded)
+    lines: int = 0  # line breaks
     bulks: tuple[Bulk, ...] = ()
     largest_group: int = 0  # tokens of the largest pure literal group, elided or not
-    complete: bool = True  # False: the scan stopped at MAX_TOKENS tokens outside bulks
+    complete: bool = True  # False: the scan stopped once the cost outside bulks passed MAX_COST
+    broken: bool = False  # the scan stopped at an unterminated string (a syntax error)
 
     @property
     def elided_tokens(self) -> int:
@@ -106,25 +115,35 @@ class Precheck:
     def remaining_tokens(self) -> int:
         return self.tokens - self.elided_tokens
 
+    @property
+    def remaining_lines(self) -> int:
+        return self.lines - sum(b.end_line - b.line for b in self.bulks)
 
-def may_hold_bulk(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKENS) -> bool:
-    """Whether ``content`` could hold a bulk literal or too many tokens; one pass in C.
+    @property
+    def cost(self) -> int:
+        """What a full parse of the file with its bulks elided costs (see the module docstring)."""
+        return self.remaining_tokens + LINE_WEIGHT * self.remaining_lines
 
-    Every token is at least one byte, so a file shorter than ``max_tokens`` bytes cannot
-    hold too many.
+
+def may_hold_bulk(content: bytes, min_group: int = MIN_GROUP, max_cost: int = MAX_COST) -> bool:
+    """Whether ``content`` could hold a bulk literal or cost too much; one pass in C.
+
+    A token or a line break takes a byte at least, so a file costs at most
+    ``LINE_WEIGHT`` per byte.
     """
-    return len(content) > max_tokens or 3 * len(content.translate(None, _HINT_DROP)) >= min_group
+    return (LINE_WEIGHT * len(content) > max_cost
+            or 3 * len(content.translate(None, _HINT_DROP)) >= min_group)
 
 
-def scan(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKENS) -> Precheck:
+def scan(content: bytes, min_group: int = MIN_GROUP, max_cost: int = MAX_COST) -> Precheck:
     """Tokenize ``content`` once and find its bulk literals (see the module docstring).
 
     Linear in the size of the file; memory is the list of bulks plus at most
     :data:`MAX_DEPTH` open brackets. A run of simple items inside a pure group (``1, 'a',
     -2,``) is taken in one regular-expression match; the scan stops early, with
-    ``complete`` false, once more than ``max_tokens`` tokens outside bulks are seen.
+    ``complete`` false, once the cost outside bulks passes ``max_cost``.
     """
-    tokens = elided = 0
+    tokens = elided = 0  # elided: cost of the bulks found so far
     line = 1
     largest = 0
     # open groups: [inside start offset, token count at opening, pure, line]
@@ -139,8 +158,8 @@ def scan(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKEN
         kind = m.lastindex  # type: ignore[union-attr]
         if kind == _NL:
             line += 1
-            if not stack and tokens - elided > max_tokens:
-                return Precheck(tokens, tuple(bulks), largest, complete=False)
+            if not stack and tokens + LINE_WEIGHT * (line - 1) - elided > max_cost:
+                return Precheck(tokens, line - 1, tuple(bulks), largest, complete=False)
             continue
         if kind == _BLANK:
             if pos - m.start() > 1 and content[pos - 1] in b"\r\n":  # type: ignore[union-attr]
@@ -175,12 +194,17 @@ def scan(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKEN
                     largest = inside
                 if inside >= min_group:
                     while bulks and bulks[-1].start >= start:
-                        elided -= bulks.pop().tokens  # a bulk inside this one
+                        inner = bulks.pop()  # a bulk inside this one
+                        elided -= inner.tokens + LINE_WEIGHT * (inner.end_line - inner.line)
                     bulks.append(Bulk(start, m.start(), inside, start_line, line))  # type: ignore[union-attr]
-                    elided += inside
+                    elided += inside + LINE_WEIGHT * (line - start_line)
             elif stack:
                 stack[-1][2] = False
             continue
+        elif kind == _OTHER and m.group() in _QUOTES:  # type: ignore[union-attr]
+            # a quote that opens no string: the file does not tokenize (CPython and libcst
+            # reject it at this point); scanning on would retry every later quote to the end
+            return Precheck(tokens, line - 1, tuple(bulks), largest, broken=True)
         elif not stack or not stack[-1][2]:
             continue
         elif not (kind == _NUM or kind == _PUNCT or (kind == _NAME and m.group(5) in _CONSTANTS)):  # type: ignore[union-attr]
@@ -194,7 +218,7 @@ def scan(content: bytes, min_group: int = MIN_GROUP, max_tokens: int = MAX_TOKEN
                 tokens += 2 * (bare.count(b",") + bare.count(b":")) + bare.count(b"-")
                 line += _breaks(bare)
                 pos = r.end()
-    return Precheck(tokens, tuple(bulks), largest)
+    return Precheck(tokens, line - 1, tuple(bulks), largest)
 
 
 def _breaks(text: bytes) -> int:
@@ -202,19 +226,38 @@ def _breaks(text: bytes) -> int:
     return text.count(b"\n") + text.count(b"\r") - text.count(b"\r\n")
 
 
-def elide(content: bytes, bulks: tuple[Bulk, ...]) -> bytes:
-    """``content`` with the inside of each bulk replaced by ``...`` and its line breaks.
+def elide(content: bytes, bulks: tuple[Bulk, ...]) -> tuple[bytes, LineMap]:
+    """``content`` with the inside of each bulk replaced by ``...``, and where its lines come from.
 
     ``...`` is valid wherever the bulk stood (a list, tuple, set or dict display, call
-    arguments, a subscript), and the kept line breaks sit inside brackets, so the parse
-    of the rest sees every later statement on its own line.
+    arguments, a subscript). The bulk's line breaks go too (a literal can span millions of
+    lines): what follows a bulk moves up, and the map moves it back.
     """
     out: list[bytes] = []
-    at = 0
+    at = gone = 0
+    starts, origins = [1], [1]
     for b in bulks:
         out.append(content[at:b.start])
         out.append(b"...")
-        out.append(b"\n" * (b.end_line - b.line))
         at = b.end
+        if b.end_line > b.line:
+            starts.append(b.line - gone + 1)
+            origins.append(b.end_line + 1)
+            gone += b.end_line - b.line
     out.append(content[at:])
-    return b"".join(out)
+    return b"".join(out), LineMap(tuple(starts), tuple(origins))
+
+
+@dataclass(frozen=True, slots=True)
+class LineMap:
+    """Lines of a reduced text back to the file's: segment ``i`` starts at reduced line
+    ``starts[i]``, which was line ``origins[i]``, and goes on one for one."""
+
+    starts: tuple[int, ...] = (1,)
+    origins: tuple[int, ...] = (1,)
+
+    def __call__(self, line: int) -> int:
+        if line <= 0:
+            return line  # 0: no line
+        i = bisect_right(self.starts, line) - 1
+        return self.origins[i] + line - self.starts[i] if i >= 0 else line
