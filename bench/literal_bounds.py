@@ -69,6 +69,16 @@ def code_bomb(n: int = 100_000) -> str:
     return "import os\n" + "".join(f"v{i} = os.path.join('a', 'b{i}')\n" for i in range(n)) + "TABLE = []\n"
 
 
+def tall_list(n: int = 800_000) -> str:
+    """``TABLE = [`` one int per line ``]``: 800k lines, 3.9 MB."""
+    return "import os\n\nTABLE = [\n" + "".join(f"{i % 997},\n" for i in range(n)) + "]\n\n\ndef size():\n    return 1\n"
+
+
+def blank_lines(n: int = 3_900_000) -> str:
+    """3.9 MB of line breaks around two statements: no token, no literal."""
+    return "import os\n" + "\n" * n + "def late():\n    return os.sep\n"
+
+
 def parens(n: int = 5000) -> str:
     return "import os\nTABLE = " + "(" * n + "1" + ")" * n + "\n"
 
@@ -81,7 +91,8 @@ def escapes(n: int = 1_000_000) -> str:
     return "import os\nTABLE = \"" + "\\n" * n + "\"\n"
 
 
-CASES = {"list": data_list, "dict_of_lists": dict_of_lists, "deep_nested": deep_nested, "code_bomb": code_bomb,
+CASES = {"list": data_list, "dict_of_lists": dict_of_lists, "deep_nested": deep_nested, "tall_list": tall_list,
+         "code_bomb": code_bomb, "blank_lines": blank_lines,
          "parens_5000": parens, "long_expr_1mb": long_expr, "escapes_1m": escapes}
 BEFORE = ("import gyrelint.index as i; i.may_hold_bulk = lambda *a: False; import runpy; "
           "runpy.run_module('gyrelint', run_name='__main__', alter_sys=True)")

@@ -111,8 +111,9 @@ def _quiet_parse(source: str | bytes) -> None:
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
     """Parse and summarise one file; every failure becomes a diagnostic.
 
-    A file holding bulk literals or too many tokens (see :mod:`.precheck`) is parsed with
-    them elided, or as a skeleton, and comes back with a summary *and* a diagnostic.
+    A file holding bulk literals or too big to parse in full (see :mod:`.precheck`) is
+    parsed with them elided, or as a skeleton, and comes back with a summary *and* a
+    ``data-module`` diagnostic.
     """
     if b"\0" in content:
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
@@ -161,6 +162,7 @@ def _size_text(n: int) -> str:
 
 
 def _parse(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """The full parse: CPython's screen where needed, then libcst and the extractor."""
     cst, extract = _parser()
     try:
         text = content.decode("utf-8")

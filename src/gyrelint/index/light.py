@@ -39,6 +39,7 @@ SKELETON_BYTES = 256 * 1024  # imports, headers and decorators kept at most; lat
 ASSIGN_BYTES = 64 * 1024  # top-level assignments kept at most (a bomb of them must not use it all)
 STATEMENT_BYTES = 64 * 1024  # one kept statement at most
 _SMALL_VALUE = 200  # an assignment this short (bytes) keeps its value
+_HEADS = frozenset((b"import", b"from", b"@", b"def", b"async", b"class", b"if"))  # kept whatever the size of the rest
 _MAIN_GUARD = re.compile(rb"if\s+__name__\s*==\s*['\"]__main__['\"]\s*:")
 _ALL_BEFORE = re.compile(rb"(?:^|[\r\n])__all__[ \t]*(?::[^=\r\n]*)?\+?=[ \t]*[\[(]$")
 _IDENT_STRING = re.compile(rb"""['"]([A-Za-z_][A-Za-z0-9_]*)['"]""")
@@ -67,14 +68,16 @@ def skeleton(content: bytes) -> tuple[bytes, LineMap, bool]:
         if head in (b"import", b"from"):
             if indent == 0 or region == b"other":
                 kept = text
-        elif indent == 0:
+        elif indent == 0 and (assigned <= ASSIGN_BYTES or head in _HEADS):
             kept = _top_level(text, head, words)
+        elif indent == 0:
+            cut = True  # an assignment past the cap: not even looked at
         if kept is None:
             continue
         if len(kept) > STATEMENT_BYTES:  # one import of a million names, a header with a huge default
             cut = True
             continue
-        if head not in (b"import", b"from", b"@", b"def", b"async", b"class", b"if"):
+        if head not in _HEADS:
             if assigned > ASSIGN_BYTES:
                 cut = True
                 continue
@@ -166,8 +169,9 @@ def _statements(content: bytes):
             if depth == 0 and start >= 0:
                 yield start, last_end, first_line, indent, tuple(words)
                 start = -1
-            line += 1
-            line_start = m.end()
+            text = m.group()
+            line += _breaks(text)
+            line_start = m.start() + max(text.rfind(b"\n"), text.rfind(b"\r")) + 1  # the indent is not ours
             continue
         if kind == 2:  # blanks, continuation
             if content[m.end() - 1] in b"\r\n" and m.end() - m.start() > 1:

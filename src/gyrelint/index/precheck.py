@@ -55,7 +55,9 @@ _STRING = (
 )
 # one alternative per token kind; the group number is the kind
 _TOKEN = re.compile(
-    rb"(\r\n|\n|\r)"  # 1 newline
+    # 1 a line break with the blank and comment lines after it (one token for a million of
+    # them: sre runs a character-class repeat in C, an alternation repeat per character)
+    rb"([\r\n][\r\n \t\f]*(?:#[^\r\n]*[\r\n][\r\n \t\f]*)*)"
     rb"|([ \t\f]+|\\\r?\n|\\\r)"  # 2 blanks, a continuation
     rb"|(#[^\r\n]*)"  # 3 comment
     rb"|(" + _STRING + rb")"  # 4 string
@@ -157,7 +159,7 @@ def scan(content: bytes, min_group: int = MIN_GROUP, max_cost: int = MAX_COST) -
         pos = m.end()  # type: ignore[union-attr]  # the last alternative matches any byte
         kind = m.lastindex  # type: ignore[union-attr]
         if kind == _NL:
-            line += 1
+            line += _breaks(m.group())  # type: ignore[union-attr]
             if not stack and tokens + LINE_WEIGHT * (line - 1) - elided > max_cost:
                 return Precheck(tokens, line - 1, tuple(bulks), largest, complete=False)
             continue
