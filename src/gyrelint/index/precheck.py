@@ -77,7 +77,7 @@ _QUOTES = (b"'", b'"')
 _ITEM_SPACE = rb"[ \t\f\r\n]*"
 _RUN = re.compile(
     rb"(?:" + _ITEM_SPACE + rb"(?:-?[0-9][0-9A-Za-z_.]*|'[^'\\\r\n]*'|\"[^\"\\\r\n]*\"|True|False|None)"
-    + _ITEM_SPACE + rb"[,:])+"
+    + _ITEM_SPACE + rb"[,:]){1,4096}"  # bounded: sre keeps a backtracking record per repetition
 )
 _QUOTED = re.compile(rb"'[^'\\\r\n]*'|\"[^\"\\\r\n]*\"")
 _CONSTANTS = frozenset((b"True", b"False", b"None"))
