@@ -6,11 +6,12 @@ whole. Its *skeleton* is: the module-level imports (those inside a top-level
 ``if``/``try`` too), the headers of top-level ``def``/``class`` statements (with their
 decorators, the body replaced by ``...``), the targets of top-level assignments (the value
 replaced by ``...``, except small ones and ``__all__``) and the ``__main__`` guard, one
-after the other, with a :class:`.precheck.LineMap` back to their lines. The skeleton is parsed and summarised as usual, so later stages see the
-same kind of :class:`.summary.FileSummary`; what it lacks are function bodies (calls,
-flows), methods, and nested definitions. Its size is capped (:data:`SKELETON_BYTES` for
-imports and definitions, :data:`ASSIGN_BYTES` for assignments), so that its parse stays
-within about 100k tokens whatever the file holds.
+after the other, with a :class:`.precheck.LineMap` back to their lines. The skeleton is
+parsed and summarised as usual, so later stages see the same kind of
+:class:`.summary.FileSummary`; what it lacks are function bodies (calls, flows), methods,
+and nested definitions. Its size is capped (:data:`SKELETON_BYTES` for imports and
+definitions, :data:`ASSIGN_BYTES` for assignments), so that its parse stays within about
+100k tokens whatever the file holds.
 """
 
 from __future__ import annotations
