@@ -260,3 +260,33 @@ def test_no_corpus_module_takes_the_light_path() -> None:
     for p, data in _gated(paths):
         pre = P.scan(data)
         assert not pre.bulks and pre.complete and pre.largest_group < P.MIN_GROUP // 5 and pre.cost < P.MAX_COST // 5, p
+
+
+@pytest.mark.parametrize("args", [
+    ["analyze", "--format", "json"], ["check", "--format", "sarif"], ["graph", "--format", "dot"],
+    ["map", "--format", "mermaid"], ["report", "-o", "{out}"],
+])
+def test_every_command_survives_data_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    """The bounded paths end in a diagnostic and a normal exit for every command, never a traceback."""
+    from click.testing import CliRunner
+
+    from gyrelint.cli import main
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("from .vocab import lookup\n")
+    (repo / "pkg" / "vocab.py").write_text(VOCAB)
+    (repo / "pkg" / "nest.py").write_text("import json\nNEST = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    (repo / "pkg" / "blank.py").write_text("import os\n" + "\n" * 400_000 + "def late():\n    return os.sep\n")
+    monkeypatch.setenv("GYRELINT_CACHE_DIR", str(tmp_path / "cache"))
+    args = [a.replace("{out}", str(tmp_path / "out")) for a in args]
+    for _ in ("cold", "warm"):
+        result = CliRunner().invoke(main, [*args, str(repo)])
+        assert result.exit_code in (0, 1), result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    if args[0] == "analyze":
+        import json
+
+        kinds = {(d["file"], d["kind"]) for d in json.loads(result.output)["diagnostics"]}
+        assert kinds == {("pkg/vocab.py", "data-module"), ("pkg/nest.py", "data-module"),
+                         ("pkg/blank.py", "data-module")}
