@@ -39,7 +39,7 @@ VOCAB = (
     "import os\nfrom . import sibling\nfrom ..util import helper as h\n\n"
     "VOCAB = [\n    " + _items(30_000).replace(", ", ",\n    ", 2000) + "\n]\n\n"
     "def lookup(i):\n    return h(VOCAB[i], os.sep)\n\n"
-    "class Table(sibling.Base):\n    def get(self, k):\n        return lookup(k)\n"
+    "class Table(sibling.Base):\n    size: int = 3  # gyrelint: ignore[GYR001]\n    def get(self, k):\n        return lookup(k)\n"
 )
 
 
@@ -54,9 +54,16 @@ def test_bulk_list_is_elided_and_the_rest_indexed_as_usual() -> None:
         ("os", None, None, 0), ("", "sibling", None, 1), ("util", "helper", "h", 2)]
     lines = _def_lines(VOCAB)
     got = {f.qualname: f.line for f in summary.functions}
-    assert got == {"lookup": lines["lookup"], "Table.get": lines["Table"] + 1}
+    assert got == {"lookup": lines["lookup"], "Table.get": lines["Table"] + 2}
     assert [c.bases for c in summary.classes] == [("sibling.Base",)]
     assert [c.func for c in summary.calls] == ["h", "lookup"]
+    # every line recorded after the bulk is the file's, nested records too
+    line_of = {text: n for n, text in enumerate(VOCAB.splitlines(), 1)}
+    assert [c.line for c in summary.calls] == [line_of["    return h(VOCAB[i], os.sep)"], line_of["        return lookup(k)"]]
+    (field,) = summary.classes[0].fields
+    assert field.line == line_of["    size: int = 3  # gyrelint: ignore[GYR001]"]
+    assert summary.suppressions == {field.line: ("GYR001",)}
+    assert {f.line for f in summary.flows} <= set(line_of.values())
     assert "VOCAB" in {a.target for a in summary.assignments}
     assert not any(s.value.startswith("tok_") for s in summary.strings)  # the data itself is not in it
     assert summary.lines == VOCAB.count("\n") + 1
