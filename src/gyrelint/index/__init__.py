@@ -21,6 +21,8 @@ from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
 from ..settings import Settings
 from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
+from .light import exported_names, relocate, skeleton
+from .precheck import LINE_WEIGHT, MAX_COST, MIN_GROUP, elide, may_hold_bulk, scan
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
@@ -107,12 +109,61 @@ def _quiet_parse(source: str | bytes) -> None:
 
 
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
-    """Parse and summarise one file; every failure becomes a diagnostic."""
-    cst, extract = _parser()
+    """Parse and summarise one file; every failure becomes a diagnostic.
+
+    A file holding bulk literals or too big to parse in full (see :mod:`.precheck`) is
+    parsed with them elided, or as a skeleton, and comes back with a summary *and* a
+    ``data-module`` diagnostic.
+    """
     if b"\0" in content:
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
     if content.startswith(b"\xef\xbb\xbf"):
         content = content[3:]
+    if may_hold_bulk(content, MIN_GROUP, MAX_COST):
+        return _parse_bulky(path, module, content)
+    return _parse(path, module, content)
+
+
+def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """The bounded path for a file the pre-check flags: elide its bulk literals, and parse
+    only a skeleton of what is left if that still costs too much."""
+    pre = scan(content, MIN_GROUP, MAX_COST)
+    if pre.broken or (not pre.bulks and pre.complete and pre.cost <= MAX_COST):
+        return _parse(path, module, content)  # nothing to elide, or a syntax error the parser reports
+    reduced, where = elide(content, pre.bulks)
+    what = []
+    if pre.bulks:
+        what.append(f"{_size_text(pre.elided_bytes)} of literal data left out of the index")
+    if not pre.complete or pre.cost > MAX_COST:
+        reduced, inner, cut = skeleton(reduced)
+        outer = where
+        where = lambda line: outer(inner(line))  # noqa: E731 - skeleton -> elided -> file
+        what.append(f"too big to parse in full (over {MAX_COST:,} tokens, a line break counting as {LINE_WEIGHT}): "
+                    f"indexed imports and top-level names only{', up to a cap' if cut else ''}")
+    else:
+        what.append("the rest of the file indexed as usual")
+    summary, diag = _parse(path, module, reduced)
+    if summary is None:
+        if diag is not None:
+            diag = Diagnostic(diag.file, where(diag.line), f"{diag.message} ({'; '.join(what[:-1] or what)})", diag.kind)
+        return None, diag
+    relocate(summary, where)
+    summary.lines = content.count(b"\n") + content.count(b"\r") - content.count(b"\r\n") + 1
+    exported = exported_names(content, pre.bulks)
+    if exported is not None:
+        summary.all_exports = exported
+    line = pre.bulks[0].line if pre.bulks else 0
+    summary.light, summary.light_line = "; ".join(what), line
+    return summary, Diagnostic(path, line, summary.light, "data-module")
+
+
+def _size_text(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1_000_000 else f"{max(1, round(n / 1e3))} KB"
+
+
+def _parse(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """The full parse: CPython's screen where needed, then libcst and the extractor."""
+    cst, extract = _parser()
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
@@ -313,6 +364,8 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
             if isinstance(cached, FileSummary):
                 index.summaries[item[1]] = cached
                 index.stats.cached += 1
+                if cached.light:  # a data module: its diagnostic lives in the summary
+                    index.diagnostics.append(Diagnostic(item[1], cached.light_line, cached.light, "data-module"))
             elif cached is not None:  # a syntax error or bad encoding, found when the file was parsed
                 index.diagnostics.append(Diagnostic(item[1], *cached))
             else:  # the entry went bad or away since: parse the file after all
