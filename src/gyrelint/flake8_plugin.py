@@ -93,10 +93,31 @@ def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
     return out
 
 
+# Runs the gyrelint given as the first argument's folder: with ``-I`` the interpreter puts
+# neither the working folder nor PYTHONPATH nor the user's site-packages on ``sys.path``.
+_BOOT = "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gyrelint'; from gyrelint.cli import main; main()"
+
+
+def isolated_command(*args: str) -> tuple[list[str], str]:
+    """The command line (and the working folder to run it in) of this very gyrelint, started
+    so that nothing from the linted repository can be imported.
+
+    ``python -m gyrelint`` run from the repository imported a ``gyrelint/`` package planted
+    at its top instead (the working folder comes first on ``sys.path``). Isolated mode
+    drops the working folder, ``PYTHON*`` variables and the user site; the folder this
+    package was imported from is put back explicitly, so the child runs the same code as
+    the plugin (an editable install or a ``PYTHONPATH`` checkout included), and the child
+    starts in that folder rather than in the repository.
+    """
+    home = str(Path(__file__).resolve().parent.parent)
+    return [sys.executable, "-I", "-c", _BOOT, home, *args], home
+
+
 def _analyze_in_subprocess(root: str) -> tuple[tuple[str, int, str, str], ...] | None:
+    cmd, cwd = isolated_command("check", root, "--format", "json")
     try:
-        proc = subprocess.run([sys.executable, "-m", "gyrelint", "check", root, "--format", "json"],
-                              capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=1800,
+                              stdin=subprocess.DEVNULL, check=False)
         data = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
         return None
