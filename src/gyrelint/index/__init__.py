@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import multiprocessing
 import multiprocessing.context
@@ -383,9 +384,11 @@ class _Workers:
                 # many files: load the parser once here, so that forked workers inherit it;
                 # a few: each worker loads it while this process decodes the cache
                 _parser()
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(), initializer=_init_worker,
-                                            initargs=(os.getpid(),))
-        self.futures.extend(self.pool.submit(_work, batch) for batch in _batches(items))
+            ctx = _context()
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
+                                            initargs=_worker_args(ctx))
+        with _signals_held():  # the first submit forks the workers
+            self.futures.extend(self.pool.submit(_work, batch) for batch in _batches(items))
 
     def results(self) -> Iterator[list[_Result]]:
         """Batches in the order they finish: the first one holds the biggest files, and
@@ -454,17 +457,46 @@ def _init_worker(parent: int | None = None) -> None:
     gets it too, stops the pool (a worker interrupted while waiting for work would print a
     traceback); SIGTERM kills the worker outright. When the parent dies, SIGKILL included, the kernel kills the worker
     (``PR_SET_PDEATHSIG`` on Linux); elsewhere a thread watches for the worker being
-    re-parented. ``parent`` is the pid of the process that made the pool: if it died before
-    this ran, the worker exits at once.
+    re-parented. ``parent`` is the pid of the process that made the pool when the worker is
+    its direct child: if the worker has another parent by now, that one died before the
+    request took effect (a dead parent can linger as a zombie, so its pid is no proof of
+    life), and the worker exits at once.
     """
     gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler a forked worker inherits from the CLI
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held by the parent while it forked
     ppid = os.getppid()
     if not _die_with_parent():
         threading.Thread(target=_watch_parent, args=(ppid,), name="gyrelint-parent-watch", daemon=True).start()
-    if parent is not None and not _alive(parent):
+    if parent is not None and os.getppid() != parent:
         os._exit(1)
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while the pool forks: the exception they raise, landing in
+    an at-fork hook or a half-built pool, was swallowed ("Exception ignored") and left a
+    lock held, so the run hung with its workers. Held, they arrive just after, where the
+    pool can be torn down."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _worker_args(ctx: multiprocessing.context.BaseContext) -> tuple[int | None]:
+    """``_init_worker``'s argument: this pid when the workers are its children (``fork``,
+    ``spawn``), None when a fork server is their parent."""
+    return (None if ctx.get_start_method() == "forkserver" else os.getpid(),)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -490,16 +522,6 @@ def _watch_parent(ppid: int, every: float = 0.5) -> None:
     os._exit(1)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, owned by someone else
-        return True
-    return True
-
-
 def _parse_delay() -> float:
     try:
         return max(0.0, float(os.environ.get(_PARSE_DELAY_ENV, "0") or 0))
@@ -518,9 +540,12 @@ def _work_guarded(item: _Item, exc: Exception) -> list[_Result]:
     """Re-run one file in its own process after a pool crash, so one file cannot sink the repo."""
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_init_worker, initargs=(os.getpid(),))
+    ctx = _context()
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_init_worker, initargs=_worker_args(ctx))
     try:
-        return pool.submit(_work, [item]).result(timeout=120)
+        with _signals_held():
+            fut = pool.submit(_work, [item])
+        return fut.result(timeout=120)
     except Exception:  # noqa: BLE001
         return [(item[1], None, Diagnostic(item[1], 0, "the parser crashed on this file; skipped", "parse"))]
     finally:
