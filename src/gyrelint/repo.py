@@ -247,7 +247,7 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=False)
-                mode = 0 if is_link or is_dir else entry.stat(follow_symlinks=False).st_mode
+                is_file = entry.is_file(follow_symlinks=False)  # from the directory listing, no stat
             except OSError:
                 continue
             problem = None
@@ -275,8 +275,11 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             wanted = _wanted(entry.name)
             if wanted is None:
                 continue
-            if not is_link and not stat.S_ISREG(mode):
-                problem = f"{_kind(mode)}, not a regular file; skipped"
+            if not is_link and not is_file:
+                try:
+                    problem = f"{_kind(entry.stat(follow_symlinks=False).st_mode)}, not a regular file; skipped"
+                except OSError:
+                    continue
             if problem is not None or not _is_utf8(entry.name):
                 if wanted != "maybe":  # an extensionless file is not known to be ours to read
                     skipped(rel, problem or "a file name that is not UTF-8; skipped, rename it")
