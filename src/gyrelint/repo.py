@@ -66,6 +66,9 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+_OUTSIDE = "symlink points outside the repository; not followed"
+
+
 def _link_target(path: str, root: str) -> tuple[str | None, bool]:
     """(why the symlink ``path`` is not followed, or None; whether it points at a folder)."""
     try:
@@ -78,7 +81,7 @@ def _link_target(path: str, root: str) -> tuple[str | None, bool]:
         return "a symlink gyrelint cannot follow; skipped", False
     is_dir = stat.S_ISDIR(st.st_mode)
     if not inside(root, path):
-        return "symlink points outside the repository; not followed", is_dir
+        return _OUTSIDE, is_dir
     if is_dir or stat.S_ISREG(st.st_mode):
         return None, is_dir
     return f"a symlink to {_kind(st.st_mode)}, not a regular file; skipped", False
@@ -255,7 +258,7 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
                 problem, to_dir = _link_target(entry.path, str(root))
                 if to_dir and problem is None:
                     continue  # directory symlinks are never followed (loops)
-                if problem is not None and problem.startswith("symlink points outside"):
+                if problem == _OUTSIDE:  # reported whatever the name, as it always was
                     skipped(rel, problem)
                     continue
             if is_dir:
