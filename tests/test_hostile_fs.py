@@ -12,6 +12,8 @@ import json
 import os
 import shutil
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import time
@@ -49,6 +51,7 @@ def _hostile(tmp_path: Path) -> Path:
             (repo / name).unlink()
         os.mkfifo(repo / name)
     os.symlink("/dev/null", repo / "devnull.py")
+    _unix_socket(repo / "sock.py")
     os.symlink("/dev/zero", repo / "configs" / "zero.yaml")
     os.symlink("x.py", repo / "to_fifo.py")  # a link inside the repo to a FIFO inside the repo
     os.symlink("self.py", repo / "self.py")
@@ -67,6 +70,19 @@ def _hostile(tmp_path: Path) -> Path:
     return repo
 
 
+def _unix_socket(path: Path) -> None:
+    """A socket file named like source (skipped where the path is too long for AF_UNIX)."""
+    if not hasattr(socket, "AF_UNIX"):
+        return
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(path))
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
 @needs_fifo
 def test_discovery_skips_odd_files_with_one_diagnostic_each(tmp_path: Path) -> None:
     repo = _hostile(tmp_path)
@@ -80,6 +96,8 @@ def test_discovery_skips_odd_files_with_one_diagnostic_each(tmp_path: Path) -> N
     for name in ("devnull.py", "configs/zero.yaml", "minirl/creds.py", "NOTES.md", "linked_dir"):
         assert "outside the repository" in diags[name], name
     assert diags["bad\\xff\\xfename.py"].startswith("a file name that is not UTF-8")
+    if (repo / "sock.py").exists():
+        assert diags["sock.py"] == "a socket, not a regular file; skipped"
     assert diags["pkg\\xe9"].startswith("a folder name that is not UTF-8")
     listed = files.python + files.other
     assert "minirl/trainer.py" in listed and "configs/default.yaml" in listed
@@ -96,6 +114,18 @@ def test_a_fifo_swapped_in_after_discovery_is_not_read(tmp_path: Path) -> None:
     assert index.read_text("README.md", 1 << 20) is None
     (tmp_path / "ok.md").write_text("hello\n")
     assert index.read_text("ok.md") == "hello\n"
+
+
+def test_a_device_node_named_like_source_is_skipped(tmp_path: Path) -> None:
+    """A character device inside the repo (root, or a tar extracted by root, can make one)."""
+    try:
+        os.mknod(tmp_path / "zero.py", stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except (OSError, AttributeError):
+        pytest.skip("cannot create a device node here (needs root and CAP_MKNOD)")
+    (tmp_path / "ok.py").write_text("A = 1\n")
+    files = discover(tmp_path, Settings(cache_dir=tmp_path / "c"))
+    assert files.python == ["ok.py"]
+    assert [str(d) for d in files.diagnostics] == ["zero.py: a device, not a regular file; skipped"]
 
 
 def test_a_folder_that_cannot_be_listed_is_a_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
