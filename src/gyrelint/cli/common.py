@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -28,18 +30,45 @@ def fail(message: str) -> None:
     sys.exit(EXIT_INPUT)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that the run
+    stops its parse workers on the way out instead of leaving them behind."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM during cleanup kills outright
+    raise Terminated
+
+
+def _catch_sigterm() -> Any:
+    """Install the SIGTERM handler unless someone else has one; the handler to restore, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _on_sigterm)
+
+
 def input_errors(fn: Callable) -> Callable:
+    """Bad input → one line and exit 2; Ctrl-C → exit 130, SIGTERM → exit 143, one line each."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        previous = _catch_sigterm()
         try:
             return fn(*args, **kwargs)
         except KeyboardInterrupt:
             click.echo("gyrelint: interrupted", err=True)
             sys.exit(130)
+        except Terminated:
+            click.echo("gyrelint: terminated", err=True)
+            sys.exit(143)
         except Exception as exc:
             if not _is_input_error(exc):
                 raise
             fail(str(exc))
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
     return wrapper
 
