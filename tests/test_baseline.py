@@ -61,3 +61,32 @@ def test_cli_baseline_then_check_reports_only_new(tmp_path: Path):
     r = runner.invoke(main, ["check", str(repo), "--baseline", str(base), "--no-cache"], catch_exceptions=False)
     assert r.exit_code == 1
     assert "pkg/more.py:4" in r.output and "pkg/sync.py" not in r.output
+
+
+def test_baseline_write_never_follows_a_planted_symlink(tmp_path: Path):
+    """A repo that plants its baseline (or the old fixed temporary name) as a symlink to a file of
+    the user's must not get that file overwritten by `gyrelint baseline`."""
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".gyrelint-baseline.json.tmp").symlink_to(victim)
+    (repo / ".gyrelint-baseline.json").symlink_to(victim)
+    finding = Finding("GYR007", Severity.WARNING, "drops data", "pkg/train.py", 3)
+    write(repo / ".gyrelint-baseline.json", [finding])
+    assert victim.read_text() == "precious\n"
+    assert not (repo / ".gyrelint-baseline.json").is_symlink()
+    assert read(repo / ".gyrelint-baseline.json").new([finding]) == []
+
+
+def test_a_fifo_baseline_is_refused_not_read(tmp_path: Path):
+    import os
+
+    fifo = tmp_path / "base.json"
+    os.mkfifo(fifo)
+    try:
+        read(fifo)
+    except BaselineError as exc:
+        assert "FIFO" in str(exc)
+    else:
+        raise AssertionError("a FIFO was accepted as a baseline")

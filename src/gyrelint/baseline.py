@@ -14,6 +14,9 @@ from pathlib import Path
 
 from . import __version__
 from .model import Finding
+from .safeio import InputFileError, read_input, write_output
+
+MAX_BASELINE_BYTES = 64 << 20  # room for hundreds of thousands of findings; a FIFO or a huge file is refused
 
 SCHEMA = "gyrelint-baseline/1"
 DEFAULT_NAME = ".gyrelint-baseline.json"
@@ -49,14 +52,18 @@ def to_json(findings: list[Finding]) -> dict:
 
 
 def write(path: Path, findings: list[Finding]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(to_json(findings), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Write the baseline through a fresh temporary file (a ``.tmp`` or the baseline itself planted
+    as a symlink by the repo is replaced, never written through)."""
+    write_output(path, json.dumps(to_json(findings), indent=2) + "\n")
 
 
 def read(path: Path) -> Baseline:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_input(path, MAX_BASELINE_BYTES).decode("utf-8"))
+    except InputFileError as exc:
+        if exc.reason == "no such file":
+            raise BaselineError(f"{path}: no such baseline; create it with `gyrelint baseline PATH`") from None
+        raise BaselineError(f"{path}: {exc.reason}; recreate it with `gyrelint baseline`") from None
     except FileNotFoundError:
         raise BaselineError(f"{path}: no such baseline; create it with `gyrelint baseline PATH`") from None
     except (OSError, UnicodeDecodeError) as exc:

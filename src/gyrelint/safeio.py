@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import stat
+import tempfile
+from pathlib import Path
 
 
 class InputFileError(OSError):
@@ -102,5 +104,40 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-__all__ = ["InputFileError", "inside", "is_regular", "read_input", "read_input_text"]
+__all__ = ["InputFileError", "inside", "is_regular", "read_input", "read_input_text", "write_output"]
 
+
+# -- writing where a hostile repo may have planted a symlink ---------------------------------------
+# ``gyrelint report . -o report/``, ``map -o docs/map.svg`` or a baseline often target a file inside
+# the analyzed repo; a repo that ships ``report/index.html -> ~/.bashrc`` must not get that file
+# overwritten. The output goes to a fresh temporary file next to the target (created exclusively,
+# never through a link) and is renamed over the target name, which replaces a symlink itself
+# instead of following it.
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_output(path: str | os.PathLike[str], data: bytes | str) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` without following a symlink at ``path``."""
+    target = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if target.is_dir() and not target.is_symlink():
+        raise IsADirectoryError(21, "is a folder", str(target))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target

@@ -115,7 +115,7 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined)
     if output:
         try:
-            from ..render.output import write_output
+            from ..safeio import write_output
 
             write_output(output, text if text.endswith("\n") else text + "\n")
         except OSError as exc:

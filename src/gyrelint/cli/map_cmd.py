@@ -19,7 +19,7 @@ from ..render.dot import (
 )
 from ..render.escape import term
 from ..render.mermaid import to_mermaid
-from ..render.output import write_output
+from ..safeio import write_output
 from .common import analysis_options, fail, input_errors, run_analysis
 
 

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..model import Side
-from ..safeio import read_input
+from ..safeio import read_input, write_output
 from .dot import DEFAULT_MAX_NODES, GraphvizMissing, MapGraph, build_map, map_side, svg_for
 from .escape import html as esc
 from .escape import visible
-from .output import write_output
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
