@@ -45,7 +45,8 @@ def _hostile(tmp_path: Path) -> Path:
     outside.mkdir()
     (outside / "creds.py").write_text(f"TOKEN = {SECRET!r}\n")
     (outside / "notes.md").write_text(f"```bash\npython -m {SECRET}\n```\n")
-    for name in ("x.py", "launch.sh", "README.md", "pyproject.toml", "configs/fifo.yaml", "docs/README.md"):
+    # the root pyproject.toml as a FIFO is a settings error (exit 2, see the test below); a nested one is skipped
+    for name in ("x.py", "launch.sh", "README.md", "tools/pyproject.toml", "configs/fifo.yaml", "docs/README.md"):
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         if (repo / name).exists():
             (repo / name).unlink()
@@ -90,7 +91,7 @@ def test_discovery_skips_odd_files_with_one_diagnostic_each(tmp_path: Path) -> N
     diags = {d.file: d.message for d in files.diagnostics}
     assert diags["x.py"] == "a FIFO, not a regular file; skipped"
     assert diags["launch.sh"] == "a FIFO, not a regular file; skipped"
-    assert diags["README.md"] == diags["pyproject.toml"] == diags["configs/fifo.yaml"] == diags["x.py"]
+    assert diags["README.md"] == diags["tools/pyproject.toml"] == diags["configs/fifo.yaml"] == diags["x.py"]
     assert diags["to_fifo.py"] == "a symlink to a FIFO, not a regular file; skipped"
     assert diags["self.py"] == diags["loop_a.py"] == diags["loop_b.py"] == "a symlink loop; skipped"
     for name in ("devnull.py", "configs/zero.yaml", "minirl/creds.py", "NOTES.md", "linked_dir"):
@@ -299,3 +300,18 @@ def test_a_worker_without_pdeathsig_notices_its_parent_is_gone(tmp_path: Path) -
     assert _poll(lambda: pid_file.exists() and pid_file.read_text().isdigit())
     grandchild = int(pid_file.read_text())
     assert _poll(lambda: _state(grandchild) is None), "the orphaned worker kept running"
+
+
+@needs_fifo
+def test_a_fifo_root_pyproject_is_one_line_exit_2_not_a_hang(tmp_path: Path) -> None:
+    """The repo's own settings file cannot be read: like malformed TOML, the run stops with one line
+    naming the file (it never blocks on the FIFO)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(demo_root(), repo)
+    (repo / "pyproject.toml").unlink(missing_ok=True)
+    os.mkfifo(repo / "pyproject.toml")
+    proc = subprocess.run([sys.executable, "-m", "gyrelint", "check", str(repo)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "GYRELINT_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "pyproject.toml: a FIFO" in proc.stderr
+    assert "Traceback" not in proc.stderr
