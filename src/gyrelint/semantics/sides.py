@@ -253,10 +253,13 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
     own_w = own.get(WEIGHT_SYNC, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
+    delegated = _delegated_side(own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
     elif _drives_both(s, t, own, firm) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
+    elif delegated is not None:
+        r.side, r.kind = _SIDE_OF[delegated[0]]
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
         if best_k == TRAJECTORY and max(s, t) >= INHERITED_THRESHOLD:
@@ -278,7 +281,11 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         v = total.get(k, 0.0) - SETUP_FACTOR * setup.get(k, 0.0)
         return min(max(v, 0.0), CAP)
 
-    if r.side == Side.DRIVER:
+    if delegated is not None and r.side == _SIDE_OF[delegated[0]][0]:
+        # a plain delegation passes its callee's side on undecayed (see _delegated_side)
+        k = delegated[0]
+        r.export = {k: min(max(passed(k), delegated[1]), CAP)}
+    elif r.side == Side.DRIVER:
         r.export = {SAMPLING: passed(SAMPLING), TRAINING: passed(TRAINING)}
     elif r.side == Side.SAMPLING:
         r.export = {SAMPLING: passed(SAMPLING)}
@@ -293,6 +300,53 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
     r.evidence = _evidence(fn.file, r, own_matches)
     return r
+
+
+FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
+_SIDE_OF: dict[str, tuple[Side, HandoffKind | None]] = {
+    SAMPLING: (Side.SAMPLING, None), TRAINING: (Side.TRAINING, None),
+    WEIGHT_SYNC: (Side.HANDOFF, HandoffKind.WEIGHT_SYNC),
+}
+
+
+def _side_key(r: SideResult) -> str | None:
+    """The side a callee's label stands for, in score keys (the trajectory handoff excluded: see E1)."""
+    if r.side == Side.SAMPLING:
+        return SAMPLING
+    if r.side == Side.TRAINING:
+        return TRAINING
+    if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC:
+        return WEIGHT_SYNC
+    return None
+
+
+def _delegated_side(own: dict[str, float], total: dict[str, float], out_edges: dict[str, float],
+                    results: Mapping[str, SideResult]) -> tuple[str, float] | None:
+    """The side a body with no evidence of its own takes from its firm callees, and what it passes on.
+
+    Scores decay ×0.7 per call, so a rollout actor's method six plain delegations above the
+    engine call came out neutral although every hop only forwards. Labels are inherited
+    instead: when the firm callees (exact calls) that carry a side all carry the same one,
+    the body takes it and passes on the callee's score undecayed. Competing evidence from
+    elsewhere (weak calls, neutral callees' halves) still wins when it is stronger.
+    """
+    if any(own.get(k, 0.0) > 0 for k in KEYS):
+        return None
+    found: dict[str, float] = {}
+    for callee, decay in out_edges.items():
+        if decay < FIRM:
+            continue
+        cr = results.get(callee)
+        k = _side_key(cr) if cr is not None else None
+        if k is not None:
+            found[k] = max(found.get(k, 0.0), cr.export.get(k, 0.0))  # type: ignore[union-attr]
+    if len(found) != 1:
+        return None
+    (k, v), = found.items()
+    rival = max((total.get(j, 0.0) for j in (SAMPLING, TRAINING, WEIGHT_SYNC) if j != k), default=0.0)
+    if v <= 0 or rival >= max(total.get(k, 0.0), INHERITED_THRESHOLD):
+        return None
+    return k, v
 
 
 def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, float]) -> bool:
