@@ -55,6 +55,7 @@ class SideResult:
     origins: dict[str, Origin] = field(default_factory=dict)
     own_matches: list[Match] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
 
 
 def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
@@ -253,7 +254,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
     own_w = own.get(WEIGHT_SYNC, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
-    delegated = _delegated_side(own, total, out_edges, results)
+    delegated = _delegated_side(q, own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
     elif _drives_both(s, t, own, firm) or _calls_both_chains(s, t, own, out_edges, results):
@@ -281,10 +282,11 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         v = total.get(k, 0.0) - SETUP_FACTOR * setup.get(k, 0.0)
         return min(max(v, 0.0), CAP)
 
-    if delegated is not None and r.side == _SIDE_OF[delegated[0]][0]:
+    if delegated is not None and (r.side, r.kind) == _SIDE_OF[delegated[0]]:
         # a plain delegation passes its callee's side on undecayed (see _delegated_side)
         k = delegated[0]
         r.export = {k: min(max(passed(k), delegated[1]), CAP)}
+        r.solid = True
     elif r.side == Side.DRIVER:
         r.export = {SAMPLING: passed(SAMPLING), TRAINING: passed(TRAINING)}
     elif r.side == Side.SAMPLING:
@@ -298,6 +300,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.export = {k: passed(k)} if k != TRAJECTORY or own.get(TRAJECTORY) else {}
     else:
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
+    key = _side_key(r)
+    r.solid = r.solid or (key is not None and own.get(key, 0.0) >= THRESHOLD)
     r.evidence = _evidence(fn.file, r, own_matches)
     return r
 
@@ -320,29 +324,37 @@ def _side_key(r: SideResult) -> str | None:
     return None
 
 
-def _delegated_side(own: dict[str, float], total: dict[str, float], out_edges: dict[str, float],
+def _delegated_side(q: str, own: dict[str, float], total: dict[str, float], out_edges: dict[str, float],
                     results: Mapping[str, SideResult]) -> tuple[str, float] | None:
-    """The side a body with no evidence of its own takes from its firm callees, and what it passes on.
+    """The side a body with no evidence of its own takes from its callees, and what it passes on.
 
     Scores decay ×0.7 per call, so a rollout actor's method six plain delegations above the
     engine call came out neutral although every hop only forwards. Labels are inherited
-    instead: when the firm callees (exact calls) that carry a side all carry the same one,
-    the body takes it and passes on the callee's score undecayed. Competing evidence from
-    elsewhere (weak calls, neutral callees' halves) still wins when it is stronger.
+    instead: when the firm callees that carry a side all carry the same one, and one of them
+    is reached by an exact single-target call and holds its side *solidly* (its own evidence,
+    or such a delegation), the body takes that side and passes on the callee's score
+    undecayed. A side that only rests on decayed or spread-out scores keeps decaying, so an
+    imprecise edge cannot carry it up a whole chain. Competing evidence from elsewhere (weak
+    calls, neutral callees' halves) still wins when it is stronger. Functions nested in the
+    body are its definitions, not calls it delegates to.
     """
     if any(own.get(k, 0.0) > 0 for k in KEYS):
         return None
     found: dict[str, float] = {}
+    solid: dict[str, float] = {}
     for callee, decay in out_edges.items():
         if decay < FIRM:
             continue
         cr = results.get(callee)
         k = _side_key(cr) if cr is not None else None
-        if k is not None:
-            found[k] = max(found.get(k, 0.0), cr.export.get(k, 0.0))  # type: ignore[union-attr]
-    if len(found) != 1:
+        if k is None:
+            continue
+        found[k] = max(found.get(k, 0.0), cr.export.get(k, 0.0))  # type: ignore[union-attr]
+        if decay >= DECAY_EXACT and cr.solid and not callee.startswith(q + "."):  # type: ignore[union-attr]
+            solid[k] = max(solid.get(k, 0.0), cr.export.get(k, 0.0))  # type: ignore[union-attr]
+    if len(found) != 1 or not solid:
         return None
-    (k, v), = found.items()
+    (k, v), = solid.items()
     rival = max((total.get(j, 0.0) for j in (SAMPLING, TRAINING, WEIGHT_SYNC) if j != k), default=0.0)
     if v <= 0 or rival >= max(total.get(k, 0.0), INHERITED_THRESHOLD):
         return None
