@@ -120,6 +120,7 @@ class Resolver:
         self.flows: list[tuple[str, object]] = []
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
+        self.called_names: dict[str, set[str]] = defaultdict(set)  # function -> plain names it calls
         self.cur_line = 0
         # worklist: which items (flows and call sites) read which keys
         self.reading: set[str] | None = None
@@ -155,6 +156,9 @@ class Resolver:
                     if params and kind != "static" and f.params[0].kind == "pos":
                         self._add(f"{q}.{params[0]}", {("c:" if kind == "class" else "i:") + cq})
         for mod, s in self.sums.items():
+            for site in s.calls:
+                if "." not in site.func:
+                    self.called_names[f"{mod}.{site.scope}"].add(site.func)
             for fl in s.flows:
                 key = (mod, fl.scope)
                 if fl.op in ("=", "for", "with", "ann"):
@@ -738,7 +742,9 @@ class Resolver:
         if tag == "x:":
             name = v[2:]
             last = name.rsplit(".", 1)[-1]
-            if name in _PASSTHROUGH or last in ("partial", "wraps"):
+            if last == "wraps":  # ``functools.wraps(fn)`` makes a decorator that returns what it decorates
+                return [(name, "call")], {"rdec:"}
+            if name in _PASSTHROUGH or last == "partial":
                 if e[2]:
                     first_arg = e[2][0]
                     if not (isinstance(first_arg, tuple) and first_arg and first_arg[0] == "*"):
@@ -938,7 +944,7 @@ class Resolver:
                     if dv[:2] in ("f:", "b:", "i:", "c:") or dv.startswith("rdec:"):
                         targets, res = self.call(mod, scope, dv, ("c", None, (("v", frozenset(vals)),), ()), bind=True)
                         self.implicit[(mod, scope, fl.line, "decorator")].update(t for t, _ in targets)
-                        new |= res
+                        new |= self._unwrap(targets, res, vals)
                     elif dv.startswith("x:") or dv.startswith("xi:"):
                         self.implicit[(mod, scope, fl.line, "decorator")].add(dv[2:] if dv[1] == ":" else dv[3:])
                 if new:
@@ -946,6 +952,32 @@ class Resolver:
             key = self.lookup(mod, scope, fl.target)
             if key is not None:
                 self._add(key, vals)
+
+    def _unwrap(self, targets: list[tuple[str, str]], res, vals) -> set[str]:
+        """What a decorator gives back, with its forwarding wrappers replaced by the original.
+
+        A wrapper closure defined inside the decorator that calls the decorator's parameter
+        (``def inner(*a, **k): return fn(*a, **k)``) only forwards: binding the decorated name to
+        it would merge every decorated function of the repo into one spread of targets (the
+        closure's ``fn`` holds them all), so the name keeps the original function instead.
+        """
+        out: set[str] = set()
+        decorators = [t for t, _ in targets if t in self.funcs]
+        for v in res:
+            q = v[2:] if v[:2] == "f:" else None
+            if q is not None and any(q.startswith(d + ".") and self._forwards(q, d) for d in decorators):
+                out |= vals
+            else:
+                out.add(v)
+        return out
+
+    def _forwards(self, wrapper: str, decorator: str) -> bool:
+        """Whether ``wrapper`` (nested in ``decorator``) calls one of the decorator's parameters."""
+        dec = self.funcs.get(decorator)
+        if dec is None or not dec.params:
+            return False
+        names = {p.name for p in dec.params}
+        return bool(names & self.called_names.get(wrapper, _EMPTY))
 
     def step_call(self, mod: str, site: CallSite) -> None:
         self.cur_line = site.line

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from ..model import HandoffKind, ModuleReport, Side
-from .facts import Facts
+from .facts import Facts, is_test_module
 from .sides import SideResult
 
 # parameter-update evidence, strongest first
@@ -115,12 +115,6 @@ def _no_loops(path: list[str]) -> list[str]:
         else:
             out.append(q)
     return out
-
-
-def is_test_module(module: str) -> bool:
-    """Test code exercises the handoff; it is not the handoff surface of the product."""
-    parts = module.split(".")
-    return any(p in ("tests", "test", "testing") or p.startswith("test_") or p == "conftest" for p in parts)
 
 
 def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: set[str],

@@ -127,7 +127,8 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
     for parent, kids in nested_children(facts).items():
         row = out.setdefault(parent, {})
         for k in kids:
-            row[k] = max(row.get(k, 0.0), DECAY_EXACT)
+            if not _forwarding_wrapper(facts.functions[k], facts.functions[parent]):
+                row[k] = max(row.get(k, 0.0), DECAY_EXACT)
     g = graphs.calls
     if (not any_targets or not graphs.resolved) and g.number_of_edges():
         for u, v, data in g.edges(data=True):
@@ -138,6 +139,16 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
             if row.get(v, 0.0) < d:
                 row[v] = d
     return out
+
+
+def _forwarding_wrapper(child, parent) -> bool:
+    """A closure that calls its enclosing function's parameter: a decorator's wrapper.
+
+    The decorator defines and returns it for every function it decorates; it does not run
+    it, so the closure (which calls all of them) is no part of the decorator's own body.
+    """
+    names = {p.name for p in parent.definition.params}
+    return any(c.site.func in names for c in child.calls)
 
 
 def _order(functions: list[str], edges: dict[str, dict[str, float]]) -> list[list[str]]:
