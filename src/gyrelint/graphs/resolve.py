@@ -121,6 +121,7 @@ class Resolver:
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
         self.called_names: dict[str, set[str]] = defaultdict(set)  # function -> plain names it calls
+        self.dynamic_classes: set[str] = set()  # classes whose methods ``setattr(self, <computed>, ...)``
         self.cur_line = 0
         # worklist: which items (flows and call sites) read which keys
         self.reading: set[str] | None = None
@@ -159,6 +160,11 @@ class Resolver:
             for site in s.calls:
                 if "." not in site.func:
                     self.called_names[f"{mod}.{site.scope}"].add(site.func)
+                if site.func == "setattr" and len(site.args) >= 2 and site.args[0].value == "self" \
+                        and site.args[1].kind != "lit":
+                    cq = self._class_of_scope(mod, site.scope)
+                    if cq is not None:
+                        self.dynamic_classes.add(cq)
             for fl in s.flows:
                 key = (mod, fl.scope)
                 if fl.op in ("=", "for", "with", "ann"):
@@ -185,6 +191,14 @@ class Resolver:
             self.locals[key] -= names
         self._star_imports()
         self._flush()
+
+    def _class_of_scope(self, mod: str, scope: str) -> str | None:
+        """The class whose method (or a function nested in one) ``scope`` is."""
+        parts = scope.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            if ".".join(parts[:i]) in self.class_scopes.get(mod, ()):
+                return f"{mod}.{'.'.join(parts[:i])}"
+        return None
 
     def _collect_option_paths(self) -> None:
         """``add_argument("--rollout-fn-path", default="pkg.mod.fn")``: reading ``.rollout_fn_path``
@@ -805,12 +819,30 @@ class Resolver:
                             self._write(cid, "*", r)
             if name == "map":
                 return targets, {f"l:{cid}"}
+        if name in ("zip", "enumerate") and args:
+            return targets, self._tuples(mod, scope, name, args)
         if name in _ITER_BUILTINS and args:
             vals = self.eval(mod, scope, args[0])
             return targets, (self.iterate(mod, scope, vals) if name == "next" else set(vals))
         if name in ("str.format", "str.join") or name.startswith("str."):
             return targets, set()
         return targets, res
+
+    def _tuples(self, mod: str, scope: str, name: str, args: list) -> set[str]:
+        """``zip(a, b)`` / ``enumerate(a)``: a list of tuples holding the elements of each argument.
+
+        Without it ``for h, x in zip(handles, chunks)`` bound nothing to ``h`` (the handles'
+        elements are objects, not tuples), and a fan-out over actor handles had no target.
+        """
+        tid = f"{mod}@{name}t.{scope}.{self.cur_line}"
+        lid = f"{mod}@{name}.{scope}.{self.cur_line}"
+        cols = [self.iterate(mod, scope, self.eval(mod, scope, a)) for a in args]
+        if name == "enumerate":
+            cols = [set(), cols[0]]
+        for i, vals in enumerate(cols):
+            self._write(tid, f"ki:{i}", vals)
+        self._write(lid, "*", {f"l:{tid}"})
+        return {f"l:{lid}"}
 
     def _call_container(self, mod: str, scope: str, spec: str, e: tuple) -> tuple[list, set[str]]:
         cont, _, meth = spec.rpartition("|")
@@ -1078,10 +1110,22 @@ class Resolver:
                 if b[:2] == "i:":
                     recv_classes.add(b[2:])
             attr = fe[2]
-            if not edges and not recv and not attr.startswith("__"):
-                # unknown receiver: every repo method of that name, marked weak
-                for q in self.methods_by_name.get(attr, ()):
-                    edges.append(Edge(q, "weak", "weak"))
+            if attr == "remote":  # ``h.m.remote(...)`` / ``h.m.options(...).remote(...)`` call method ``m``
+                inner = fe[1]
+                if isinstance(inner, tuple) and inner and inner[0] == "c" and isinstance(inner[1], tuple) \
+                        and inner[1] and inner[1][0] == "a" and inner[1][2] == "options":
+                    inner = inner[1][1]
+                if isinstance(inner, tuple) and inner and inner[0] == "a":
+                    attr = inner[2]
+                    recv = self.eval(mod, site.scope, inner[1])
+            if not edges and not attr.startswith("__"):
+                dynamic = [b[2:] for b in sorted(recv) if b[:2] == "i:" and self._binds_at_run_time(b[2:])]
+                if not recv:
+                    # unknown receiver: every repo method of that name, marked weak
+                    for q in self.methods_by_name.get(attr, ()):
+                        edges.append(Edge(q, "weak", "weak"))
+                elif dynamic:
+                    edges += self._run_time_bound(attr, dynamic)
         if fe == ("n", "getattr") and e[2]:
             recv_classes |= {b[2:] for b in self.eval(mod, site.scope, e[2][0]) if b[:2] == "i:"}
         # dispatch by string: a literal naming a method of the receiver's class or of any repo class
@@ -1127,6 +1171,23 @@ class Resolver:
                         seen.add(q)
                         edges.append(Edge(q, "weak", "getattr"))
         return edges
+
+    def _binds_at_run_time(self, cq: str) -> bool:
+        """The class (or a repo base) sets attributes by computed name or defines ``__getattr__``."""
+        return any(c in self.dynamic_classes or f"{c}.__getattr__" in self.funcs
+                   for c in self.mro(cq) if not c.startswith("x:"))
+
+    def _run_time_bound(self, attr: str, classes: list[str]) -> list[Edge]:
+        """Targets of ``obj.attr()`` when ``obj``'s class binds ``attr`` at run time: the repo's
+        methods of that name outside those classes; when some carry a decorator (the mark a
+        binding loop looks for), only those, and exact when they are few."""
+        own = set(classes)
+        cands = [q for q in self.methods_by_name.get(attr, ()) if self.method_class.get(q) not in own]
+        marked = [q for q in cands if self.funcs[q].decorators]
+        if marked:
+            kind = "exact" if len(marked) <= 4 else "weak"
+            return [Edge(q, kind, "dynamic") for q in marked]
+        return [Edge(q, "weak", "dynamic") for q in cands]
 
     def attr_types(self) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {}
