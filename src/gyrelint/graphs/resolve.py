@@ -49,6 +49,11 @@ _CONTAINER_READ = frozenset({"get", "pop", "popleft", "popitem", "values", "item
                              "get_nowait"})
 
 
+# library calls that run a repo function later with the arguments after it: position of the function
+_CALLBACK_AT = {"submit": 0, "to_thread": 0, "call_soon": 0, "call_soon_threadsafe": 0, "run_in_executor": 1,
+                "apply_async": 0}
+
+
 # a callable that turns a dotted-path string into the object it names (plugin loaders:
 # ``load_function("pkg.mod.fn")``, ``import_string``, ``locate``, ``instantiate``...)
 _LOADER = re.compile(r"(?:^|_)(?:load|import|locate|instantiate|resolve)(?:_|$)|from_str|str_to|by_path|"
@@ -1017,11 +1022,47 @@ class Resolver:
         if not isinstance(e, tuple) or e[0] != "c":
             return
         callees = self.eval(mod, site.scope, e[1])
+        if all(v[:2] in ("x:", "xi") for v in callees):
+            self._bind_callback(mod, site.scope, e)
         for v in sorted(callees) if len(callees) > 1 else callees:  # sorted: see run()
             tag = v[:2]
             if tag == "x:" or tag == "xi" or (tag == "B:" and v[2:] not in _BINDING_BUILTINS):
                 continue  # calling a library binds nothing in the repo
             self.call(mod, site.scope, v, e, bind=True)
+
+    def _bind_callback(self, mod: str, scope: str, e: tuple) -> None:
+        """A library call that runs a repo function later binds the arguments it is handed for it.
+
+        ``Process(target=f, args=(q,))``, ``Thread(target=f, kwargs={...})``, ``pool.submit(f, q)``,
+        ``loop.run_in_executor(ex, f, q)``, ``asyncio.to_thread(f, q)``: without this the worker's
+        parameters stayed untyped, so a queue handed to a worker process was no queue inside it.
+        """
+        fe = e[1]
+        name = fe[2] if isinstance(fe, tuple) and fe and fe[0] == "a" else \
+            fe[1] if isinstance(fe, tuple) and fe and fe[0] == "n" else ""
+        kw = dict((k, a) for k, a in e[3] if k != "**")
+        if "target" in kw:
+            fn = kw["target"]
+            a = kw.get("args")
+            pos = tuple(a[2]) if isinstance(a, tuple) and a and a[0] == "l" else ()
+            d = kw.get("kwargs")
+            named = tuple((k[1], v) for k, v in d[2] if isinstance(k, tuple) and k and k[0] == "k"
+                          and isinstance(k[1], str)) if isinstance(d, tuple) and d and d[0] == "d" else ()
+        else:
+            at = _CALLBACK_AT.get(name)
+            if at is None or len(e[2]) <= at:
+                return
+            fn, pos, named = e[2][at], tuple(e[2][at + 1:]), tuple((k, a) for k, a in e[3] if k != "**")
+            if name == "apply_async":
+                a = kw.get("args")
+                pos = tuple(a[2]) if isinstance(a, tuple) and a and a[0] == "l" else ()
+                named = ()
+        if not pos and not named:
+            return
+        synthetic = ("c", None, pos, named)
+        for fv in sorted(self.eval(mod, scope, fn)):
+            if fv[:2] in ("f:", "b:"):
+                self.call(mod, scope, fv, synthetic, bind=True)
 
     def run(self) -> int:
         """Propagate to a fixed point with a worklist; returns the number of item runs."""
