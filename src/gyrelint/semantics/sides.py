@@ -268,7 +268,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _drives_both(s, t, own, firm) or _calls_both_chains(s, t, own, out_edges, results):
+    elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
     elif delegated is not None:
         r.side, r.kind = _SIDE_OF[delegated[0]]
@@ -389,6 +389,16 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
 
 
+_NOT_GENERATION = frozenset({"reward-scoring"})  # rollout-side, but scoring, not acting with the policy
+
+
+def _generates(r: SideResult) -> bool:
+    """Whether a result's sampling evidence is a generation chain (engine, env, HTTP generate),
+    not only reward scoring."""
+    o = r.origins.get(SAMPLING)
+    return o is None or o.signal not in _NOT_GENERATION
+
+
 def _container_origin(r: SideResult) -> bool:
     o = r.origins.get(TRAJECTORY)
     return o is not None and o.container
@@ -419,25 +429,27 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
                        results: Mapping[str, SideResult]) -> bool:
     """The body runs the loop by calling code already labelled sampling and code labelled training.
 
-    A driver often holds no signal of its own: it calls the sampler's entry (a rollout
-    actor's method over a Ray handle, a generator object) and then the trainer's step, each
-    several hops above its evidence, so the decayed scores stay under the thresholds that
-    ``_drives_both`` asks of raw evidence. Calling a driver counts for both chains (a launcher
-    that starts the loop). Only firm calls count (exact, at most a few same-named targets), and
-    a body with strong evidence of its own for one side keeps that side.
+    Decided structurally, whatever the body's own evidence: a loop that normalises advantages
+    inline still drives both chains when it calls the sampler and the learner. A driver often
+    holds no signal of its own: it calls the sampler's entry (a rollout actor's method over a
+    Ray handle, a generator object) and then the trainer's step, each several hops above its
+    evidence, so the decayed scores stay under the thresholds that ``_drives_both`` asks of raw
+    evidence. Calling a driver counts for both chains (a launcher that starts the loop). Only
+    firm calls count (exact, at most a few same-named targets), and the sampling callee must
+    be a generation chain: a training step that scores with a reward model stays training.
     """
-    if min(s, t) < INHERITED_THRESHOLD or own.get(SAMPLING, 0.0) + own.get(TRAINING, 0.0) >= THRESHOLD:
+    if min(s, t) < INHERITED_THRESHOLD:
         return False
     got: set[str] = set()
     for callee, decay in sorted(out_edges.items()):
-        if decay < DECAY_EXACT * 0.85:
+        if decay < FIRM:
             continue
         cr = results.get(callee)
         if cr is None:
             continue
         if cr.side == Side.DRIVER:
             return True
-        if cr.side == Side.SAMPLING:
+        if cr.side == Side.SAMPLING and _generates(cr):
             got.add(SAMPLING)
         elif cr.side == Side.TRAINING:
             got.add(TRAINING)
