@@ -70,3 +70,20 @@ def test_callback_arguments_bind_to_the_worker_parameters():
     ``run_in_executor`` and ``create_task`` are typed inside the worker."""
     assert wrong_labels("accuracy_callbacks") == []
     assert "queue-put" in own_signals("accuracy_callbacks", "relaymp.workers.Actor.run")
+
+
+def test_trajectory_handoff_reaches_the_consumer_two_hops_from_the_transport():
+    """E1: a client method and the feeder above it move what the mailbox carries."""
+    assert wrong_labels("accuracy_handoff_hops") == []
+
+
+def test_training_math_is_recognised_by_its_shape():
+    """G: a clipped surrogate, per-group normalisation and discounted returns in unusual words;
+    look-alikes (moving average, temperature softmax, report statistics) stay neutral."""
+    assert wrong_labels("accuracy_loss_shapes") == []
+
+
+def test_helpers_take_the_side_of_their_only_callers():
+    """K: private helpers called only from one side's code in the same class take that side;
+    logging helpers and helpers shared by both sides stay neutral."""
+    assert wrong_labels("accuracy_caller_context") == []
