@@ -56,6 +56,7 @@ class SideResult:
     own_matches: list[Match] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
+    hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
 
 
 def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
@@ -306,9 +307,14 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.export = {TRAINING: passed(TRAINING)}
     elif r.side == Side.HANDOFF:
         k = TRAJECTORY if r.kind == HandoffKind.TRAJECTORY else WEIGHT_SYNC
-        # a function that is the trajectory handoff only because it calls one is a single hop
-        # from the transport: its own callers (a utility's users) are not the handoff too
-        r.export = {k: passed(k)} if k != TRAJECTORY or own.get(TRAJECTORY) else {}
+        if k != TRAJECTORY or own.get(TRAJECTORY):
+            r.export = {k: passed(k)}
+        else:
+            r.hops, relay = _relay(fn, origins.get(TRAJECTORY), results)
+            # batch-type (container) evidence stops one hop up, a transport's two: a client
+            # method over the carrier and the feeder that collects from it both move its data;
+            # their callers (a utility's users, the training step) are not the handoff too
+            r.export = {k: passed(k)} if relay else {}
     else:
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
     key = _side_key(r)
@@ -417,6 +423,23 @@ def _moves_data(fn, origin: Origin | None) -> bool:
     if fn.definition.returned:
         return True
     return any(not _configish(p) for p in fn.params)
+
+
+TRANSPORT_HOPS = 2  # how far above a transport the trajectory handoff reaches (the transport's own body is 0)
+
+
+def _relay(fn, origin: Origin | None, results: Mapping[str, SideResult]) -> tuple[int, bool]:
+    """Hops from the transport, and whether this handoff passes its evidence on to its callers."""
+    if origin is None or not origin.via.startswith("callee:"):
+        return 1, False
+    cr = results.get(origin.via[len("callee:"):])
+    hops = (cr.hops if cr is not None else 0) + 1
+    return hops, hops < TRANSPORT_HOPS and not origin.container and _hands_on(fn)
+
+
+def _hands_on(fn) -> bool:
+    """The body hands data on: returns a value or takes data in (not only settings)."""
+    return bool(fn.definition.returned) or any(not _configish(p) for p in fn.params)
 
 
 def _configish(name: str) -> bool:
