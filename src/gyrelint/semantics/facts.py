@@ -171,9 +171,9 @@ class FnFacts:
     def tokens(self) -> frozenset[str]:
         """Identifier pieces of the body: names assigned, called, read, keys, params."""
         if self._tokens is None:
-            words: set[str] = set()
+            words: set[str] = set(tokens_of(self.definition.name))  # ``compute_group_adv``: its name says it
             for p in self.definition.params:
-                words.add(p.name.lower())
+                words.update(tokens_of(p.name))
             for a in self.assigns:
                 words.update(tokens_of(a.target))
                 if isinstance(a.value, str) and a.value_kind in ("call", "name", "unpack"):
