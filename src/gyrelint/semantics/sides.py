@@ -11,6 +11,7 @@ what it merely calls.
 
 from __future__ import annotations
 
+import re
 from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, nested_children
+from .facts import Facts, is_test_module, nested_children
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -197,7 +198,67 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
             results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
         else:
             _label_cycle(comp, facts, prepared, edges, results, matches)
+    caller_context(facts, edges, results)
     return results
+
+
+# helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
+# they do no side's work): they serve a side without being part of it
+_SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"
+                           r"dump|plot|wandb|tensorboard|profile|profiler|timer|timing|str|repr|format|config|setup|"
+                           r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
+                           r"validation|should|is|has|can|need|needs)($|_)")
+CONTEXT_ROUNDS = 4
+
+
+def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult]) -> None:
+    """A helper with no evidence of its own takes the side of its callers when they all sit on one
+    side, next to it (the same class for a method, the same module for a function) (pattern K).
+
+    A private helper that masks padding for the loss or builds stop words for the sampler is part
+    of that side's code although it calls no library with a side. Logging, persistence and
+    set-up helpers (by name), dunder methods and test code stay neutral; so does a helper called
+    from anywhere else or from both sides. Applied after propagation (it passes nothing up) in a
+    few rounds, so a helper of a helper follows.
+    """
+    callers: dict[str, set[str]] = {}
+    for u, row in edges.items():
+        for v in row:
+            if v != u:
+                callers.setdefault(v, set()).add(u)
+    for _ in range(CONTEXT_ROUNDS):
+        changed: list[tuple[str, str]] = []
+        for q in sorted(callers):
+            r = results.get(q)
+            fn = facts.functions.get(q)
+            if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+                continue
+            name = fn.definition.name
+            if name.startswith("__") or _SERVICE_NAME.search(name.lower()) or is_test_module(fn.module):
+                continue
+            sides: set[Side] = set()
+            for c in sorted(callers[q]):
+                cf = facts.functions.get(c)
+                cr = results.get(c)
+                if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module):
+                    sides = set()
+                    break
+                sides.add(cr.side)
+            if len(sides) == 1 and next(iter(sides)) in (Side.SAMPLING, Side.TRAINING):
+                changed.append((q, min(callers[q])))
+        for q, c in changed:  # applied after the round: the outcome does not depend on the order
+            r = results[q]
+            r.side = results[c].side
+            r.evidence = r.evidence + [Evidence(_context_signal(results[c], r.side), facts.functions[c].file,
+                                                facts.functions[c].line, f"caller:{c}")]
+        if not changed:
+            break
+
+
+def _context_signal(caller: SideResult, side: Side) -> str:
+    """The signal that put the caller on its side (what the helper's label rests on)."""
+    o = caller.origins.get(SAMPLING if side == Side.SAMPLING else TRAINING)
+    return o.signal if o is not None else "caller-context"
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
