@@ -87,3 +87,9 @@ def test_helpers_take_the_side_of_their_only_callers():
     """K: private helpers called only from one side's code in the same class take that side;
     logging helpers and helpers shared by both sides stay neutral."""
     assert wrong_labels("accuracy_caller_context") == []
+
+
+def test_a_queue_inside_one_side_is_no_handoff():
+    """E2: a sampler's own prompt and result queues (both ends on the sampling side) are plumbing;
+    a carrier class whose ends sit on no side of their own stays the trajectory handoff."""
+    assert wrong_labels("accuracy_queue_sides") == []
