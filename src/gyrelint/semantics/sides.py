@@ -218,8 +218,10 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
     A private helper that masks padding for the loss or builds stop words for the sampler is part
     of that side's code although it calls no library with a side. Logging, persistence and
     set-up helpers (by name), dunder methods and test code stay neutral; so does a helper called
-    from anywhere else or from both sides. Applied after propagation (it passes nothing up) in a
-    few rounds, so a helper of a helper follows.
+    from anywhere else or from both sides, or by a caller whose side is not solid (it rests on
+    decayed or spread-out scores: a mislabel there must not spread through its module).
+    Applied after propagation (it passes nothing up) in a few rounds, so a helper of a helper
+    follows.
     """
     callers: dict[str, set[str]] = {}
     for u, row in edges.items():
@@ -240,7 +242,8 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             for c in sorted(callers[q]):
                 cf = facts.functions.get(c)
                 cr = results.get(c)
-                if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module):
+                if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module) \
+                        or not cr.solid:
                     sides = set()
                     break
                 sides.add(cr.side)
@@ -249,6 +252,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
         for q, c in changed:  # applied after the round: the outcome does not depend on the order
             r = results[q]
             r.side = results[c].side
+            r.solid = True  # for its own helpers: the side came from solid callers
             r.evidence = r.evidence + [Evidence(_context_signal(results[c], r.side), facts.functions[c].file,
                                                 facts.functions[c].line, f"caller:{c}")]
         if not changed:
