@@ -1040,6 +1040,8 @@ class Resolver:
         fe = e[1]
         name = fe[2] if isinstance(fe, tuple) and fe and fe[0] == "a" else \
             fe[1] if isinstance(fe, tuple) and fe and fe[0] == "n" else ""
+        if name not in _CALLBACK_AT and not any(k == "target" for k, _ in e[3]):
+            return
         kw = dict((k, a) for k, a in e[3] if k != "**")
         if "target" in kw:
             fn = kw["target"]

@@ -11,6 +11,7 @@ facts. Resolved call targets from the graphs stage are merged in when present.
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -588,6 +589,7 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
                         cf.role, cf.role_strength = r, STRONG
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def is_test_module(module: str) -> bool:
     """Test code exercises the handoff; it is not the handoff surface of the product."""
     parts = module.split(".")

@@ -228,15 +228,19 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
         for v in row:
             if v != u:
                 callers.setdefault(v, set()).add(u)
+    todo = []
+    for q in sorted(callers):
+        r = results.get(q)
+        fn = facts.functions.get(q)
+        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+            continue
+        name = fn.definition.name
+        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or is_test_module(fn.module)):
+            todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
-        for q in sorted(callers):
-            r = results.get(q)
-            fn = facts.functions.get(q)
-            if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
-                continue
-            name = fn.definition.name
-            if name.startswith("__") or _SERVICE_NAME.search(name.lower()) or is_test_module(fn.module):
+        for q, fn in todo:
+            if results[q].side != Side.NEUTRAL:
                 continue
             sides: set[Side] = set()
             for c in sorted(callers[q]):
