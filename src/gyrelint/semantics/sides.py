@@ -198,7 +198,6 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
             results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
         else:
             _label_cycle(comp, facts, prepared, edges, results, matches)
-    caller_context(facts, edges, results)
     return results
 
 

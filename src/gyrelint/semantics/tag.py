@@ -13,7 +13,7 @@ from .catalog import SIGNALS, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
-from .sides import SideResult, assign_sides, call_edges
+from .sides import SideResult, assign_sides, call_edges, caller_context
 from .signals import SAMPLING, Match, Matcher
 
 
@@ -93,6 +93,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                 added = True
         if added:
             sides = assign_sides(facts, matches, graphs)
+    caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     join_queue_side(facts, sides, internal, dropped)
     sem.sides = sides
     for q, fn in facts.functions.items():
