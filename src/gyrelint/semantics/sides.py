@@ -256,16 +256,17 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r = results[q]
             r.side = results[c].side
             r.solid = True  # for its own helpers: the side came from solid callers
-            r.evidence = r.evidence + [Evidence(_context_signal(results[c], r.side), facts.functions[c].file,
-                                                facts.functions[c].line, f"caller:{c}")]
+            r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
 
 
-def _context_signal(caller: SideResult, side: Side) -> str:
-    """The signal that put the caller on its side (what the helper's label rests on)."""
-    o = caller.origins.get(SAMPLING if side == Side.SAMPLING else TRAINING)
-    return o.signal if o is not None else "caller-context"
+def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
+    """The evidence that put the caller on its side (what the helper's label rests on), via the caller."""
+    ev = caller.evidence[0] if caller.evidence else None
+    if ev is None:
+        return Evidence("caller-context", cf.file, cf.line, f"caller:{c}")
+    return Evidence(ev.signal, ev.file, ev.line, f"caller:{c}")
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
