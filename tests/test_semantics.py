@@ -204,7 +204,8 @@ def test_calls_into_labelled_chains_make_a_driver_below_the_score_thresholds():
     assert _calls_both_chains(0.55, 0.9, {}, both, res)
     assert not _calls_both_chains(0.55, 0.9, {}, {"gen.fit": 0.7, "util.log": 0.7}, res)
     assert not _calls_both_chains(0.55, 0.9, {}, {"gen.fit": 0.7, "learn.fit": 0.21}, res)  # name-guessed call
-    assert not _calls_both_chains(0.55, 0.9, {"training": 2.0}, both, res)  # its own training evidence decides
+    # decided structurally: own training evidence (inline advantage math) does not veto a driver
+    assert _calls_both_chains(0.55, 0.9, {"training": 2.0}, both, res)
     assert not _calls_both_chains(0.3, 0.9, {}, both, res)
     assert _calls_both_chains(0.5, 0.8, {}, {"loop.run": 0.595}, res)  # one of a few same-named drivers
 

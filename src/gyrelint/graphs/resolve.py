@@ -49,6 +49,11 @@ _CONTAINER_READ = frozenset({"get", "pop", "popleft", "popitem", "values", "item
                              "get_nowait"})
 
 
+# library calls that run a repo function later with the arguments after it: position of the function
+_CALLBACK_AT = {"submit": 0, "to_thread": 0, "call_soon": 0, "call_soon_threadsafe": 0, "run_in_executor": 1,
+                "apply_async": 0}
+
+
 # a callable that turns a dotted-path string into the object it names (plugin loaders:
 # ``load_function("pkg.mod.fn")``, ``import_string``, ``locate``, ``instantiate``...)
 _LOADER = re.compile(r"(?:^|_)(?:load|import|locate|instantiate|resolve)(?:_|$)|from_str|str_to|by_path|"
@@ -120,6 +125,8 @@ class Resolver:
         self.flows: list[tuple[str, object]] = []
         self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
         self.class_attrs: dict[str, set[str]] = defaultdict(set)
+        self.called_names: dict[str, set[str]] = defaultdict(set)  # function -> plain names it calls
+        self.dynamic_classes: set[str] = set()  # classes whose methods ``setattr(self, <computed>, ...)``
         self.cur_line = 0
         # worklist: which items (flows and call sites) read which keys
         self.reading: set[str] | None = None
@@ -155,6 +162,14 @@ class Resolver:
                     if params and kind != "static" and f.params[0].kind == "pos":
                         self._add(f"{q}.{params[0]}", {("c:" if kind == "class" else "i:") + cq})
         for mod, s in self.sums.items():
+            for site in s.calls:
+                if "." not in site.func:
+                    self.called_names[f"{mod}.{site.scope}"].add(site.func)
+                if site.func == "setattr" and len(site.args) >= 2 and site.args[0].value == "self" \
+                        and site.args[1].kind != "lit":
+                    cq = self._class_of_scope(mod, site.scope)
+                    if cq is not None:
+                        self.dynamic_classes.add(cq)
             for fl in s.flows:
                 key = (mod, fl.scope)
                 if fl.op in ("=", "for", "with", "ann"):
@@ -181,6 +196,14 @@ class Resolver:
             self.locals[key] -= names
         self._star_imports()
         self._flush()
+
+    def _class_of_scope(self, mod: str, scope: str) -> str | None:
+        """The class whose method (or a function nested in one) ``scope`` is."""
+        parts = scope.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            if ".".join(parts[:i]) in self.class_scopes.get(mod, ()):
+                return f"{mod}.{'.'.join(parts[:i])}"
+        return None
 
     def _collect_option_paths(self) -> None:
         """``add_argument("--rollout-fn-path", default="pkg.mod.fn")``: reading ``.rollout_fn_path``
@@ -738,7 +761,9 @@ class Resolver:
         if tag == "x:":
             name = v[2:]
             last = name.rsplit(".", 1)[-1]
-            if name in _PASSTHROUGH or last in ("partial", "wraps"):
+            if last == "wraps":  # ``functools.wraps(fn)`` makes a decorator that returns what it decorates
+                return [(name, "call")], {"rdec:"}
+            if name in _PASSTHROUGH or last == "partial":
                 if e[2]:
                     first_arg = e[2][0]
                     if not (isinstance(first_arg, tuple) and first_arg and first_arg[0] == "*"):
@@ -799,12 +824,30 @@ class Resolver:
                             self._write(cid, "*", r)
             if name == "map":
                 return targets, {f"l:{cid}"}
+        if name in ("zip", "enumerate") and args:
+            return targets, self._tuples(mod, scope, name, args)
         if name in _ITER_BUILTINS and args:
             vals = self.eval(mod, scope, args[0])
             return targets, (self.iterate(mod, scope, vals) if name == "next" else set(vals))
         if name in ("str.format", "str.join") or name.startswith("str."):
             return targets, set()
         return targets, res
+
+    def _tuples(self, mod: str, scope: str, name: str, args: list) -> set[str]:
+        """``zip(a, b)`` / ``enumerate(a)``: a list of tuples holding the elements of each argument.
+
+        Without it ``for h, x in zip(handles, chunks)`` bound nothing to ``h`` (the handles'
+        elements are objects, not tuples), and a fan-out over actor handles had no target.
+        """
+        tid = f"{mod}@{name}t.{scope}.{self.cur_line}"
+        lid = f"{mod}@{name}.{scope}.{self.cur_line}"
+        cols = [self.iterate(mod, scope, self.eval(mod, scope, a)) for a in args]
+        if name == "enumerate":
+            cols = [set(), cols[0]]
+        for i, vals in enumerate(cols):
+            self._write(tid, f"ki:{i}", vals)
+        self._write(lid, "*", {f"l:{tid}"})
+        return {f"l:{lid}"}
 
     def _call_container(self, mod: str, scope: str, spec: str, e: tuple) -> tuple[list, set[str]]:
         cont, _, meth = spec.rpartition("|")
@@ -938,7 +981,7 @@ class Resolver:
                     if dv[:2] in ("f:", "b:", "i:", "c:") or dv.startswith("rdec:"):
                         targets, res = self.call(mod, scope, dv, ("c", None, (("v", frozenset(vals)),), ()), bind=True)
                         self.implicit[(mod, scope, fl.line, "decorator")].update(t for t, _ in targets)
-                        new |= res
+                        new |= self._unwrap(targets, res, vals)
                     elif dv.startswith("x:") or dv.startswith("xi:"):
                         self.implicit[(mod, scope, fl.line, "decorator")].add(dv[2:] if dv[1] == ":" else dv[3:])
                 if new:
@@ -947,17 +990,81 @@ class Resolver:
             if key is not None:
                 self._add(key, vals)
 
+    def _unwrap(self, targets: list[tuple[str, str]], res, vals) -> set[str]:
+        """What a decorator gives back, with its forwarding wrappers replaced by the original.
+
+        A wrapper closure defined inside the decorator that calls the decorator's parameter
+        (``def inner(*a, **k): return fn(*a, **k)``) only forwards: binding the decorated name to
+        it would merge every decorated function of the repo into one spread of targets (the
+        closure's ``fn`` holds them all), so the name keeps the original function instead.
+        """
+        out: set[str] = set()
+        decorators = [t for t, _ in targets if t in self.funcs]
+        for v in res:
+            q = v[2:] if v[:2] == "f:" else None
+            if q is not None and any(q.startswith(d + ".") and self._forwards(q, d) for d in decorators):
+                out |= vals
+            else:
+                out.add(v)
+        return out
+
+    def _forwards(self, wrapper: str, decorator: str) -> bool:
+        """Whether ``wrapper`` (nested in ``decorator``) calls one of the decorator's parameters."""
+        dec = self.funcs.get(decorator)
+        if dec is None or not dec.params:
+            return False
+        names = {p.name for p in dec.params}
+        return bool(names & self.called_names.get(wrapper, _EMPTY))
+
     def step_call(self, mod: str, site: CallSite) -> None:
         self.cur_line = site.line
         e = site.expr
         if not isinstance(e, tuple) or e[0] != "c":
             return
         callees = self.eval(mod, site.scope, e[1])
+        if all(v[:2] in ("x:", "xi") for v in callees):
+            self._bind_callback(mod, site.scope, e)
         for v in sorted(callees) if len(callees) > 1 else callees:  # sorted: see run()
             tag = v[:2]
             if tag == "x:" or tag == "xi" or (tag == "B:" and v[2:] not in _BINDING_BUILTINS):
                 continue  # calling a library binds nothing in the repo
             self.call(mod, site.scope, v, e, bind=True)
+
+    def _bind_callback(self, mod: str, scope: str, e: tuple) -> None:
+        """A library call that runs a repo function later binds the arguments it is handed for it.
+
+        ``Process(target=f, args=(q,))``, ``Thread(target=f, kwargs={...})``, ``pool.submit(f, q)``,
+        ``loop.run_in_executor(ex, f, q)``, ``asyncio.to_thread(f, q)``: without this the worker's
+        parameters stayed untyped, so a queue handed to a worker process was no queue inside it.
+        """
+        fe = e[1]
+        name = fe[2] if isinstance(fe, tuple) and fe and fe[0] == "a" else \
+            fe[1] if isinstance(fe, tuple) and fe and fe[0] == "n" else ""
+        if name not in _CALLBACK_AT and not any(k == "target" for k, _ in e[3]):
+            return
+        kw = dict((k, a) for k, a in e[3] if k != "**")
+        if "target" in kw:
+            fn = kw["target"]
+            a = kw.get("args")
+            pos = tuple(a[2]) if isinstance(a, tuple) and a and a[0] == "l" else ()
+            d = kw.get("kwargs")
+            named = tuple((k[1], v) for k, v in d[2] if isinstance(k, tuple) and k and k[0] == "k"
+                          and isinstance(k[1], str)) if isinstance(d, tuple) and d and d[0] == "d" else ()
+        else:
+            at = _CALLBACK_AT.get(name)
+            if at is None or len(e[2]) <= at:
+                return
+            fn, pos, named = e[2][at], tuple(e[2][at + 1:]), tuple((k, a) for k, a in e[3] if k != "**")
+            if name == "apply_async":
+                a = kw.get("args")
+                pos = tuple(a[2]) if isinstance(a, tuple) and a and a[0] == "l" else ()
+                named = ()
+        if not pos and not named:
+            return
+        synthetic = ("c", None, pos, named)
+        for fv in sorted(self.eval(mod, scope, fn)):
+            if fv[:2] in ("f:", "b:"):
+                self.call(mod, scope, fv, synthetic, bind=True)
 
     def run(self) -> int:
         """Propagate to a fixed point with a worklist; returns the number of item runs."""
@@ -1046,10 +1153,22 @@ class Resolver:
                 if b[:2] == "i:":
                     recv_classes.add(b[2:])
             attr = fe[2]
-            if not edges and not recv and not attr.startswith("__"):
-                # unknown receiver: every repo method of that name, marked weak
-                for q in self.methods_by_name.get(attr, ()):
-                    edges.append(Edge(q, "weak", "weak"))
+            if attr == "remote":  # ``h.m.remote(...)`` / ``h.m.options(...).remote(...)`` call method ``m``
+                inner = fe[1]
+                if isinstance(inner, tuple) and inner and inner[0] == "c" and isinstance(inner[1], tuple) \
+                        and inner[1] and inner[1][0] == "a" and inner[1][2] == "options":
+                    inner = inner[1][1]
+                if isinstance(inner, tuple) and inner and inner[0] == "a":
+                    attr = inner[2]
+                    recv = self.eval(mod, site.scope, inner[1])
+            if not edges and not attr.startswith("__"):
+                dynamic = [b[2:] for b in sorted(recv) if b[:2] == "i:" and self._binds_at_run_time(b[2:])]
+                if not recv:
+                    # unknown receiver: every repo method of that name, marked weak
+                    for q in self.methods_by_name.get(attr, ()):
+                        edges.append(Edge(q, "weak", "weak"))
+                elif dynamic:
+                    edges += self._run_time_bound(attr, dynamic)
         if fe == ("n", "getattr") and e[2]:
             recv_classes |= {b[2:] for b in self.eval(mod, site.scope, e[2][0]) if b[:2] == "i:"}
         # dispatch by string: a literal naming a method of the receiver's class or of any repo class
@@ -1095,6 +1214,23 @@ class Resolver:
                         seen.add(q)
                         edges.append(Edge(q, "weak", "getattr"))
         return edges
+
+    def _binds_at_run_time(self, cq: str) -> bool:
+        """The class (or a repo base) sets attributes by computed name or defines ``__getattr__``."""
+        return any(c in self.dynamic_classes or f"{c}.__getattr__" in self.funcs
+                   for c in self.mro(cq) if not c.startswith("x:"))
+
+    def _run_time_bound(self, attr: str, classes: list[str]) -> list[Edge]:
+        """Targets of ``obj.attr()`` when ``obj``'s class binds ``attr`` at run time: the repo's
+        methods of that name outside those classes; when some carry a decorator (the mark a
+        binding loop looks for), only those, and exact when they are few."""
+        own = set(classes)
+        cands = [q for q in self.methods_by_name.get(attr, ()) if self.method_class.get(q) not in own]
+        marked = [q for q in cands if self.funcs[q].decorators]
+        if marked:
+            kind = "exact" if len(marked) <= 4 else "weak"
+            return [Edge(q, kind, "dynamic") for q in marked]
+        return [Edge(q, "weak", "dynamic") for q in cands]
 
     def attr_types(self) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {}

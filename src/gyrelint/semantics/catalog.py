@@ -287,8 +287,18 @@ def _tok_has(fn: FnFacts, *parts: str) -> bool:
     return any(p in text for p in parts)
 
 
+def _tensor_min(fn: FnFacts) -> bool:
+    """An element-wise min/max of tensors (``torch.min(a, b)``, ``a.minimum(b)``), not the builtin."""
+    return any(c.method in ("min", "max", "minimum", "maximum") and not (c.names and c.names[0].startswith("<builtin>"))
+               and (c.site.receiver or c.names) for c in fn.calls)
+
+
 def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or _tok_has(fn, "gae")):
+        # discounted returns in other words: a backwards accumulation with a discount factor
+        if _tok_has(fn, "gamma", "discount") and _has_call(fn, "reversed", "flip", "discount_cumsum") \
+                and _tok_has(fn, "return", "reward", "rew"):
+            return ((_lines_of(fn, lambda c: c.method in ("reversed", "flip")), MEDIUM),)
         return ()
     discount = _tok_has(fn, "gamma", "discount")
     lam = _tok_has(fn, "lam", "gae")
@@ -306,6 +316,10 @@ def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if not _has_call(fn, "mean", "std_mean"):
         return ()
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()):
+        # per-group normalisation of scores in other words: reshaped or selected by group
+        if _tok_has(fn, "group", "prompt") and _has_call(fn, "view", "reshape", "unflatten", "unique", "split") \
+                and _tok_has(fn, "reward", "score", "return"):
+            return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), MEDIUM),)
         return ()
     if _tok_has(fn, "reward", "score", "return"):
         return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), STRONG),)
@@ -321,6 +335,9 @@ def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "clamp_")), STRONG),)
     if ratio and adv and logp and _has_call(fn, "exp"):
         return ((_lines_of(fn, lambda c: c.method == "exp"), MEDIUM),)
+    if clamp and _has_call(fn, "exp") and _tensor_min(fn):
+        # the clipped surrogate's shape whatever the words: min(r*A, clamp(r)*A) with r = exp(...)
+        return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "clamp_")), MEDIUM),)
     return ()
 
 
@@ -741,7 +758,9 @@ SIGNALS: tuple[Signal, ...] = (
            "    advantages = torch.stack(advantages_reversed[::-1], dim=1)\n    returns = advantages + values\n"
            "    return advantages, returns\n",
        ),
-       examples_nomatch=("def target(xs):\n    return list(reversed(xs))\n",)),
+       examples_nomatch=("def target(xs):\n    return list(reversed(xs))\n",
+                         "def target(values, decay):\n    avg = 0.0\n    for v in values:\n"
+                         "        avg = decay * avg + (1 - decay) * v\n    return avg\n")),
     _s(id="group-norm-advantage", side=TRAINING, weight=2.5,
        rationale="Normalising rewards within a group of samples (GRPO-style) turns them into advantages.",
        body=_group_norm,
@@ -758,8 +777,11 @@ SIGNALS: tuple[Signal, ...] = (
            "import torch\n\ndef target(log_probs, old_log_probs, advantages, eps):\n"
            "    ratio = torch.exp(log_probs - old_log_probs)\n    surr1 = ratio * advantages\n"
            "    surr2 = ratio.clamp(1 - eps, 1 + eps) * advantages\n    return -torch.min(surr1, surr2).mean()\n",
+           "import torch\n\ndef target(delta, w, eps):\n    r = delta.exp()\n"
+           "    return -torch.min(r * w, r.clamp(1 - eps, 1 + eps) * w).mean()\n",
        ),
-       examples_nomatch=("import torch\n\ndef target(x, lo, hi):\n    return torch.clamp(torch.exp(x), lo, hi)\n",)),
+       examples_nomatch=("import torch\n\ndef target(x, lo, hi):\n    return torch.clamp(torch.exp(x), lo, hi)\n",
+                         "def target(x, n):\n    return x.exp().clamp(0, 1) * min(n, 4)\n")),
     _s(id="kl-penalty", side=TRAINING, weight=2.0,
        rationale="A KL term between policy and reference log-probs regularises the training objective.",
        calls=("torch.nn.functional.kl_div", "torch.distributions.kl_divergence", "torch.distributions.kl.*"),

@@ -11,6 +11,7 @@ facts. Resolved call targets from the graphs stage are merged in when present.
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -114,10 +115,15 @@ class CallFact:
     instance: bool = False  # the callee text is an object of a learned type (``self.actor(...)``)
     obj_role: str | None = None  # role of the object called directly (``self.model(...)``, ``env(...)``)
     ext_own: bool = False  # our own import/annotation typing says the callee is a library's
+    junk_only: bool = False  # every repo target is a wrapper closure or a test module's (see _drop_junk)
 
     def into_repo(self, caller: str) -> bool:
-        """Resolved exactly to repo code (other than the caller), and not typed as a library call."""
-        if self.ext_own or self.kind != EXACT:
+        """Resolved exactly to repo code (other than the caller), and not typed as a library call.
+
+        Targets that are only wrapper closures or test doubles do not count: a points-to set
+        polluted by them must not switch off what the method name alone says.
+        """
+        if self.ext_own or self.kind != EXACT or self.junk_only:
             return False
         return any(t != caller for t in self.targets)
 
@@ -166,9 +172,9 @@ class FnFacts:
     def tokens(self) -> frozenset[str]:
         """Identifier pieces of the body: names assigned, called, read, keys, params."""
         if self._tokens is None:
-            words: set[str] = set()
+            words: set[str] = set(tokens_of(self.definition.name))  # ``compute_group_adv``: its name says it
             for p in self.definition.params:
-                words.add(p.name.lower())
+                words.update(tokens_of(p.name))
             for a in self.assigns:
                 words.update(tokens_of(a.target))
                 if isinstance(a.value, str) and a.value_kind in ("call", "name", "unpack"):
@@ -570,7 +576,9 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
             ext = tuple(t for t in targets if t not in facts.functions and t not in facts.classes
                         and not _is_repo_name(t, facts) and _sane(t))[:6]
             if repo:
-                cf.targets = repo
+                kept = _drop_junk(cf, repo, caller, facts)
+                cf.targets = kept or repo
+                cf.junk_only = not kept
                 cf.kind = rc.kind
             if ext:
                 cf.names = tuple(dict.fromkeys((*ext, *cf.names)))
@@ -579,6 +587,36 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
                     r = facts.type_role(recv_type) if recv_type else None
                     if r:
                         cf.role, cf.role_strength = r, STRONG
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_test_module(module: str) -> bool:
+    """Test code exercises the handoff; it is not the handoff surface of the product."""
+    parts = module.split(".")
+    return any(p in ("tests", "test", "testing") or p.startswith("test_") or p == "conftest" for p in parts)
+
+
+def _drop_junk(cf: CallFact, targets: tuple[str, ...], caller: str, facts: Facts) -> tuple[str, ...]:
+    """A call's repo targets without the ones a points-to set drags in that the call cannot mean.
+
+    Closures nested in another function under a name other than the called one (a decorator's
+    wrapper holds every function it decorates) and, for product code, test modules' doubles.
+    When some target carries the called method's name, the other-named functions go too (the
+    constructor and call protocol methods stay).
+    """
+    in_tests = is_test_module(caller)
+    out = []
+    for t in targets:
+        name = t.rsplit(".", 1)[-1]
+        if not in_tests and is_test_module(t):
+            continue
+        if t in facts.functions and name != cf.method and t.rpartition(".")[0] in facts.functions:
+            continue
+        out.append(t)
+    if cf.site.receiver and any(t.rsplit(".", 1)[-1] == cf.method for t in out):
+        out = [t for t in out if t.rsplit(".", 1)[-1] in (cf.method, "__init__", "__call__", "forward")
+               or t not in facts.functions]
+    return tuple(out)
 
 
 def extra_edges(facts: Facts) -> None:

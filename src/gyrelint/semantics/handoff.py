@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from ..model import HandoffKind, ModuleReport, Side
-from .facts import Facts
-from .sides import SideResult
+from .facts import Facts, is_test_module
+from .sides import INHERITED_THRESHOLD, SideResult
+from .signals import SAMPLING, TRAINING
 
 # parameter-update evidence, strongest first
 _UPDATE_SIGNALS = ("optimizer-step", "megatron-forward-backward", "engine-backward", "tensor-backward",
@@ -117,12 +118,6 @@ def _no_loops(path: list[str]) -> list[str]:
     return out
 
 
-def is_test_module(module: str) -> bool:
-    """Test code exercises the handoff; it is not the handoff surface of the product."""
-    parts = module.split(".")
-    return any(p in ("tests", "test", "testing") or p.startswith("test_") or p == "conftest" for p in parts)
-
-
 def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: set[str],
           fwd: dict[str, list[str]], rev: dict[str, list[str]], reached: set[str]) -> list[str] | None:
     """Best path: through a driver (the step loop) when one joins both, else the closest link."""
@@ -204,3 +199,52 @@ def module_reports(facts: Facts, sides: dict[str, SideResult], boundary: list[st
     ms = module_sides(facts, sides)
     b = set(boundary)
     return [ModuleReport(m, s, m in b) for m, s in sorted(ms.items())]
+
+
+QUEUE_SIGNALS = frozenset({"queue-put", "queue-get"})
+_QUEUE_PUT = frozenset({"put", "put_nowait", "put_async"})
+_QUEUE_GET = frozenset({"get", "get_nowait", "get_async"})
+
+
+def internal_queue_sites(facts: Facts, sides: dict[str, SideResult]) -> dict[str, tuple[str, set[int]]]:
+    """Queue put/get lines whose queue never leaves one side: function -> (that side, lines) (pattern E2).
+
+    A queue is the trajectory handoff only when its producer and its consumer sit on different
+    sides. A queue held by a class (``self.pending``) whose putting and getting methods carry
+    sampling evidence only (a rollout worker's prompt queue, its finished-generations queue) or
+    training evidence only is that side's plumbing. The side of a method is read from its
+    sampling and training scores, which the queue signals (trajectory evidence) do not feed.
+    A queue with no method on any side (a carrier class between the sides) keeps its signals.
+    """
+    ends: dict[tuple[str, str], list[tuple[str, int, bool]]] = {}
+    for q, fn in facts.functions.items():
+        if fn.cls is None:
+            continue
+        for c in fn.calls:
+            rec = c.site.receiver or ""
+            if c.role != "queue" or not rec.startswith("self.") or rec.count(".") != 1:
+                continue
+            if c.method in _QUEUE_PUT or c.method in _QUEUE_GET:
+                ends.setdefault((fn.cls, rec[5:]), []).append((q, c.site.line, c.method in _QUEUE_PUT))
+    out: dict[str, tuple[str, set[int]]] = {}
+    for _, uses in sorted(ends.items()):
+        if not any(put for _, _, put in uses) or all(put for _, _, put in uses):
+            continue  # one end only here: the other end is elsewhere
+        found = {_lean(sides.get(q)) for q, _, _ in uses} - {None}
+        if len(found) == 1:
+            side = found.pop()
+            for q, line, _ in uses:
+                out.setdefault(q, (side, set()))[1].add(line)
+    return out
+
+
+def _lean(r: SideResult | None) -> str | None:
+    """The side a function's sampling/training scores point to, if they clearly point to one."""
+    if r is None:
+        return None
+    s, t = r.total.get(SAMPLING, 0.0), r.total.get(TRAINING, 0.0)
+    if s >= INHERITED_THRESHOLD and s > 2 * t:
+        return SAMPLING
+    if t >= INHERITED_THRESHOLD and t > 2 * s:
+        return TRAINING
+    return None

@@ -11,6 +11,7 @@ what it merely calls.
 
 from __future__ import annotations
 
+import re
 from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, nested_children
+from .facts import Facts, is_test_module, nested_children
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -55,6 +56,8 @@ class SideResult:
     origins: dict[str, Origin] = field(default_factory=dict)
     own_matches: list[Match] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
+    hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
 
 
 def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
@@ -126,7 +129,8 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
     for parent, kids in nested_children(facts).items():
         row = out.setdefault(parent, {})
         for k in kids:
-            row[k] = max(row.get(k, 0.0), DECAY_EXACT)
+            if not _forwarding_wrapper(facts.functions[k], facts.functions[parent]):
+                row[k] = max(row.get(k, 0.0), DECAY_EXACT)
     g = graphs.calls
     if (not any_targets or not graphs.resolved) and g.number_of_edges():
         for u, v, data in g.edges(data=True):
@@ -137,6 +141,16 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
             if row.get(v, 0.0) < d:
                 row[v] = d
     return out
+
+
+def _forwarding_wrapper(child, parent) -> bool:
+    """A closure that calls its enclosing function's parameter: a decorator's wrapper.
+
+    The decorator defines and returns it for every function it decorates; it does not run
+    it, so the closure (which calls all of them) is no part of the decorator's own body.
+    """
+    names = {p.name for p in parent.definition.params}
+    return any(c.site.func in names for c in child.calls)
 
 
 def _order(functions: list[str], edges: dict[str, dict[str, float]]) -> list[list[str]]:
@@ -185,6 +199,74 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
         else:
             _label_cycle(comp, facts, prepared, edges, results, matches)
     return results
+
+
+# helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
+# they do no side's work): they serve a side without being part of it
+_SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"
+                           r"dump|plot|wandb|tensorboard|profile|profiler|timer|timing|str|repr|format|config|setup|"
+                           r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
+                           r"validation|should|is|has|can|need|needs)($|_)")
+CONTEXT_ROUNDS = 4
+
+
+def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult]) -> None:
+    """A helper with no evidence of its own takes the side of its callers when they all sit on one
+    side, next to it (the same class for a method, the same module for a function) (pattern K).
+
+    A private helper that masks padding for the loss or builds stop words for the sampler is part
+    of that side's code although it calls no library with a side. Logging, persistence and
+    set-up helpers (by name), dunder methods and test code stay neutral; so does a helper called
+    from anywhere else or from both sides, or by a caller whose side is not solid (it rests on
+    decayed or spread-out scores: a mislabel there must not spread through its module).
+    Applied after propagation (it passes nothing up) in a few rounds, so a helper of a helper
+    follows.
+    """
+    callers: dict[str, set[str]] = {}
+    for u, row in edges.items():
+        for v in row:
+            if v != u:
+                callers.setdefault(v, set()).add(u)
+    todo = []
+    for q in sorted(callers):
+        r = results.get(q)
+        fn = facts.functions.get(q)
+        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+            continue
+        name = fn.definition.name
+        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or is_test_module(fn.module)):
+            todo.append((q, fn))
+    for _ in range(CONTEXT_ROUNDS):
+        changed: list[tuple[str, str]] = []
+        for q, fn in todo:
+            if results[q].side != Side.NEUTRAL:
+                continue
+            sides: set[Side] = set()
+            for c in sorted(callers[q]):
+                cf = facts.functions.get(c)
+                cr = results.get(c)
+                if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module) \
+                        or not cr.solid:
+                    sides = set()
+                    break
+                sides.add(cr.side)
+            if len(sides) == 1 and next(iter(sides)) in (Side.SAMPLING, Side.TRAINING):
+                changed.append((q, min(callers[q])))
+        for q, c in changed:  # applied after the round: the outcome does not depend on the order
+            r = results[q]
+            r.side = results[c].side
+            r.solid = True  # for its own helpers: the side came from solid callers
+            r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
+        if not changed:
+            break
+
+
+def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
+    """The evidence that put the caller on its side (what the helper's label rests on), via the caller."""
+    ev = caller.evidence[0] if caller.evidence else None
+    if ev is None:
+        return Evidence("caller-context", cf.file, cf.line, f"caller:{c}")
+    return Evidence(ev.signal, ev.file, ev.line, f"caller:{c}")
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
@@ -253,10 +335,13 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
     own_w = own.get(WEIGHT_SYNC, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
+    delegated = _delegated_side(q, own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _drives_both(s, t, own, firm) or _calls_both_chains(s, t, own, out_edges, results):
+    elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
+    elif delegated is not None:
+        r.side, r.kind = _SIDE_OF[delegated[0]]
     else:
         best_k, best_v = max(((k, total.get(k, 0.0)) for k in KEYS), key=lambda kv: kv[1])
         if best_k == TRAJECTORY and max(s, t) >= INHERITED_THRESHOLD:
@@ -278,7 +363,12 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         v = total.get(k, 0.0) - SETUP_FACTOR * setup.get(k, 0.0)
         return min(max(v, 0.0), CAP)
 
-    if r.side == Side.DRIVER:
+    if delegated is not None and (r.side, r.kind) == _SIDE_OF[delegated[0]]:
+        # a plain delegation passes its callee's side on undecayed (see _delegated_side)
+        k = delegated[0]
+        r.export = {k: min(max(passed(k), delegated[1]), CAP)}
+        r.solid = True
+    elif r.side == Side.DRIVER:
         r.export = {SAMPLING: passed(SAMPLING), TRAINING: passed(TRAINING)}
     elif r.side == Side.SAMPLING:
         r.export = {SAMPLING: passed(SAMPLING)}
@@ -286,13 +376,75 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.export = {TRAINING: passed(TRAINING)}
     elif r.side == Side.HANDOFF:
         k = TRAJECTORY if r.kind == HandoffKind.TRAJECTORY else WEIGHT_SYNC
-        # a function that is the trajectory handoff only because it calls one is a single hop
-        # from the transport: its own callers (a utility's users) are not the handoff too
-        r.export = {k: passed(k)} if k != TRAJECTORY or own.get(TRAJECTORY) else {}
+        if k != TRAJECTORY or own.get(TRAJECTORY):
+            r.export = {k: passed(k)}
+        else:
+            r.hops, relay = _relay(fn, origins.get(TRAJECTORY), results)
+            # batch-type (container) evidence stops one hop up, a transport's two: a client
+            # method over the carrier and the feeder that collects from it both move its data;
+            # their callers (a utility's users, the training step) are not the handoff too
+            r.export = {k: passed(k)} if relay else {}
     else:
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
+    key = _side_key(r)
+    r.solid = r.solid or (key is not None and own.get(key, 0.0) >= THRESHOLD)
     r.evidence = _evidence(fn.file, r, own_matches)
     return r
+
+
+FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
+_SIDE_OF: dict[str, tuple[Side, HandoffKind | None]] = {
+    SAMPLING: (Side.SAMPLING, None), TRAINING: (Side.TRAINING, None),
+    WEIGHT_SYNC: (Side.HANDOFF, HandoffKind.WEIGHT_SYNC),
+}
+
+
+def _side_key(r: SideResult) -> str | None:
+    """The side a callee's label stands for, in score keys (the trajectory handoff excluded: see E1)."""
+    if r.side == Side.SAMPLING:
+        return SAMPLING
+    if r.side == Side.TRAINING:
+        return TRAINING
+    if r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC:
+        return WEIGHT_SYNC
+    return None
+
+
+def _delegated_side(q: str, own: dict[str, float], total: dict[str, float], out_edges: dict[str, float],
+                    results: Mapping[str, SideResult]) -> tuple[str, float] | None:
+    """The side a body with no evidence of its own takes from its callees, and what it passes on.
+
+    Scores decay ×0.7 per call, so a rollout actor's method six plain delegations above the
+    engine call came out neutral although every hop only forwards. Labels are inherited
+    instead: when the firm callees that carry a side all carry the same one, and one of them
+    is reached by an exact single-target call and holds its side *solidly* (its own evidence,
+    or such a delegation), the body takes that side and passes on the callee's score
+    undecayed. A side that only rests on decayed or spread-out scores keeps decaying, so an
+    imprecise edge cannot carry it up a whole chain. Competing evidence from elsewhere (weak
+    calls, neutral callees' halves) still wins when it is stronger. Functions nested in the
+    body are its definitions, not calls it delegates to.
+    """
+    if any(own.get(k, 0.0) > 0 for k in KEYS):
+        return None
+    found: dict[str, float] = {}
+    solid: dict[str, float] = {}
+    for callee, decay in out_edges.items():
+        if decay < FIRM:
+            continue
+        cr = results.get(callee)
+        k = _side_key(cr) if cr is not None else None
+        if k is None:
+            continue
+        found[k] = max(found.get(k, 0.0), cr.export.get(k, 0.0))  # type: ignore[union-attr]
+        if decay >= DECAY_EXACT and cr.solid and not callee.startswith(q + "."):  # type: ignore[union-attr]
+            solid[k] = max(solid.get(k, 0.0), cr.export.get(k, 0.0))  # type: ignore[union-attr]
+    if len(found) != 1 or not solid:
+        return None
+    (k, v), = solid.items()
+    rival = max((total.get(j, 0.0) for j in (SAMPLING, TRAINING, WEIGHT_SYNC) if j != k), default=0.0)
+    if v <= 0 or rival >= max(total.get(k, 0.0), INHERITED_THRESHOLD):
+        return None
+    return k, v
 
 
 def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, float]) -> bool:
@@ -310,6 +462,16 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
         return True
     weaker = SAMPLING if s < t else TRAINING
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
+
+
+_NOT_GENERATION = frozenset({"reward-scoring"})  # rollout-side, but scoring, not acting with the policy
+
+
+def _generates(r: SideResult) -> bool:
+    """Whether a result's sampling evidence is a generation chain (engine, env, HTTP generate),
+    not only reward scoring."""
+    o = r.origins.get(SAMPLING)
+    return o is None or o.signal not in _NOT_GENERATION
 
 
 def _container_origin(r: SideResult) -> bool:
@@ -332,6 +494,23 @@ def _moves_data(fn, origin: Origin | None) -> bool:
     return any(not _configish(p) for p in fn.params)
 
 
+TRANSPORT_HOPS = 2  # how far above a transport the trajectory handoff reaches (the transport's own body is 0)
+
+
+def _relay(fn, origin: Origin | None, results: Mapping[str, SideResult]) -> tuple[int, bool]:
+    """Hops from the transport, and whether this handoff passes its evidence on to its callers."""
+    if origin is None or not origin.via.startswith("callee:"):
+        return 1, False
+    cr = results.get(origin.via[len("callee:"):])
+    hops = (cr.hops if cr is not None else 0) + 1
+    return hops, hops < TRANSPORT_HOPS and not origin.container and _hands_on(fn)
+
+
+def _hands_on(fn) -> bool:
+    """The body hands data on: returns a value or takes data in (not only settings)."""
+    return bool(fn.definition.returned) or any(not _configish(p) for p in fn.params)
+
+
 def _configish(name: str) -> bool:
     low = name.lower()
     return low in ("config", "cfg", "args", "kwargs", "options", "settings", "conf", "opts", "hparams") or \
@@ -342,25 +521,27 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
                        results: Mapping[str, SideResult]) -> bool:
     """The body runs the loop by calling code already labelled sampling and code labelled training.
 
-    A driver often holds no signal of its own: it calls the sampler's entry (a rollout
-    actor's method over a Ray handle, a generator object) and then the trainer's step, each
-    several hops above its evidence, so the decayed scores stay under the thresholds that
-    ``_drives_both`` asks of raw evidence. Calling a driver counts for both chains (a launcher
-    that starts the loop). Only firm calls count (exact, at most a few same-named targets), and
-    a body with strong evidence of its own for one side keeps that side.
+    Decided structurally, whatever the body's own evidence: a loop that normalises advantages
+    inline still drives both chains when it calls the sampler and the learner. A driver often
+    holds no signal of its own: it calls the sampler's entry (a rollout actor's method over a
+    Ray handle, a generator object) and then the trainer's step, each several hops above its
+    evidence, so the decayed scores stay under the thresholds that ``_drives_both`` asks of raw
+    evidence. Calling a driver counts for both chains (a launcher that starts the loop). Only
+    firm calls count (exact, at most a few same-named targets), and the sampling callee must
+    be a generation chain: a training step that scores with a reward model stays training.
     """
-    if min(s, t) < INHERITED_THRESHOLD or own.get(SAMPLING, 0.0) + own.get(TRAINING, 0.0) >= THRESHOLD:
+    if min(s, t) < INHERITED_THRESHOLD:
         return False
     got: set[str] = set()
     for callee, decay in sorted(out_edges.items()):
-        if decay < DECAY_EXACT * 0.85:
+        if decay < FIRM:
             continue
         cr = results.get(callee)
         if cr is None:
             continue
         if cr.side == Side.DRIVER:
             return True
-        if cr.side == Side.SAMPLING:
+        if cr.side == Side.SAMPLING and _generates(cr):
             got.add(SAMPLING)
         elif cr.side == Side.TRAINING:
             got.add(TRAINING)

@@ -6,15 +6,15 @@ from dataclasses import dataclass, field
 
 from ..graphs import Graphs
 from ..index import Index
-from ..model import Diagnostic, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
+from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
-from .handoff import boundary_modules, module_reports, weight_sync_path
-from .sides import SideResult, assign_sides, call_edges
-from .signals import Match, Matcher
+from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
+from .sides import SideResult, assign_sides, call_edges, caller_context
+from .signals import SAMPLING, Match, Matcher
 
 
 @dataclass(slots=True)
@@ -69,6 +69,15 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if m:
             matches[q] = m
     sides = assign_sides(facts, matches, graphs)
+    # a queue whose ends all sit on one side is that side's plumbing, not the handoff
+    internal = internal_queue_sites(facts, sides)
+    dropped: dict[str, list[Match]] = {}
+    if internal:
+        for q, (_, lines) in internal.items():
+            ms = matches.get(q, [])
+            dropped[q] = [m for m in ms if m.signal.id in QUEUE_SIGNALS and m.line in lines]
+            matches[q] = [m for m in ms if m not in dropped[q]]
+        sides = assign_sides(facts, matches, graphs)
     # second pass: the trajectory containers are known now; code that builds, returns or
     # buffers them is the trajectory handoff
     edges = call_edges(facts, graphs)
@@ -82,6 +91,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                 added = True
         if added:
             sides = assign_sides(facts, matches, graphs)
+    caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
+    join_queue_side(facts, sides, internal, dropped)
     sem.sides = sides
     for q, fn in facts.functions.items():
         r = sides.get(q)
@@ -102,6 +113,19 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     sem.boundary_modules = boundary_modules(facts, sides, containers)
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def join_queue_side(facts: Facts, sides: dict[str, SideResult], internal: dict[str, tuple[str, set[int]]],
+                    dropped: dict[str, list[Match]]) -> None:
+    """An end of a queue internal to one side with no side of its own belongs to that side
+    (the method that collects a generation loop's results, the one that feeds it prompts)."""
+    for q, (side, _) in sorted(internal.items()):
+        r = sides.get(q)
+        if r is None or r.side != Side.NEUTRAL or not dropped.get(q):
+            continue
+        r.side = Side.SAMPLING if side == SAMPLING else Side.TRAINING
+        m = min(dropped[q], key=lambda m: m.line)
+        r.evidence = [*r.evidence, Evidence(m.signal.id, facts.functions[q].file, m.line, "own")]
 
 
 def _ranked(sem: Semantics, sides: dict[str, SideResult], kind: HandoffKind) -> list[str]:

@@ -1,0 +1,95 @@
+"""Side tagging on the per-pattern fixtures of the accuracy error analysis (patterns A, B, C, D, I).
+
+Each fixture under ``tests/fixtures/accuracy_*`` is a small repo written for one pattern, in
+names of its own, with its hand labels in ``labels.json`` (``side`` or ``handoff/<kind>``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from gyrelint.api import analyze
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+@cache
+def _analysis(name: str):
+    return analyze(FIX / name, use_cache=False, jobs=1, run_rules=False)
+
+
+def _got(a, q: str) -> str:
+    f = a.functions.get(q)
+    if f is None:
+        return "absent"
+    return f.side.value + (f"/{f.handoff_kind.value}" if f.handoff_kind is not None else "")
+
+
+def wrong_labels(name: str) -> list[str]:
+    """Every labelled function of the fixture whose tag differs from its label."""
+    a = _analysis(name)
+    labels = json.loads((FIX / name / "labels.json").read_text(encoding="utf-8"))
+    return [f"{q}: label {want}, got {_got(a, q)}" for q, want in sorted(labels.items()) if _got(a, q) != want]
+
+
+def own_signals(name: str, q: str) -> set[str]:
+    return {e.signal for e in _analysis(name).functions[q].evidence if e.via == "own"}
+
+
+def test_chain_of_plain_delegations_keeps_its_side():
+    """C: 6-7 exact single-target hops above the engine call or the optimizer step."""
+    assert wrong_labels("accuracy_chain") == []
+
+
+def test_forwarding_wrappers_are_transparent():
+    """A: a shared timing decorator and a decorator factory over both sides, plus test doubles."""
+    assert wrong_labels("accuracy_wrappers") == []
+
+
+def test_name_only_hint_survives_a_call_resolved_to_a_test_double():
+    """A: a weight-update call whose only repo target is a test module's fake keeps its name-only hint."""
+    assert "weight-update-call" in own_signals("accuracy_wrappers", "tidal.learn.Updater.push_weights")
+
+
+def test_actor_handles_followed_through_zip_enumerate_options_and_runtime_binding():
+    """B: handle lists through zip/enumerate/indexing, ``.options(...).remote``, untyped handle
+    parameters, and methods a group binds onto itself with ``setattr`` at run time."""
+    assert wrong_labels("accuracy_handles") == []
+
+
+def test_driver_is_the_body_that_calls_both_chains():
+    """D: loops with inline advantage math call a deep sampler and the learner; a training step
+    that calls a reward scorer stays training."""
+    assert wrong_labels("accuracy_driver") == []
+
+
+def test_callback_arguments_bind_to_the_worker_parameters():
+    """I: channels handed over by ``Process(args=/kwargs=)``, ``Thread``, ``submit``,
+    ``run_in_executor`` and ``create_task`` are typed inside the worker."""
+    assert wrong_labels("accuracy_callbacks") == []
+    assert "queue-put" in own_signals("accuracy_callbacks", "relaymp.workers.Actor.run")
+
+
+def test_trajectory_handoff_reaches_the_consumer_two_hops_from_the_transport():
+    """E1: a client method and the feeder above it move what the mailbox carries."""
+    assert wrong_labels("accuracy_handoff_hops") == []
+
+
+def test_training_math_is_recognised_by_its_shape():
+    """G: a clipped surrogate, per-group normalisation and discounted returns in unusual words;
+    look-alikes (moving average, temperature softmax, report statistics) stay neutral."""
+    assert wrong_labels("accuracy_loss_shapes") == []
+
+
+def test_helpers_take_the_side_of_their_only_callers():
+    """K: private helpers called only from one side's code in the same class take that side;
+    logging helpers and helpers shared by both sides stay neutral."""
+    assert wrong_labels("accuracy_caller_context") == []
+
+
+def test_a_queue_inside_one_side_is_no_handoff():
+    """E2: a sampler's own prompt and result queues (both ends on the sampling side) are plumbing;
+    a carrier class whose ends sit on no side of their own stays the trajectory handoff."""
+    assert wrong_labels("accuracy_queue_sides") == []
