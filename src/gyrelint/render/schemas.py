@@ -88,7 +88,7 @@ def report_schema() -> dict[str, Any]:
         "source": _STR, "line": _LINE, "command": _STR, "function": _OPT_STR, "exists": {"type": "boolean"},
     }, required=["module", "file", "found_by"])
     evidence = _obj({"signal": _STR, "file": _STR, "line": _LINE,
-                     "via": {"type": "string", "pattern": "^(own|callee:.+)$"}})
+                     "via": {"type": "string", "pattern": "^(own|callee:.+|caller:.+)$"}})
     function = _obj({
         "qualname": _STR, "file": _STR, "line": _LINE, "side": _SIDE,
         "handoff_kind": {"enum": ["trajectory", "weight_sync", None]},
