@@ -15,11 +15,13 @@ from ..logcheck import (
     PROFILES,
     LogInputError,
     PatternError,
+    PatternTimeout,
     build_rules,
     check_logs,
 )
+from ..logcheck.escape import terminal
 from ..logcheck.follow import follow as follow_logs
-from ..logcheck.render import follow_line, to_dict, to_text
+from ..logcheck.render import follow_line, to_dict, to_markdown, to_text
 from ..settings import load_settings
 from .common import fail
 
@@ -31,7 +33,8 @@ from .common import fail
 @click.option("--pattern", "patterns", multiple=True, metavar="COUNTER=REGEX",
               help="Extra line regex for sampled|consumed|step|policy_version (repeatable). Group 1 is a running "
                    "total; COUNTER+=REGEX makes it an increment; no group counts matching lines.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="markdown: a report for a CI job summary ($GITHUB_STEP_SUMMARY) or a pull-request comment.")
 @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=DEFAULT_THRESHOLD, show_default=True,
               help="Largest fraction of sampled trajectories that may go unconsumed before it is flagged.")
 @click.option("--follow", is_flag=True, help="Tail the logs and print the verdict each time it changes.")
@@ -44,21 +47,22 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
     """Check a run from its logs: trajectories sampled and consumed, training steps, policy version.
 
     LOG may be - for standard input. Reads gyrelint.probe lines, JSON lines, key: value / key=value console lines, Python dict
-    lines and TensorBoard scalars exported as CSV. Exit 0 healthy, 1 problem, 2 unreadable input.
+    lines and TensorBoard scalars exported as CSV, plain or gzip-compressed, streamed (lines over 64 KiB are cut).
+    Exit 0 healthy or inconclusive, 1 problem, 2 unreadable input or a user pattern that runs over its time budget.
     """
     settings, diags = load_settings(Path.cwd())
     for d in diags:  # a broken pyproject only loses its [tool.gyrelint.counters]; say so
-        click.echo(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
-                   f"gyrelint: warning: {d.file}: {d.message}", err=True)
+        click.echo(terminal(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
+                            f"gyrelint: warning: {d.file}: {d.message}"), err=True)
     try:
-        rules = build_rules(profile, patterns, settings.counters)
+        rules = build_rules(profile, patterns, settings.counters, "pyproject.toml")
         until_rx = re.compile(until) if until else None
     except PatternError as exc:
         source = "pyproject.toml" if "tool.gyrelint" in str(exc) or "pattern" not in str(exc) else "--pattern"
-        fail(f"{source}: {exc}")
+        fail(terminal(f"{source}: {exc}"))
         return
     except re.error as exc:
-        fail(f"--until: invalid regex ({exc})")
+        fail(terminal(f"--until: invalid regex ({exc})"))
         return
     files = list(logs)
     if follow and "-" in files:
@@ -75,17 +79,17 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
             verdict = follow_logs(files, rules, threshold, emit, max_seconds=max_seconds, until=until_rx)
         else:
             verdict = check_logs(files, rules, threshold)
-    except LogInputError as exc:
-        fail(str(exc))
+    except (LogInputError, PatternTimeout) as exc:
+        fail(terminal(str(exc).replace("\n", " ")))
         return
     if verdict.status == "no-counters":
-        fail(f"{', '.join(files)}: no run counter found (sampled, consumed, step, policy_version); "
-             "log them with gyrelint.probe, or pass --pattern COUNTER=REGEX / --profile")
+        fail(terminal(f"{', '.join(files)}: no run counter found (sampled, consumed, step, policy_version); "
+                      "log them with gyrelint.probe, or pass --pattern COUNTER=REGEX / --profile"))
     if fmt == "json":
         if not follow:
             click.echo(json.dumps(to_dict(verdict, files, profile), indent=2))
-    elif follow:
-        click.echo(to_text(verdict))
+    elif fmt == "markdown":
+        click.echo(to_markdown(verdict, files))
     else:
         click.echo(to_text(verdict))
     sys.exit(verdict.exit_code)

@@ -1,0 +1,149 @@
+"""Time and peak memory of ``gyrelint logcheck`` on a generated multi-million-line log.
+
+Usage::
+
+    python bench/logcheck_scale.py [--lines 5000000] [--lines 1000000] [--base REV] [--pattern] [--gzip]
+
+Writes a log into a temporary folder (never into the repository): a mix of the line styles the
+readers understand (``step:N - key:value`` console lines, JSON lines with nested counters,
+``gyrelint-probe`` lines, Python dict lines, ``key=value`` lines and plain noise), then runs
+``python -m gyrelint logcheck LOG --format json`` in a fresh process per run and reports its wall
+time and peak RSS (``wait4``). The baseline, timed in the same run on the same file, is a bare
+Python loop over the file's lines (``for line in open(path, "rb")``): the ratio to it is the
+figure to compare across machines. Several ``--lines`` show whether time is linear in size.
+
+``--base REV`` also times that git revision's ``src/`` (exported with ``git archive``) on the
+same logs; ``--pattern`` adds a user ``--pattern`` (run in the time-bounded matcher);
+``--gzip`` checks a gzip-compressed copy too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_log(path: Path, lines: int, seed: int = 7) -> None:
+    """A log of ``lines`` lines mixing every style the readers understand (deterministic)."""
+    rng = random.Random(seed)
+    step = sampled = consumed = version = 0
+    with path.open("w") as f:
+        buf: list[str] = []
+        for i in range(lines):
+            kind = i % 10
+            if kind == 0:
+                step += 1
+                sampled += 256
+                buf.append(f"(TaskRunner pid=4242) step:{step} - actor/pg_loss:{rng.uniform(-1, 1):.4f} - "
+                           f"actor/entropy:{rng.random():.4f} - training/global_step:{step} - "
+                           f"fully_async/count/total_generated_samples:{sampled} - "
+                           f"fully_async/count/current_param_version:{version} - timing_s/step:{rng.random() * 20:.2f}")
+            elif kind == 1:
+                consumed += 256
+                buf.append(json.dumps({"step": step, "counters": {"num_consumed": consumed},
+                                       "loss": round(rng.random(), 5), "lr": 1e-6}))
+            elif kind == 2:
+                buf.append(f"gyrelint-probe sampled=+8 total={8 * (i // 10 + 1)} pid={100 + i % 4} t={1.7e9 + i:.6f}")
+            elif kind == 3:
+                buf.append(f"{{'loss': {rng.random():.4f}, 'grad_norm': {rng.random() * 3:.3f}, "
+                           f"'learning_rate': 1e-06, 'epoch': {i / lines:.4f}}}")
+            elif kind == 4:
+                version += 1 if i % 50 == 4 else 0
+                buf.append(f"INFO 12-03 10:00:00 worker.py:120] loss = {rng.random():.4f} kl={rng.random() / 10:.5f}")
+            else:
+                buf.append(f"INFO 12-03 10:00:{i % 60:02d} engine.py:88] Avg prompt throughput: {rng.random() * 900:.1f} "
+                           "tokens/s, Running: 12 reqs, Pending: 0 reqs")
+            if len(buf) >= 10_000:
+                f.write("\n".join(buf) + "\n")
+                buf.clear()
+        if buf:
+            f.write("\n".join(buf) + "\n")
+
+
+def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
+    """Wall seconds, peak RSS in MiB, exit code and the start of stderr of one run of ``cmd``."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=REPO)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        tail = err.read(400).decode(errors="replace")
+    return seconds, usage.ru_maxrss / 1024, proc.returncode, tail
+
+
+def bare_read(path: Path) -> tuple[float, float]:
+    code = "import sys\nn = 0\nfor line in open(sys.argv[1], 'rb'):\n    n += 1\n"
+    seconds, rss, rc, err = measure([sys.executable, "-c", code, str(path)], dict(os.environ))
+    if rc:
+        sys.exit(f"bare read failed: {err}")
+    return seconds, rss
+
+
+def export_tree(rev: str, into: Path) -> Path:
+    """``src/`` of git revision ``rev`` in a temporary folder."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lines", type=int, action="append", help="log size in lines (repeatable; default 5,000,000)")
+    ap.add_argument("--base", help="also time this git revision's src/")
+    ap.add_argument("--pattern", action="store_true", help="add a user --pattern (time-bounded matcher)")
+    ap.add_argument("--gzip", action="store_true", help="also check a gzip-compressed copy")
+    ap.add_argument("--base-only", action="store_true", help="time only the --base revision")
+    args = ap.parse_args()
+    sizes = args.lines or [5_000_000]
+    tmp = Path(tempfile.mkdtemp(prefix="gyrelint-logbench-"))
+    try:
+        trees = {} if args.base_only and args.base else {"work tree": REPO / "src"}
+        if args.base:
+            base_dir = tmp / "base"
+            base_dir.mkdir()
+            trees[f"base {args.base}"] = export_tree(args.base, base_dir)
+        extra = ["--pattern", r"consumed=num_consumed.: (\d+)"] if args.pattern else []
+        print(f"{'lines':>10} {'MB':>7} {'tree':<22} {'input':<6} {'seconds':>8} {'peak MiB':>9} "
+              f"{'x bare read':>11} {'s / M lines':>11}")
+        for n in sizes:
+            log = tmp / f"run-{n}.log"
+            write_log(log, n)
+            inputs = {"plain": log}
+            if args.gzip:
+                gz = tmp / f"run-{n}.log.gz"
+                with log.open("rb") as src, gzip.open(gz, "wb", compresslevel=1) as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                inputs["gzip"] = gz
+            bare_s, bare_rss = bare_read(log)
+            mb = log.stat().st_size / 1e6
+            print(f"{n:>10} {mb:>7.0f} {'bare line loop':<22} {'plain':<6} {bare_s:>8.2f} {bare_rss:>9.0f} "
+                  f"{1.0:>11.2f} {bare_s / n * 1e6:>11.2f}")
+            for name, src in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(src), "GYRELINT_CACHE_DIR": str(tmp / "cache")}
+                for kind, path in inputs.items():
+                    cmd = [sys.executable, "-m", "gyrelint", "logcheck", str(path), "--format", "json", *extra]
+                    seconds, rss, rc, err = measure(cmd, env)
+                    note = f"  exit {rc}" + (f": {err.strip()[:120]}" if rc not in (0, 1) else "")
+                    print(f"{n:>10} {mb:>7.0f} {name:<22} {kind:<6} {seconds:>8.2f} {rss:>9.0f} "
+                          f"{seconds / bare_s:>11.2f} {seconds / n * 1e6:>11.2f}{note}", flush=True)
+            for p in inputs.values():
+                p.unlink()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
