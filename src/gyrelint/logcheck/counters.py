@@ -20,6 +20,7 @@ from .usermatch import UserMatcher, UserPattern
 PROBE_PRECEDENCE = 3
 BATCH_LINES = 4096  # records per batch sent to the user-pattern matcher
 BATCH_BYTES = 1 << 20
+_INF = float("inf")
 
 
 LOW = 2  # step reports remembered per series (times, line numbers) to order version reports against
@@ -67,21 +68,29 @@ class Series:
             self.first = self.lo = self.hi = value
             self.first_rec = evidence_record(rec)
         else:
-            if value > self.last_value:
+            last = self.last_value
+            if value > last:
                 self.rises += 1
-            elif value < self.last_value:
+                if value > self.hi:
+                    self.hi = value
+            elif value < last:
                 self.monotone = False
-            self.lo, self.hi = min(self.lo, value), max(self.hi, value)
+                if value < self.lo:
+                    self.lo = value
         self.n += 1
         self.last_value = value
         self.total += value
         if value > 0:
             self.positive += value
-        if self.integral and not float(value).is_integer():
+        if self.integral and not value.is_integer():
             self.integral = False
-        self.last_rec = evidence_record(rec)
-        self.last_line = max(self.last_line, rec.line)
-        _keep_low(self.low_lines, rec.line)
+        self.last_rec = rec if len(rec.text) <= EVIDENCE_TEXT else evidence_record(rec)
+        line = rec.line
+        if line > self.last_line:
+            self.last_line = line
+        low = self.low_lines
+        if len(low) < LOW or line < low[-1]:
+            _keep_low(low, line)
         if rec.t is not None:
             self.timed += 1
             _keep_low(self.low_times, rec.t)
@@ -186,6 +195,9 @@ class Collector:
         self.matcher: UserMatcher | None = None
         self._batch: list[Record] = []
         self._batch_bytes = 0
+        # every needle looked for once first: most lines hold none, and then no line rule runs
+        self._needles = tuple(sorted({n for r in self.line_rules for n in r.needles})) \
+            if all(r.needles for r in self.line_rules) else ()
 
     def add(self, records: Iterable[Record]) -> None:
         for rec in records:
@@ -223,8 +235,8 @@ class Collector:
             if len(self._batch) >= BATCH_LINES or self._batch_bytes >= BATCH_BYTES:
                 self.flush()
         seen: set[str] = set()
-        if self.line_rules:
-            low = rec.text.lower()
+        low = rec.text.lower() if self.line_rules else ""
+        if low and (not self._needles or _holds_any(low, self._needles)):
             for rule in self.line_rules:
                 if rule.counter in seen or (rule.needles and not any(n in low for n in rule.needles)):
                     continue
@@ -239,10 +251,14 @@ class Collector:
                               rule.precedence)
         if not self.key_rules:
             return
+        cache, aliases = self._key_cache, rec.aliases
         for key, value in rec.values.items():
-            if value != value or value in (float("inf"), float("-inf")):  # nan/inf count nothing
+            rules = cache.get((key, ())) if not aliases else None
+            if rules is None:
+                rules = self._rules_for(key, aliases.get(key, ()))
+            if not rules or value != value or value in (_INF, -_INF):  # nan/inf count nothing
                 continue
-            for rule in self._rules_for(key, rec.aliases.get(key, ())):
+            for rule in rules:
                 if rule.counter in seen:
                     continue
                 seen.add(rule.counter)
@@ -294,6 +310,13 @@ class Collector:
         source = {PROBE_PRECEDENCE: "probe", USER_PRECEDENCE: "pattern"}.get(best, "profile")
         keys = sorted({s.key for s in chosen})
         return CounterView(counter, chosen, f"{source}: {', '.join(keys[:3])}" if chosen else "", rejected)
+
+
+def _holds_any(text: str, needles: tuple[str, ...]) -> bool:
+    for n in needles:
+        if n in text:
+            return True
+    return False
 
 
 def _span(batch: list[Record]) -> str:

@@ -100,6 +100,9 @@ def _dict_values(text: str) -> dict[str, float] | None:
     except RecursionError:  # nested deeper than the interpreter's stack: not a metrics line
         return None
     except ValueError:
+        if body.count("{") == 1 and body[1:2] in ("'", '"'):
+            # a flat Python dict repr (trainer logs): its quoted keys with numbers, without compiling it
+            return {qk: float(v) for _, qk, _, v in KV_RE.findall(body) if qk}
         try:
             obj = ast.literal_eval(body)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -136,11 +139,10 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
             stripped_rest = stripped
     else:
         stripped_rest = stripped
-    for m in KV_RE.finditer(stripped_rest if values else stripped):
-        key = m["qk"] if m["qk"] is not None else m["k"]
-        v = _to_float(m["v"])
-        if v is not None and key not in values:
-            values[key] = v
+    for q, qk, k, v in KV_RE.findall(stripped_rest if values else stripped):
+        key = qk if q else k
+        if key not in values:
+            values[key] = float(v)  # every _NUM spelling parses
     if "\u2502" in stripped or (stripped.startswith("|") and stripped.count("|") >= 3):
         values.update(_table_cells(stripped))  # tabulate / markdown tables: | key | value | key | value |
     g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped) if ("lobal" in stripped or "LOBAL" in stripped) else None
