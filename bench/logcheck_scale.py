@@ -13,14 +13,15 @@ Python loop over the file's lines (``for line in open(path, "rb")``): the ratio 
 figure to compare across machines. Several ``--lines`` show whether time is linear in size.
 
 ``--base REV`` also times that git revision's ``src/`` (exported with ``git archive``) on the
-same logs; ``--pattern`` adds a user ``--pattern`` (run in the time-bounded matcher);
-``--gzip`` checks a gzip-compressed copy too.
+same logs (``--base-only``: only it); ``--pattern`` also times each run with a user ``--pattern``
+(matched in the time-bounded child process); ``--gzip`` checks a gzip-compressed copy too.
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import random
@@ -115,7 +116,9 @@ def main() -> None:
             base_dir = tmp / "base"
             base_dir.mkdir()
             trees[f"base {args.base}"] = export_tree(args.base, base_dir)
-        extra = ["--pattern", r"consumed=num_consumed.: (\d+)"] if args.pattern else []
+        variants = {"": []}
+        if args.pattern:
+            variants["+pattern"] = ["--pattern", r"consumed=num_consumed.: (\d+)"]
         print(f"{'lines':>10} {'MB':>7} {'tree':<22} {'input':<6} {'seconds':>8} {'peak MiB':>9} "
               f"{'x bare read':>11} {'s / M lines':>11}")
         for n in sizes:
@@ -133,11 +136,11 @@ def main() -> None:
                   f"{1.0:>11.2f} {bare_s / n * 1e6:>11.2f}")
             for name, src in trees.items():
                 env = {**os.environ, "PYTHONPATH": str(src), "GYRELINT_CACHE_DIR": str(tmp / "cache")}
-                for kind, path in inputs.items():
+                for (kind, path), (variant, extra) in itertools.product(inputs.items(), variants.items()):
                     cmd = [sys.executable, "-m", "gyrelint", "logcheck", str(path), "--format", "json", *extra]
                     seconds, rss, rc, err = measure(cmd, env)
                     note = f"  exit {rc}" + (f": {err.strip()[:120]}" if rc not in (0, 1) else "")
-                    print(f"{n:>10} {mb:>7.0f} {name:<22} {kind:<6} {seconds:>8.2f} {rss:>9.0f} "
+                    print(f"{n:>10} {mb:>7.0f} {name + variant:<22} {kind:<6} {seconds:>8.2f} {rss:>9.0f} "
                           f"{seconds / bare_s:>11.2f} {seconds / n * 1e6:>11.2f}{note}", flush=True)
             for p in inputs.values():
                 p.unlink()
