@@ -8,9 +8,10 @@ Writes a log into a temporary folder (never into the repository): a mix of the l
 readers understand (``step:N - key:value`` console lines, JSON lines with nested counters,
 ``gyrelint-probe`` lines, Python dict lines, ``key=value`` lines and plain noise), then runs
 ``python -m gyrelint logcheck LOG --format json`` in a fresh process per run and reports its wall
-time and peak RSS (``wait4``). The baseline, timed in the same run on the same file, is a bare
-Python loop over the file's lines (``for line in open(path, "rb")``): the ratio to it is the
-figure to compare across machines. Several ``--lines`` show whether time is linear in size.
+time, CPU time (user + system, children included: the user-pattern matcher) and peak RSS
+(``wait4``). The baseline, timed in the same run on the same file, is a bare Python loop over the
+file's lines (``for line in open(path, "rb")``): the CPU ratio to it is the figure to compare
+across machines (wall time on a shared machine mostly measures the other jobs). Several ``--lines`` show whether time is linear in size.
 
 ``--base REV`` also times that git revision's ``src/`` (exported with ``git archive``) on the
 same logs (``--base-only``: only it); ``--pattern`` also times each run with a user ``--pattern``
@@ -72,8 +73,9 @@ def write_log(path: Path, lines: int, seed: int = 7) -> None:
             f.write("\n".join(buf) + "\n")
 
 
-def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
-    """Wall seconds, peak RSS in MiB, exit code and the start of stderr of one run of ``cmd``."""
+def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int, str]:
+    """Wall seconds, CPU seconds (user + system, its children included), peak RSS in MiB, exit code and
+    the start of stderr of one run of ``cmd``."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=REPO)
@@ -82,15 +84,15 @@ def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, str
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read(400).decode(errors="replace")
-    return seconds, usage.ru_maxrss / 1024, proc.returncode, tail
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode, tail
 
 
-def bare_read(path: Path) -> tuple[float, float]:
+def bare_read(path: Path) -> tuple[float, float, float]:
     code = "import sys\nn = 0\nfor line in open(sys.argv[1], 'rb'):\n    n += 1\n"
-    seconds, rss, rc, err = measure([sys.executable, "-c", code, str(path)], dict(os.environ))
+    seconds, cpu, rss, rc, err = measure([sys.executable, "-c", code, str(path)], dict(os.environ))
     if rc:
         sys.exit(f"bare read failed: {err}")
-    return seconds, rss
+    return seconds, cpu, rss
 
 
 def export_tree(rev: str, into: Path) -> Path:
@@ -119,8 +121,8 @@ def main() -> None:
         variants = {"": []}
         if args.pattern:
             variants["+pattern"] = ["--pattern", r"consumed=num_consumed.: (\d+)"]
-        print(f"{'lines':>10} {'MB':>7} {'tree':<22} {'input':<6} {'seconds':>8} {'peak MiB':>9} "
-              f"{'x bare read':>11} {'s / M lines':>11}")
+        print(f"{'lines':>10} {'MB':>7} {'tree':<22} {'input':<6} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9} "
+              f"{'CPU x bare':>10} {'CPU s/M lines':>13}")
         for n in sizes:
             log = tmp / f"run-{n}.log"
             write_log(log, n)
@@ -130,18 +132,18 @@ def main() -> None:
                 with log.open("rb") as src, gzip.open(gz, "wb", compresslevel=1) as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 inputs["gzip"] = gz
-            bare_s, bare_rss = bare_read(log)
+            bare_s, bare_cpu, bare_rss = bare_read(log)
             mb = log.stat().st_size / 1e6
-            print(f"{n:>10} {mb:>7.0f} {'bare line loop':<22} {'plain':<6} {bare_s:>8.2f} {bare_rss:>9.0f} "
-                  f"{1.0:>11.2f} {bare_s / n * 1e6:>11.2f}")
+            print(f"{n:>10} {mb:>7.0f} {'bare line loop':<22} {'plain':<6} {bare_s:>8.2f} {bare_cpu:>8.2f} "
+                  f"{bare_rss:>9.0f} {1.0:>10.2f} {bare_cpu / n * 1e6:>13.2f}")
             for name, src in trees.items():
                 env = {**os.environ, "PYTHONPATH": str(src), "GYRELINT_CACHE_DIR": str(tmp / "cache")}
                 for (kind, path), (variant, extra) in itertools.product(inputs.items(), variants.items()):
                     cmd = [sys.executable, "-m", "gyrelint", "logcheck", str(path), "--format", "json", *extra]
-                    seconds, rss, rc, err = measure(cmd, env)
+                    seconds, cpu, rss, rc, err = measure(cmd, env)
                     note = f"  exit {rc}" + (f": {err.strip()[:120]}" if rc not in (0, 1) else "")
-                    print(f"{n:>10} {mb:>7.0f} {name + variant:<22} {kind:<6} {seconds:>8.2f} {rss:>9.0f} "
-                          f"{seconds / bare_s:>11.2f} {seconds / n * 1e6:>11.2f}{note}", flush=True)
+                    print(f"{n:>10} {mb:>7.0f} {name + variant:<22} {kind:<6} {seconds:>8.2f} {cpu:>8.2f} {rss:>9.0f} "
+                          f"{cpu / bare_cpu:>10.1f} {cpu / n * 1e6:>13.2f}{note}", flush=True)
             for p in inputs.values():
                 p.unlink()
     finally:
