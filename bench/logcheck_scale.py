@@ -105,7 +105,7 @@ def export_tree(rev: str, into: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, action="append", help="log size in lines (repeatable; default 5,000,000)")
-    ap.add_argument("--base", help="also time this git revision's src/")
+    ap.add_argument("--base", help="also time this git revision's src/ (or this src/ folder)")
     ap.add_argument("--pattern", action="store_true", help="add a user --pattern (time-bounded matcher)")
     ap.add_argument("--gzip", action="store_true", help="also check a gzip-compressed copy")
     ap.add_argument("--base-only", action="store_true", help="time only the --base revision")
@@ -117,7 +117,9 @@ def main() -> None:
         if args.base:
             base_dir = tmp / "base"
             base_dir.mkdir()
-            trees[f"base {args.base}"] = export_tree(args.base, base_dir)
+            given = Path(args.base)
+            trees[f"base {given.parent.name if given.is_dir() else args.base}"] = \
+                given if given.is_dir() else export_tree(args.base, base_dir)
         variants = {"": []}
         if args.pattern:
             variants["+pattern"] = ["--pattern", r"consumed=num_consumed.: (\d+)"]

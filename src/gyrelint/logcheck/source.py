@@ -14,7 +14,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -47,14 +47,19 @@ class ReadStats:
     lines: int = 0
     cut_lines: int = 0  # lines longer than Limits.line_bytes, cut to that length
     first_cut: int = 0  # line number of the first cut line
-    inflated: int = 0  # decompressed bytes read (gzip input)
-    notes: list[str] = field(default_factory=list)
 
     def note(self, limits: Limits) -> str | None:
         if not self.cut_lines:
             return None
-        return (f"{self.display}: {self.cut_lines} line(s) longer than {limits.line_bytes // 1024} KiB were cut to "
+        return (f"{self.display}: {self.cut_lines} line(s) longer than {_size(limits.line_bytes)} were cut to "
                 f"that length (first at line {self.first_cut}); counters past the cut were not read")
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.3g} {unit}"
+    return f"{n} bytes"
 
 
 def _kind(mode: int) -> str:
@@ -152,7 +157,7 @@ class Inflater:
         cap = max(self.limits.inflate_floor, self.limits.inflate_ratio * self.compressed)
         if self.out > cap:
             raise LogInputError(
-                f"{self.display}: decompresses to more than {cap >> 20} MiB ({self.limits.inflate_ratio} times the "
+                f"{self.display}: decompresses to more than {_size(cap)} ({self.limits.inflate_ratio} times the "
                 "compressed bytes read): a gzip bomb, not a log; stopped reading; decompress it yourself and pass "
                 "the part that matters")
         return out
@@ -256,7 +261,7 @@ class LineSplitter:
         self.skipped += n
         if self.skipped > self.limits.line_skip_bytes:
             raise LogInputError(
-                f"{self.stats.display}: line {self.line + 1} is longer than {self.limits.line_skip_bytes >> 20} MiB "
+                f"{self.stats.display}: line {self.line + 1} is longer than {_size(self.limits.line_skip_bytes)} "
                 "(no newline): not a text log (a gzip bomb?); stopped reading; pass the log the run wrote")
 
     def _count_cut(self, line: int) -> None:
