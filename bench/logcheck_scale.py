@@ -13,6 +13,10 @@ time, CPU time (user + system, children included: the user-pattern matcher) and 
 file's lines (``for line in open(path, "rb")``): the CPU ratio to it is the figure to compare
 across machines (wall time on a shared machine mostly measures the other jobs). Several ``--lines`` show whether time is linear in size.
 
+``--audit`` instead times the built-in parsing on crafted lines (long words, runs of spaces after
+``global step``, repeated ``rollout``, deep JSON...) at 16 KiB and 64 KiB: a linear pattern takes
+about 4 times longer on the 4 times longer line, a quadratic one 16 times.
+
 ``--base REV`` also times that git revision's ``src/`` (exported with ``git archive``) on the
 same logs (``--base-only``: only it); ``--pattern`` also times each run with a user ``--pattern``
 (matched in the time-bounded child process); ``--gzip`` checks a gzip-compressed copy too.
@@ -102,6 +106,45 @@ def export_tree(rev: str, into: Path) -> Path:
     return into / "src"
 
 
+def crafted_lines(n: int) -> dict[str, str]:
+    """Lines of about ``n`` characters built to make a backtracking regex scan them again and again."""
+    return {
+        "one long word": "a" * n, "dotted word": "a." * (n // 2), "long number": "a:" + "1" * (n - 3) + "x",
+        "global step + spaces": "global step" + " " * n + "x", "train step + spaces": "train step" + " " * n + "x",
+        "rollout repeated": "rollout " * (n // 8) + " accepted", "open ANSI": "\x1b[" + "1" * n, "quotes": "'" * n,
+        "quoted keys": "'aaaa' " * (n // 7), "tensor( repeated": "tensor(1, " * (n // 10), "braces": "{" * n + "}",
+        "deep JSON": '{"a":' * (n // 5) + "1" + "}" * (n // 5), "deep dict": "{'a':" * (n // 5) + "1" + "}" * (n // 5),
+        "key=value pairs": "a=1 " * (n // 4), "table cells": "|" + "a|1|" * (n // 4),
+        "ordinary console": ("step:3 - actor/pg_loss:-0.01 - training/global_step:3 - " * (n // 55 + 1))[:n],
+    }
+
+
+def audit() -> None:
+    """Time of parse_line + the collector (every built-in rule) on crafted lines at two lengths."""
+    sys.path.insert(0, str(REPO / "src"))
+    from gyrelint.logcheck import build_rules
+    from gyrelint.logcheck.counters import Collector
+    from gyrelint.logcheck.reader import parse_line
+
+    rules = build_rules()
+
+    def cost(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            rec = parse_line(text, "f", 1)
+            Collector(rules).add([rec] if rec else [])
+            best = min(best, time.process_time() - start)
+        return best
+
+    small, big = crafted_lines(16 * 1024), crafted_lines(64 * 1024)
+    base = cost(big["ordinary console"])
+    print(f"{'line':<22} {'16 KiB ms':>10} {'64 KiB ms':>10} {'64/16':>6} {'x ordinary 64 KiB':>18}")
+    for name in big:
+        a, b = cost(small[name]), cost(big[name])
+        print(f"{name:<22} {a * 1e3:>10.2f} {b * 1e3:>10.2f} {b / max(a, 1e-6):>6.1f} {b / base:>18.1f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, action="append", help="log size in lines (repeatable; default 5,000,000)")
@@ -109,7 +152,11 @@ def main() -> None:
     ap.add_argument("--pattern", action="store_true", help="add a user --pattern (time-bounded matcher)")
     ap.add_argument("--gzip", action="store_true", help="also check a gzip-compressed copy")
     ap.add_argument("--base-only", action="store_true", help="time only the --base revision")
+    ap.add_argument("--audit", action="store_true", help="time the built-in parsing on crafted lines instead")
     args = ap.parse_args()
+    if args.audit:
+        audit()
+        return
     sizes = args.lines or [5_000_000]
     tmp = Path(tempfile.mkdtemp(prefix="gyrelint-logbench-"))
     try:
