@@ -189,9 +189,9 @@ class Collector:
         self.user_rules = [r for r in rules if r.line is not None and r.precedence >= USER_PRECEDENCE]
         self.series: dict[str, dict[tuple[int, str, str, str], Series]] = {c: {} for c in COUNTERS}
         self.records = 0
-        self.files: dict[str, int] = {}
         self.dropped_series = 0
         self._key_cache: dict[tuple[str, tuple[str, ...]], list[Rule]] = {}  # keys repeat on every line
+        self._plain_cache: dict[str, list[Rule]] = {}  # the same for keys without other spellings (most)
         self.matcher: UserMatcher | None = None
         self._batch: list[Record] = []
         self._batch_bytes = 0
@@ -202,7 +202,6 @@ class Collector:
     def add(self, records: Iterable[Record]) -> None:
         for rec in records:
             self.records += 1
-            self.files[rec.file] = self.files.get(rec.file, 0) + 1
             self._add(rec)
         self.flush()
 
@@ -251,9 +250,9 @@ class Collector:
                               rule.precedence)
         if not self.key_rules:
             return
-        cache, aliases = self._key_cache, rec.aliases
+        plain, aliases = self._plain_cache, rec.aliases
         for key, value in rec.values.items():
-            rules = cache.get((key, ())) if not aliases else None
+            rules = plain.get(key) if not aliases else None
             if rules is None:
                 rules = self._rules_for(key, aliases.get(key, ()))
             if not rules or value != value or value in (_INF, -_INF):  # nan/inf count nothing
@@ -286,9 +285,12 @@ class Collector:
         if hit is None:
             spellings = (key, *aliases)
             hit = [r for r in self.key_rules if any(r.key.fullmatch(k) for k in spellings)]  # type: ignore[union-attr]
-            if len(self._key_cache) >= MAX_KEY_CACHE:  # a log inventing keys: start the cache over
+            if len(self._key_cache) >= MAX_KEY_CACHE:  # a log inventing keys: start the caches over
                 self._key_cache.clear()
+                self._plain_cache.clear()
             self._key_cache[ck] = hit
+            if not aliases:
+                self._plain_cache[key] = hit
         return hit
 
     def view(self, counter: str) -> CounterView:
