@@ -273,6 +273,23 @@ def test_fuzz_log_reader_never_raises(tmp_path, data: bytes, gz: bool, name: str
         assert v.status in ("healthy", "problem", "inconclusive", "no-counters")
 
 
+def test_invented_keys_and_pids_cannot_grow_memory(tmp_path, monkeypatch):
+    monkeypatch.setattr("gyrelint.logcheck.counters.MAX_SERIES", 8)
+    log = tmp_path / "keys.jsonl"
+    log.write_text("".join(json.dumps({f"ns{i}{'x' * 1000}/num_sampled": 8, "step": i}) + "\n" for i in range(1, 21)))
+    v = check_logs([log], build_rules())
+    assert any("12 report(s) of new keys or processes past 8 per counter were not counted" in n for n in v.notes)
+    assert len(v.counters["sampled"]["source"]) < 1000  # keys in a series are cut (counters.MAX_NAME)
+
+
+def test_crafted_probe_fields_are_not_probe_lines():
+    crafted = parse_line("gyrelint-probe sampled=+1 pid=1 t=1.2.3", "f", 1)  # raised ValueError before
+    assert crafted.probe == ("sampled", True, 1.0) and crafted.t is None
+    assert parse_line("gyrelint-probe sampled=+1 pid=" + "9" * 60_000 + " t=1", "f", 1).probe is None
+    ok = parse_line("gyrelint-probe sampled=+4 total=12 pid=77 t=1733140000.123456", "f", 1)
+    assert ok.probe == ("sampled", True, 4.0) and ok.t == 1733140000.123456
+
+
 @given(text=st.text(max_size=400))
 @settings(max_examples=300, deadline=None)
 def test_fuzz_parse_line_never_raises(text: str):

@@ -178,6 +178,7 @@ class CounterView:
 
 MAX_SERIES = 4096  # per counter: a log inventing a new key or pid per line cannot grow memory without end
 MAX_KEY_CACHE = 65536
+MAX_NAME = 256  # longest key or stream name kept as is: 4096 series of 64 KiB keys would be 256 MiB
 
 
 class Collector:
@@ -189,6 +190,7 @@ class Collector:
         self.user_rules = [r for r in rules if r.line is not None and r.precedence >= USER_PRECEDENCE]
         self.series: dict[str, dict[tuple[int, str, str, str], Series]] = {c: {} for c in COUNTERS}
         self.records = 0
+        self.max_series = MAX_SERIES
         self.dropped_series = 0
         self._key_cache: dict[tuple[str, tuple[str, ...]], list[Rule]] = {}  # keys repeat on every line
         self._plain_cache: dict[str, list[Rule]] = {}  # the same for keys without other spellings (most)
@@ -212,13 +214,16 @@ class Collector:
 
     def _observe(self, counter: str, mode: str, value: float, rec: Record, key: str, precedence: int) -> None:
         group = self.series[counter]
-        k = (precedence, rec.stream, key, mode)
+        stream = rec.stream
+        if len(key) > MAX_NAME or len(stream) > MAX_NAME:
+            key, stream = key[:MAX_NAME], stream[:MAX_NAME]
+        k = (precedence, stream, key, mode)
         s = group.get(k)
         if s is None:
-            if len(group) >= MAX_SERIES:
+            if len(group) >= self.max_series:
                 self.dropped_series += 1
                 return
-            s = group[k] = Series(rec.stream, key, mode)
+            s = group[k] = Series(stream, key, mode)
         s.add(value, rec)
 
     def _add(self, rec: Record) -> None:
@@ -285,6 +290,8 @@ class Collector:
         if hit is None:
             spellings = (key, *aliases)
             hit = [r for r in self.key_rules if any(r.key.fullmatch(k) for k in spellings)]  # type: ignore[union-attr]
+            if len(key) > MAX_NAME:  # not cached: a log of long invented keys would fill memory
+                return hit
             if len(self._key_cache) >= MAX_KEY_CACHE:  # a log inventing keys: start the caches over
                 self._key_cache.clear()
                 self._plain_cache.clear()

@@ -23,9 +23,9 @@ from typing import BinaryIO
 
 from .source import DEFAULT_LIMITS, Limits, LogInputError, ReadStats, iter_text_lines, open_log
 
-PROBE_RE = re.compile(
-    r"gyrelint-probe (?P<name>[a-z_]+)=(?P<plus>\+?)(?P<n>-?\d+)(?: total=(?P<total>-?\d+))? pid=(?P<pid>\d+)"
-    r"(?: t=(?P<t>[\d.]+))?"
+PROBE_RE = re.compile(  # bounded fields: a crafted "t=1.2.3" has no time, a 60 KiB pid is no probe line
+    r"gyrelint-probe (?P<name>[a-z_]{1,40})=(?P<plus>\+?)(?P<n>-?\d{1,30})(?: total=(?P<total>-?\d{1,30}))?"
+    r" pid=(?P<pid>\d{1,20})(?!\d)(?: t=(?P<t>\d{1,20}(?:\.\d{0,9})?)(?![\d.]))?"
 )
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)"
 # Every built-in regex runs in time linear in the line (lines are capped at 64 KiB): a key starts only

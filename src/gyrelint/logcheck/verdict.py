@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .counters import EVIDENCE_TEXT, LOW, MAX_SERIES, Collector, CounterView, Series
+from .counters import EVIDENCE_TEXT, LOW, Collector, CounterView, Series
 from .escape import visible
 from .reader import Record
 
@@ -264,7 +264,7 @@ def judge(collector: Collector, threshold: float = DEFAULT_THRESHOLD, notes: lis
         counters["step"]["total"] = max(s.last() for s in step.series)
     notes = list(notes or [])
     if collector.dropped_series:
-        notes.append(f"{collector.dropped_series} report(s) of new keys or processes past {MAX_SERIES} per counter "
+        notes.append(f"{collector.dropped_series} report(s) of new keys or processes past {collector.max_series} per counter "
                      "were not counted")
     missing = [name for name in ("sampled", "consumed", "step") if not views[name].present]
     problems = [c for c in checks if c.status == "problem"]
