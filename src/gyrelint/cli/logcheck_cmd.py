@@ -32,16 +32,18 @@ from .common import fail
               help="Counter names to look for; 'auto' knows all built-in ones. Probe lines are always read.")
 @click.option("--pattern", "patterns", multiple=True, metavar="COUNTER=REGEX",
               help="Extra line regex for sampled|consumed|step|policy_version (repeatable). Group 1 is a running "
-                   "total; COUNTER+=REGEX makes it an increment; no group counts matching lines.")
+                   "total; COUNTER+=REGEX makes it an increment; no group counts matching lines. Runs in a child "
+                   "process under a time budget.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="markdown: a report for a CI job summary ($GITHUB_STEP_SUMMARY) or a pull-request comment.")
 @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=DEFAULT_THRESHOLD, show_default=True,
               help="Largest fraction of sampled trajectories that may go unconsumed before it is flagged.")
-@click.option("--follow", is_flag=True, help="Tail the logs and print the verdict each time it changes.")
+@click.option("--follow", is_flag=True, help="Tail the logs (or a FIFO named explicitly) and print the verdict each "
+                                            "time it changes.")
 @click.option("--max-seconds", type=click.FloatRange(min=0), default=None,
               help="With --follow: stop after this many seconds.")
 @click.option("--until", "until", metavar="REGEX", default=None,
-              help="With --follow: stop after a line matching REGEX.")
+              help="With --follow: stop after a line matching REGEX (time-bounded, like --pattern).")
 def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt: str, threshold: float,
             follow: bool, max_seconds: float | None, until: str | None) -> None:
     """Check a run from its logs: trajectories sampled and consumed, training steps, policy version.

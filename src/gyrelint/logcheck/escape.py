@@ -13,7 +13,7 @@ import re
 _CONTROL = [*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0),
             0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029, 0xFEFF]
 _TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _CONTROL}
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")  # never starts a line: # + - stay
 
 
 def visible(text: str) -> str:
