@@ -26,7 +26,7 @@ from .source import (
 from .usermatch import UserMatcher, UserPattern
 from .verdict import Verdict, judge
 
-POLL_BYTES = 8 << 20  # read at most this much of one log per poll: memory stays bounded on a burst
+POLL_BYTES = 1 << 20  # read at most this much of one log per poll: its records stay few (bounded memory)
 
 
 class Tail:
