@@ -65,7 +65,11 @@ class UserMatcher:
         if not texts:
             return []
         if self.proc is None:
-            self.proc = self._start()
+            try:
+                self.proc = self._start()
+            except OSError as exc:
+                raise PatternTimeout(f"{self.patterns[0].origin}: cannot start the process that runs user patterns "
+                                     f"({exc.strerror or exc.__class__.__name__}); run without --pattern") from None
         payload = "\n".join(texts)
         if payload.count("\n") != len(texts) - 1:  # a CSV field may hold a newline: keep one line per text
             payload = "\n".join(t.replace("\n", " ") for t in texts)
