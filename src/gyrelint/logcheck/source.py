@@ -32,8 +32,8 @@ class Limits:
 
     line_bytes: int = 64 * 1024  # kept of one line; the rest is skipped and counted
     line_skip_bytes: int = 64 * 1024 * 1024  # a single line longer than this ends the read: not a text log
-    inflate_floor: int = 1 << 30  # decompressed bytes always allowed ...
-    inflate_ratio: int = 200  # ... beyond that, at most this many times the compressed size
+    inflate_floor: int = 64 << 20  # decompressed bytes always allowed ...
+    inflate_ratio: int = 250  # ... beyond that, at most this many times the compressed size (a bomb: ~1000)
 
 
 DEFAULT_LIMITS = Limits()
@@ -117,7 +117,8 @@ class Inflater:
     """Streamed gzip decompression (several members allowed) with a cap on the output.
 
     The cap is ``Limits.inflate_floor`` bytes or ``inflate_ratio`` times the compressed bytes read
-    so far, whichever is larger: a real log compresses 5-50 times, a bomb 1000 times.
+    so far, whichever is larger: a real log compresses 5-50 times, a bomb 1000 times. The cap
+    bounds time too: every decompressed line is parsed.
     """
 
     def __init__(self, raw: _Prepend, display: str, limits: Limits) -> None:
