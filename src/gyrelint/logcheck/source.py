@@ -31,7 +31,7 @@ class Limits:
     """How much of a log is kept or read; every figure bounds memory or time per log."""
 
     line_bytes: int = 64 * 1024  # kept of one line; the rest is skipped and counted
-    line_skip_bytes: int = 64 * 1024 * 1024  # a single line longer than this ends the read: not a text log
+    line_skip_bytes: int = 16 << 20  # a single line longer than this ends the read: not a text log
     inflate_floor: int = 64 << 20  # decompressed bytes always allowed ...
     inflate_ratio: int = 250  # ... beyond that, at most this many times the compressed size (a bomb: ~1000)
 
