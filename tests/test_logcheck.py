@@ -215,6 +215,7 @@ def test_cli_json_contract():
     ("blank.log", b"\n\n  \n", "empty"),
     ("events.out.tfevents.123.host", b"\x18\x00\x00\x00\x00\x00\x00\x00\xa3\x7f\x4b\x22" * 20, "binary"),
     ("trunc.jsonl", b'{"step": 1, "sampled": 8}\n{"step": 2, "sam', "truncated at line 2"),
+    ("trunc_blank.jsonl", b'{"step": 1}\n{"step": 2, "sam\n\n  \n', "truncated at line 2"),
     ("trunc_probe.log", b"gyrelint-probe sampled=+8 total=8 pid=1 t=1\ngyrelint-probe sampled=+8 tot", "truncated"),
     ("trunc.csv", b"Wall time,Step,Value\n1.0,1,8\n2.0,2", "truncated"),
     ("nostep.csv", b"a,b\n1,2\n", "step"),

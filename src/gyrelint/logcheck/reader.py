@@ -307,7 +307,7 @@ def _records(stream: BinaryIO, name: str, display: str, stats: ReadStats, limits
         if is_csv(name, first[1]):
             yield from iter_csv(itertools.chain([first], lines), display, name)
             return
-        last: tuple[str, bool] | None = None
+        last: tuple[int, str, bool] | None = None  # the last line that held a record
         control_only = False
         for no, raw, nl in itertools.chain([first], lines):
             found = False
@@ -318,7 +318,7 @@ def _records(stream: BinaryIO, name: str, display: str, stats: ReadStats, limits
                     found = True
                     yield rec
             if found:
-                last = (raw, nl)
+                last = (no, raw, nl)
             elif not control_only and raw.strip(" \t\r\x0b\x0c"):
                 control_only = True
         if last is None:
@@ -326,8 +326,8 @@ def _records(stream: BinaryIO, name: str, display: str, stats: ReadStats, limits
                 raise LogInputError(f"{display}: no text lines (only whitespace or control characters); "
                                     "pass a real log")
             raise LogInputError(f"{display}: empty log; pass the log the run wrote (is the path right, did it flush?)")
-        if _truncated_tail(last[0], ends_with_newline=last[1]):
-            raise LogInputError(f"{display}: truncated at line {stats.lines} (record cut off mid-line); "
+        if _truncated_tail(last[1], ends_with_newline=last[2]):
+            raise LogInputError(f"{display}: truncated at line {last[0]} (record cut off mid-line); "
                                 "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
     finally:
         if stream is not sys.stdin.buffer:
