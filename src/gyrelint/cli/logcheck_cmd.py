@@ -54,10 +54,10 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
     """
     settings, diags = load_settings(Path.cwd())
     for d in diags:  # a broken pyproject only loses its [tool.gyrelint.counters]; say so
-        click.echo(terminal(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
-                            f"gyrelint: warning: {d.file}: {d.message}"), err=True)
+        click.echo(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
+                   f"gyrelint: warning: {d.file}: {d.message}", err=True)
     try:
-        rules = build_rules(profile, patterns, settings.counters, "pyproject.toml")
+        rules = build_rules(profile, patterns, settings.counters)
         until_rx = re.compile(until) if until else None
     except PatternError as exc:
         source = "pyproject.toml" if "tool.gyrelint" in str(exc) or "pattern" not in str(exc) else "--pattern"
