@@ -9,20 +9,37 @@ reaches a CI log: the runner trims leading spaces before looking, so indentation
 from __future__ import annotations
 
 import re
+import unicodedata
 
-_CONTROL = [*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0),
-            0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029, 0xFEFF]
-_TABLE = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _CONTROL}
+# Shown as escapes: controls (C0, DEL, C1), format characters (bidi embeddings, overrides and isolates,
+# zero-width joiners, BOM...), surrogates, line and paragraph separators. The same rule as
+# gyrelint.render.escape, which logcheck may not import (it stands alone from the analysis stages).
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")  # never starts a line: # + - stay
 
 
+def _escape_char(ch: str) -> str:
+    cp = ord(ch)
+    if 0xDC80 <= cp <= 0xDCFF:  # a byte of a non-UTF-8 file name, surrogate-escaped by os.fsdecode
+        return f"\\x{cp - 0xDC00:02x}"
+    if cp <= 0xFF:
+        return f"\\x{cp:02x}"
+    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
+
+
 def visible(text: str) -> str:
-    """``text`` with control, line-separator and bidi characters written as ``\\xNN`` / ``\\uNNNN``."""
-    return text.translate(_TABLE)
+    """``text`` with control, format, surrogate and separator characters written as ``\\xNN`` / ``\\uNNNN``."""
+    if text.isprintable():  # the common case, checked in C
+        return text
+    return "".join(ch if ch.isprintable() or unicodedata.category(ch) not in _HIDDEN else _escape_char(ch)
+                   for ch in text)
 
 
 def workflow_safe(line: str) -> str:
-    """A line that a CI runner cannot read as a workflow command (``::name::``): its first ``:`` escaped."""
+    """A line that a CI runner cannot read as a workflow command: ``::name::`` at its start (after any
+    blanks, which the runner trims) or the legacy ``##[name]`` anywhere."""
+    if "##[" in line:
+        line = line.replace("##[", "##\\x5b")
     stripped = line.lstrip()
     if stripped.startswith("::"):
         cut = len(line) - len(stripped)
