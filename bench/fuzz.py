@@ -19,6 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import gyrelint.index as index_mod
 from gyrelint.index import parse_source
 from gyrelint.index.cache import CacheError, decode
 from gyrelint.logcheck import build_rules, check_logs
@@ -90,6 +91,17 @@ def _parse(data: bytes) -> None:
     assert (summary is None) != (diag is None) or summary is not None
 
 
+def _parse_light(data: bytes) -> None:
+    """The bounded paths (bulk literals elided, skeleton) with thresholds low enough for
+    small inputs to reach them."""
+    saved = index_mod.MIN_GROUP, index_mod.MAX_COST
+    index_mod.MIN_GROUP, index_mod.MAX_COST = 6, 40
+    try:
+        _parse(data)
+    finally:
+        index_mod.MIN_GROUP, index_mod.MAX_COST = saved
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
@@ -131,6 +143,7 @@ def run(seconds: float, seed: int) -> list[Target]:
     log_seeds = _read_seeds(LOG_SEEDS)
     targets = [
         Target("parse/index", _parse, mutated(py_seeds) | random_text()),
+        Target("parse/index, light paths", _parse_light, mutated(py_seeds) | random_text()),
         Target("config readers", _configs, mutated(cfg_seeds) | random_text()),
         Target("log reader", _logs, mutated(log_seeds) | random_text()),
         Target("cache decoder", _cache, st.binary(max_size=512) | mutated([b"GYRC\x01" + bytes(16) + b"\xff" * 40])),

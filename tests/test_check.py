@@ -57,9 +57,11 @@ def test_per_rule_severity_and_off_from_pyproject(repo: Path):
 
 def test_formats_on_the_fixture(repo: Path):
     data = json.loads(run(str(repo), "--select", "GYR008", "--format", "json").output)
-    assert data["schema"] == "gyrelint/1"
+    assert data["schema"] == "gyrelint-findings/1"  # the findings document, not the whole analysis
+    assert "functions" not in data and data["summary"]["by_severity"]["warning"] == 1
     [f] = data["findings"]
-    assert f["rule"] == "GYR008" and f["line"] == 9 and f["fingerprint"] and f["fix"] and f["evidence"]
+    assert f["rule"] == "GYR008" and f["line"] == 9 and f["column"] == 1
+    assert f["fingerprint"] and f["fix"] and f["evidence"]
     sarif = json.loads(run(str(repo), "--select", "GYR008", "--format", "sarif").output)
     assert sarif["runs"][0]["results"][0]["ruleId"] == "GYR008"
     gh = run(str(repo), "--select", "GYR008", "--format", "github").output

@@ -31,7 +31,8 @@ def test_table_help_is_the_commands_own(name: str) -> None:
 
 
 def _eager_group() -> click.Group:
-    group = click.Group("main", params=list(main.params), help=main.help, context_settings=main.context_settings)
+    group = click.Group("main", params=list(main.params), help=main.help, epilog=main.epilog,
+                        context_settings=main.context_settings)
     for name in COMMANDS:
         group.add_command(load_command(name), name)
     return group

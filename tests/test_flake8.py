@@ -63,3 +63,23 @@ def test_signature_changes_with_content_and_root_discovery(repo: Path, tmp_path:
     checker = GyrelintChecker(None, str(repo / "pkg" / "sync.py"))
     assert [r[:2] for r in checker.run()] == [(9, 0)]
     assert list(GyrelintChecker(None, "stdin").run()) == []
+
+
+def test_a_gyrelint_package_planted_in_the_repo_is_never_run(repo: Path, tmp_path: Path):
+    """flake8 --jobs=2 lints in daemonic workers, where the plugin analyzes in a child
+    interpreter: that child once ran ``python -m gyrelint`` from the repository, which
+    imported the repository's own ``gyrelint/`` (code execution, and a fake empty report
+    that hid the real findings)."""
+    marker = tmp_path / "planted-code-ran"
+    planted = repo / "gyrelint"
+    planted.mkdir()
+    payload = (f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+               "print('{\"findings\": []}')\nraise SystemExit(0)\n")
+    (planted / "__init__.py").write_text(payload)
+    (planted / "__main__.py").write_text(payload)
+    (planted / "cli.py").write_text(payload)
+    out = flake8(repo, "--jobs=2", "pkg/sync.py", "pkg/__init__.py", cache=tmp_path / "cache")
+    assert not marker.exists(), "the repository's gyrelint package was imported"
+    assert out.returncode == 1, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pkg/sync.py:9:1: GYR008 "), out.stdout

@@ -122,3 +122,49 @@ def test_long_tables_load_when_opened(browser_page, monkeypatch):
     page.click(f'#t-functions a[data-q="{P}.rollout.Sampler.generate"]')
     assert f"{P}.rollout.Sampler.generate" in page.locator("#panel h2").inner_text()
     assert not problems, problems
+
+
+def test_findings_table_says_no_rule_fired_only_when_empty(browser_page):
+    """Issue 19 item 7: "No rule fired." stood above a findings table full of rows."""
+    page, problems, out = browser_page
+    analysis = fixture_analysis()
+    assert analysis.findings
+    page.goto(write_report(analysis, out / "with-findings").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    table = page.locator("#t-findings")
+    assert table.locator("tbody tr").count() == len(analysis.findings)
+    assert table.locator("tbody tr").first.is_visible()
+    assert "No rule fired" not in table.inner_text()
+    assert "No process, port or transport settings found" not in page.locator("#t-config").inner_text()
+    analysis.findings = []
+    page.goto(write_report(analysis, out / "no-findings").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    page.click("#t-findings summary")
+    assert page.locator("#t-findings tbody tr").count() == 0
+    assert page.locator("#t-findings .note", has_text="No rule fired.").is_visible()
+    assert not problems, problems
+
+
+def test_hostile_repo_text_shows_as_escaped_text(browser_page, tmp_path):
+    """The report of a repo whose README, launcher, config and file names carry terminal
+    escapes, bidi overrides and markup: the page runs no script of theirs and shows the
+    text visibly escaped, snippets included."""
+    from test_output_escaping import build_hostile
+
+    from gyrelint.api import analyze
+
+    page, problems, out = browser_page
+    analysis = analyze(str(build_hostile(tmp_path / "repo")), use_cache=False)
+    page.goto(write_report(analysis, out / "hostile").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    link = page.locator('#t-findings a.src[data-file="scripts/launch.sh"]').first
+    link.click()
+    panel = page.locator("#panel")
+    panel.locator(".ln.hit").first.wait_for()
+    text = panel.inner_text()
+    assert "\\x1b]8;;https://evil.example/" in text and "\\u202e" in text
+    assert "\u202e" not in text and "\x1b" not in text
+    diag = page.locator("#t-diagnostics").text_content()
+    assert "looprl/evil\\x1b[2J|`\\u202e::x.py" in diag
+    assert page.locator("img").count() == 0
+    assert not problems, problems

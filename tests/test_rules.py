@@ -24,7 +24,7 @@ from gyrelint.rules.gyr006_missing_counters import classify
 from gyrelint.rules.gyr007_silent_drop import drops_data
 from gyrelint.rules.registry import evaluate
 from gyrelint.rules.testing import fn, make_analysis
-from gyrelint.settings import Settings
+from gyrelint.settings import Settings, SettingsError, Thresholds
 
 
 def summary(path: str, source: str):
@@ -311,7 +311,7 @@ def test_gyr008_threshold_is_configurable_and_config_keys_count():
             ConfigKey("rollout.request_timeout", "comm", "60", "conf.yaml", 5)]
     a = make_analysis(topology=Topology(config_keys=keys))
     assert [(f.file, f.line) for f in only("GYR008", a)] == [("conf.yaml", 4)]
-    strict = make_analysis(topology=Topology(config_keys=keys), settings=Settings(raw={"thresholds": {"timeout": 30}}))
+    strict = make_analysis(topology=Topology(config_keys=keys), settings=Settings(thresholds=Thresholds(timeout=30)))
     assert len(only("GYR008", strict)) == 2
     documented = [ConfigKey("HCCL_CONNECT_TIMEOUT", "comm", "7200", "docs/npu.md", 9)]
     assert only("GYR008", make_analysis(topology=Topology(config_keys=documented))) == []
@@ -379,11 +379,18 @@ def test_select_ignore_prefixes_and_severity_overrides():
     assert [(f.rule, f.severity) for f in out] == [("GYR003", Severity.INFO)]
 
 
-def test_bad_rule_settings_become_diagnostics():
-    a = make_analysis(LOOP)
-    run_rules(a, Settings(rules={"GYR999": "error", "GYR003": "loud"}))
-    text = " ".join(d.message for d in a.diagnostics)
-    assert "GYR999" in text and "loud" in text
+def test_bad_rule_settings_are_refused():
+    # they were diagnostics once; bad settings now stop the run before any rule runs
+    # a Settings built in Python is checked for the form of its ids when built, against the
+    # registry when the rules run
+    with pytest.raises(SettingsError, match="GYR999: unknown rule id"):
+        run_rules(make_analysis(), Settings(rules={"GYR999": "error"}))
+    with pytest.raises(SettingsError, match="select: unknown rule code 'XYZ9'"):
+        run_rules(make_analysis(), Settings(select=("XYZ9",)))
+    with pytest.raises(SettingsError, match="unknown rule id"):
+        Settings(rules={"not an id": "error"})
+    with pytest.raises(SettingsError, match="GYR003: expected one of error, warning, info, off, got 'loud'"):
+        Settings(rules={"GYR003": "loud"})
 
 
 def test_inline_suppression_on_the_reported_line():

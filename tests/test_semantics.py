@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -99,21 +100,26 @@ def test_offline_loop_and_look_alikes(offline):
     assert offline.handoff.weight_sync_path == []
 
 
-def test_user_signal_from_pyproject_and_bad_entry_reported(offline):
+def test_user_signal_from_pyproject(offline):
     f = offline.functions["offrl.loop.main"]
     assert any(e.signal == "mylib-fetch" and e.via == "own" and e.line == 28 for e in f.evidence)
     assert f.side == Side.DRIVER  # it also calls the sampler and the trainer
-    bad = [d for d in offline.diagnostics if "bad-one" in d.message]
-    assert len(bad) == 1 and bad[0].file == "pyproject.toml"
 
 
-def test_bad_user_signal_is_a_diagnostic_not_a_crash():
+def test_bad_user_signal_is_refused_not_a_crash(tmp_path):
+    # a bad entry was a diagnostic (the rest ran); bad settings now stop the run with exit 2,
+    # see tests/test_settings.py for every refusal through the CLI
     from gyrelint.semantics.catalog import user_signals
+    from gyrelint.settings import SettingsError, read_settings
 
-    ok, errors = user_signals([{"id": "a", "side": "sampling", "call": "x.y"}, {"id": "b", "side": "up"},
-                               {"id": "c", "side": "handoff", "call": "q"}, {"id": "d", "side": "training"}])
-    assert [s.id for s in ok] == ["a"]
-    assert len(errors) == 3 and all("signal" in e for e in errors)
+    for entry, key in [('{id = "b", side = "up", call = "x.y"}', "signals[0].side"),
+                       ('{id = "c", side = "handoff", call = "q"}', "signals[0].kind"),
+                       ('{id = "d", side = "training"}', "signals[0]")]:
+        (tmp_path / "pyproject.toml").write_text(f"[tool.gyrelint]\nsignals = [{entry}]\n")
+        with pytest.raises(SettingsError, match=re.escape(key)):
+            read_settings(tmp_path, user_config=False)
+    (tmp_path / "pyproject.toml").write_text('[tool.gyrelint]\nsignals = [{id = "a", side = "sampling", call = "x.y"}]\n')
+    assert [s.id for s in user_signals(read_settings(tmp_path, user_config=False).signals)] == ["a"]
 
 
 def test_text_report_answers_the_five_questions(loop):

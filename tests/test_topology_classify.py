@@ -2,6 +2,7 @@
 
 import pytest
 
+from gyrelint.settings import SettingsError, TopologySettings, read_settings
 from gyrelint.topology.classify import Vocabulary, classify, tokenize
 
 
@@ -91,9 +92,8 @@ def test_the_token_nearest_the_end_wins():
 
 
 def test_settings_extend_and_ignore():
-    vocab, problems = Vocabulary.from_settings({"process": ["actors", "learner_count"], "port": ["gateway"],
-                                                "comm": ["my.custom.*"], "ignore": ["tp", "secret.*"]})
-    assert not problems
+    vocab = Vocabulary.from_settings(TopologySettings(process=("actors", "learner_count"), port=("gateway",),
+                                                      comm=("my.custom.*",), ignore=("tp", "secret.*")))
     assert classify("rollout_actors", "4", vocab)[0] == "process"
     assert classify("learner_count", "4", vocab)[0] == "process"
     assert classify("model.gateway", "x", vocab)[0] == "port"
@@ -103,6 +103,8 @@ def test_settings_extend_and_ignore():
     assert classify("secret.port", "1", vocab) is None
 
 
-def test_settings_with_a_bad_type_is_reported():
-    _vocab, problems = Vocabulary.from_settings({"process": 3})
-    assert problems and "process" in problems[0]
+def test_settings_with_a_bad_type_is_refused(tmp_path):
+    # it was a diagnostic (the key ignored); the settings loader now refuses it up front
+    (tmp_path / "pyproject.toml").write_text("[tool.gyrelint.topology]\nprocess = 3\n")
+    with pytest.raises(SettingsError, match=r"\[tool.gyrelint.topology\] process: expected a config-key token"):
+        read_settings(tmp_path, user_config=False)

@@ -32,7 +32,7 @@ from .repo import RepoFiles
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .api import Analysis
+    from .analysis import Analysis
 
 MAGIC = b"GYRA\x02"
 FORMAT = 2  # bump when what is stored changes
@@ -177,7 +177,7 @@ def load(settings: Settings, key: str) -> Analysis | None:
     except Exception:  # noqa: BLE001 - any failure means: recompute
         return None
     cache_gc.touch(path)
-    from .api import Analysis
+    from .analysis import Analysis
 
     return result if isinstance(result, Analysis) else None
 

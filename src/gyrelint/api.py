@@ -8,37 +8,18 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import analysis_cache
-from .graphs import Graphs
+from .analysis import Analysis
 from .index import Index, Progress, build_index
-from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
+from .model import Diagnostic, Stats
 from .repo import RepoFiles, discover
-from .settings import Settings, load_settings
+from .settings import Settings, SettingsError, read_settings
 
 
 class InputError(Exception):
     """Bad input the user can fix (unknown path, no Python files...): exit code 2."""
-
-
-@dataclass(slots=True)
-class Analysis:
-    root: Path
-    given_root: str
-    settings: Settings
-    index: Index
-    entry_points: list[EntryPoint]
-    graphs: Graphs
-    functions: dict[str, FunctionReport]
-    modules: list[ModuleReport]
-    boundary_modules: list[str]
-    handoff: Handoff
-    topology: Topology
-    findings: list[Finding] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    stats: Stats = field(default_factory=Stats)
 
 
 def resolve_root(path: str | Path) -> Path:
@@ -55,11 +36,21 @@ def demo_root() -> Path:
     return Path(__file__).parent / "demo" / "minirl"
 
 
-def load(path: str | Path, settings: Settings | None = None, **overrides) -> tuple[Path, Settings, list[Diagnostic]]:
+def load(path: str | Path, settings: Settings | None = None, *, config: str | Path | None = None,
+         **overrides) -> tuple[Path, Settings, list[Diagnostic]]:
+    """The repo root and its checked settings: ``settings`` as given, else read from the repo's
+    pyproject.toml (or ``config``), the user's config file and the environment; ``overrides``
+    (CLI flags) go over either. Bad settings are an InputError naming the file and the key."""
     root = resolve_root(path)
-    loaded, diags = load_settings(root)
-    settings = settings or loaded.with_overrides(**overrides)
-    return root, settings, diags
+    if settings is None:
+        try:
+            from .rules.registry import BY_ID
+
+            settings = read_settings(root, config=config, cache_dir=overrides.get("cache_dir"),
+                                     label=str(Path(path) / "pyproject.toml"), rule_ids=frozenset(BY_ID))
+        except SettingsError as exc:
+            raise InputError(str(exc)) from None
+    return root, settings.with_overrides(**overrides), []
 
 
 def discover_python(root: Path, path: str | Path, settings: Settings) -> RepoFiles:

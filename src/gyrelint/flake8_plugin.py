@@ -9,6 +9,7 @@ filters them per file. A warm run costs a directory walk and one small JSON read
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hashlib
 import json
@@ -42,11 +43,14 @@ def find_root(filename: str | Path) -> Path | None:
 def signature(root: Path) -> str:
     """Changes whenever a file the analysis reads changes (path, size, mtime) or the settings do."""
     from .repo import discover
-    from .settings import load_settings
+    from .settings import SettingsError, read_settings
 
-    settings, _ = load_settings(root)
+    try:
+        settings = read_settings(root)
+    except SettingsError as exc:  # the analysis reports nothing until the settings are fixed
+        return hashlib.sha256(f"{code_digest()}\0bad settings\0{exc}".encode()).hexdigest()[:32]
     files = discover(root, settings)
-    h = hashlib.sha256(f"{code_digest()}\0{json.dumps(settings.raw, sort_keys=True, default=str)}".encode())
+    h = hashlib.sha256(f"{code_digest()}\0{dataclasses.replace(settings, jobs=0)!r}".encode())
     for rel in sorted(files.python + files.other):
         try:
             st = os.stat(root / rel)
@@ -60,9 +64,12 @@ def signature(root: Path) -> str:
 def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
     """(file, line, rule, message) for the repository, from the disk cache or a fresh analysis."""
     from .api import InputError, analyze
-    from .settings import load_settings
+    from .settings import SettingsError, read_settings
 
-    settings, _ = load_settings(Path(root))
+    try:
+        settings = read_settings(Path(root))
+    except SettingsError:  # as for any input error: no findings (`gyrelint check` says why)
+        return ()
     cache = settings.cache_dir / "findings" / f"{sig}.json"
     if settings.use_cache:
         try:
@@ -93,10 +100,42 @@ def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
     return out
 
 
+# Puts the folders given as JSON in the first argument first on ``sys.path``, then runs the CLI.
+_BOOT = ("import json, sys; sys.path[:0] = json.loads(sys.argv.pop(1)); sys.argv[0] = 'gyrelint'; "
+         "from gyrelint.cli import main; main()")
+
+
+def isolated_command(root: str | Path, *args: str) -> tuple[list[str], str]:
+    """The command line (and the working folder to run it in) of this very gyrelint, started
+    so that nothing from the linted repository ``root`` can be imported.
+
+    ``python -m gyrelint`` run from the repository imported a ``gyrelint/`` package planted
+    at its top instead (the working folder comes first on ``sys.path``). Isolated mode
+    (``-I``) drops the working folder, ``PYTHON*`` variables and the user site; the folder
+    this package was imported from and this process's own import path are put back
+    explicitly, minus the working folder and anything inside ``root``, so the child runs
+    the same code with the same dependencies as the plugin (editable install, user site or
+    ``PYTHONPATH`` checkout included). It starts in the package's folder, not in the repo.
+    """
+    home = str(Path(__file__).resolve().parent.parent)
+    real_root = os.path.realpath(root)
+    cwd = os.path.realpath(os.getcwd())
+
+    def trusted(entry: str) -> bool:
+        if not entry or not os.path.isabs(entry):
+            return False
+        real = os.path.realpath(entry)
+        return real != cwd and real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+    path = [home, *(p for p in sys.path if isinstance(p, str) and p != home and trusted(p))]
+    return [sys.executable, "-I", "-c", _BOOT, json.dumps(path), *args], home
+
+
 def _analyze_in_subprocess(root: str) -> tuple[tuple[str, int, str, str], ...] | None:
+    cmd, cwd = isolated_command(root, "check", root, "--format", "json")
     try:
-        proc = subprocess.run([sys.executable, "-m", "gyrelint", "check", root, "--format", "json"],
-                              capture_output=True, text=True, timeout=1800, stdin=subprocess.DEVNULL, check=False)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=1800,
+                              stdin=subprocess.DEVNULL, check=False)
         data = json.loads(proc.stdout) if proc.returncode in (0, 1) else None
     except (OSError, subprocess.TimeoutExpired, ValueError):
         return None

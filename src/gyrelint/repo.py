@@ -1,18 +1,25 @@
 """Find the files of a repository and give each Python file its dotted module name.
 
 Reads only; follows no symlink that leaves the root and no directory symlink at all
-(so symlink loops cannot trap the walk).
+(so symlink loops cannot trap the walk). The repository may be hostile: a file the later
+stages would read is listed only when it is a regular file inside the root with a UTF-8
+name; a FIFO or device named ``x.py``, a symlink loop, a name that is not UTF-8 or a
+folder that cannot be listed is skipped with a diagnostic, and nothing is opened but
+regular files (never blocking).
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import Diagnostic
+from .safeio import InputFileError, inside, read_input_text
 from .settings import Settings
 
 SKIP_DIRS = {
@@ -25,9 +32,59 @@ _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 _SHEBANG_SHELLS = (b"sh", b"bash", b"zsh", b"dash", b"ksh")
 
 
-def _is_virtualenv(path: Path) -> bool:
-    return ((path / "pyvenv.cfg").exists() or (path / "bin" / "activate").exists()
-            or (path / "Scripts" / "activate").exists() or (path / "conda-meta").is_dir())
+_GITIGNORE_LIMIT = 1 << 20
+
+
+def _is_virtualenv(path: str) -> bool:
+    """``os.path`` answers False on any error (``Path.exists`` raises on a folder it may not enter)."""
+    j = os.path.join
+    return (os.path.lexists(j(path, "pyvenv.cfg")) or os.path.lexists(j(path, "bin", "activate"))
+            or os.path.lexists(j(path, "Scripts", "activate")) or os.path.isdir(j(path, "conda-meta")))
+
+
+def display_name(name: str) -> str:
+    """A file name as text every output can carry: bytes that are not UTF-8 (which the OS
+    hands over as lone surrogates, unprintable and unencodable) shown as ``\\xff``."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return name
+
+
+def _is_utf8(name: str) -> bool:
+    return display_name(name) is name
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+_OUTSIDE = "symlink points outside the repository; not followed"
+
+
+def _link_target(path: str, root: str) -> tuple[str | None, bool]:
+    """(why the symlink ``path`` is not followed, or None; whether it points at a folder)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symlink loop; skipped", False
+        return "a dangling symlink; skipped", False
+    except ValueError:
+        return "a symlink gyrelint cannot follow; skipped", False
+    is_dir = stat.S_ISDIR(st.st_mode)
+    if not inside(root, path):
+        return _OUTSIDE, is_dir
+    if is_dir or stat.S_ISREG(st.st_mode):
+        return None, is_dir
+    return f"a symlink to {_kind(st.st_mode)}, not a regular file; skipped", False
 
 
 def launcher_kind(rel: str) -> str | None:
@@ -52,13 +109,27 @@ def is_dockerfile(name: str) -> bool:
     return name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.lower().endswith(".dockerfile")
 
 
+def _head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file; b"" for anything else. Opened non-blocking
+    and checked on the descriptor, so a FIFO swapped in after discovery looked cannot block."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError):
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, size)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
 def _has_shell_shebang(path: str) -> bool:
     """``#!/bin/bash``, ``#!/usr/bin/env sh``...: a launcher script without a suffix."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(128)
-    except OSError:
-        return False
+    head = _head(path, 128)
     if not head.startswith(b"#!"):
         return False
     words = head[2:].split(b"\n", 1)[0].replace(b"/", b" ").split()
@@ -85,11 +156,14 @@ class GitIgnore:
     def __init__(self) -> None:
         self.rules: list[tuple[str, str, bool, bool, bool]] = []  # (base, pattern, neg, dir_only, anchored)
 
-    def add_file(self, path: Path, base: str) -> None:
+    def add_file(self, path: Path, base: str, root: Path | None = None) -> str | None:
+        """Read one ``.gitignore``; the reason it was not read (a FIFO, a loop...) or None."""
+        if not os.path.lexists(path):
+            return None
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return
+            text = read_input_text(path, _GITIGNORE_LIMIT, root)
+        except InputFileError as exc:
+            return exc.reason
         for raw in text.splitlines():
             line = raw.strip()
             if not line or line.startswith("#"):
@@ -103,6 +177,7 @@ class GitIgnore:
             line = line.lstrip("/")
             if line:
                 self.rules.append((base, line, neg, dir_only, anchored))
+        return None
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         result = False
@@ -132,56 +207,89 @@ def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+def _wanted(name: str) -> str | None:
+    """Which list a file goes to by its name alone: "python", "other", "maybe" (an
+    extensionless file, kept if it starts with a shell shebang) or None."""
+    suffix = os.path.splitext(name)[1]
+    if suffix == ".py":
+        return "python"
+    if suffix in OTHER_SUFFIXES or name.startswith("README") or name in _MAKEFILES or is_dockerfile(name):
+        return "other"
+    return "maybe" if not suffix else None
+
+
 def discover(root: Path, settings: Settings) -> RepoFiles:
     root = root.resolve()
     files = RepoFiles(root=root)
     ignore = GitIgnore()
+
+    def skipped(rel: str, why: str) -> None:
+        files.diagnostics.append(Diagnostic(display_name(rel), 0, why, "input"))
+
+    def read_ignore(path: Path, base: str) -> None:
+        why = ignore.add_file(path, base, root)
+        if why is not None:
+            skipped(f"{base}/.gitignore" if base else ".gitignore", why)
+
     if settings.respect_gitignore:
-        ignore.add_file(root / ".gitignore", "")
+        read_ignore(root / ".gitignore", "")
     stack = [""]
     while stack:
         rel_dir = stack.pop()
         abs_dir = root / rel_dir if rel_dir else root
-        if rel_dir and settings.respect_gitignore and (abs_dir / ".gitignore").is_file():
-            ignore.add_file(abs_dir / ".gitignore", rel_dir)
+        if rel_dir and settings.respect_gitignore:
+            read_ignore(abs_dir / ".gitignore", rel_dir)
         try:
-            entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+            with os.scandir(abs_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            files.diagnostics.append(Diagnostic(rel_dir or ".", 0, f"cannot list directory ({exc.strerror}); skipped"))
+            skipped(rel_dir or ".", f"cannot list directory ({exc.strerror or exc.__class__.__name__}); skipped")
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             try:
                 is_link = entry.is_symlink()
-                if is_link:
-                    target = Path(entry.path).resolve()
-                    if not target.is_relative_to(root):
-                        files.diagnostics.append(
-                            Diagnostic(rel, 0, "symlink points outside the repository; not followed", "input")
-                        )
-                        continue
-                    if target.is_dir():
-                        continue  # directory symlinks are never followed (loops)
                 is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)  # from the directory listing, no stat
             except OSError:
                 continue
+            problem = None
+            if is_link:
+                problem, to_dir = _link_target(entry.path, str(root))
+                if to_dir and problem is None:
+                    continue  # directory symlinks are never followed (loops)
+                if problem == _OUTSIDE:  # reported whatever the name, as it always was
+                    skipped(rel, problem)
+                    continue
             if is_dir:
                 if entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
                     continue
-                if _is_virtualenv(Path(entry.path)):  # whatever its name (`env/` is often a package of RL code)
-                    continue
                 if ignore.ignored(rel, True) or _excluded(rel, settings.exclude):
+                    continue
+                if not _is_utf8(entry.name):
+                    skipped(rel, "a folder name that is not UTF-8; skipped, rename it")
+                    continue
+                if _is_virtualenv(entry.path):  # whatever its name (`env/` is often a package of RL code)
                     continue
                 stack.append(rel)
                 continue
             if ignore.ignored(rel, False) or _excluded(rel, settings.exclude):
                 continue
-            suffix = os.path.splitext(entry.name)[1]
-            if suffix == ".py":
+            wanted = _wanted(entry.name)
+            if wanted is None:
+                continue
+            if not is_link and not is_file:
+                try:
+                    problem = f"{_kind(entry.stat(follow_symlinks=False).st_mode)}, not a regular file; skipped"
+                except OSError:
+                    continue
+            if problem is not None or not _is_utf8(entry.name):
+                if wanted != "maybe":  # an extensionless file is not known to be ours to read
+                    skipped(rel, problem or "a file name that is not UTF-8; skipped, rename it")
+                continue
+            if wanted == "python":
                 files.python.append(rel)
-            elif suffix in OTHER_SUFFIXES or entry.name.startswith("README") or entry.name in _MAKEFILES:
-                files.other.append(rel)
-            elif is_dockerfile(entry.name) or (not suffix and _has_shell_shebang(entry.path)):
+            elif wanted == "other" or _has_shell_shebang(entry.path):
                 files.other.append(rel)
     files.python.sort()
     files.other.sort()

@@ -34,13 +34,58 @@ SHORT_HELP: dict[str, str] = {
     "report": "Write one self-contained HTML page (no network needed, opens from file://) that answers the five "
               "questions at a glance: summary strip, clickable map, evidence with source, tables.",
     "logcheck": "Check a run from its logs: trajectories sampled and consumed, training steps, policy version.",
+    "rule": "Explain the rule GYRnnn: what it finds, why it matters in an RL loop, what to do, and a before/after "
+            "example; without an id, list the rules.",
+    "schema": "Print the JSON Schema (draft 2020-12) of a document: findings (check --format json) or report "
+              "(analyze --format json).",
 }
 COMMANDS = tuple(SHORT_HELP)
 
 
+# Examples for ``--help`` of the commands whose module does not set its own ``epilog``.
+EXAMPLES: dict[str, str] = {
+    "baseline": "gyrelint baseline .                    # writes ./.gyrelint-baseline.json\n"
+                "gyrelint check . --baseline .gyrelint-baseline.json",
+    "diff": "gyrelint diff --base upstream/main .\n"
+            "gyrelint diff --base v1.0 --head HEAD --format markdown --fail-on-new .",
+    "logcheck": "gyrelint logcheck train.log\n"
+                "gyrelint logcheck --follow --max-seconds 600 run/*.log\n"
+                "gyrelint logcheck --pattern 'consumed=batch (\\d+) consumed' train.log",
+    "analyze": "gyrelint analyze --demo\n"
+               "gyrelint analyze path/to/repo --format json > report.json\n"
+               "gyrelint analyze . --html report/",
+    "map": "gyrelint map . -o map.svg\n"
+           "gyrelint map . --level module -o modules.png\n"
+           "gyrelint map . --focus update_policy --format mermaid",
+    "report": "gyrelint report . -o gyrelint-report/\n"
+              "gyrelint report --demo -o /tmp/demo-report",
+    "entries": "gyrelint entries .\n"
+               "gyrelint entries . --all\n"
+               "gyrelint entries . --format json",
+    "topology": "gyrelint topology .\n"
+                "gyrelint topology . --class port --class comm\n"
+                "gyrelint topology . --format json",
+    "graph": "gyrelint graph . --calls --format dot > calls.dot\n"
+             "gyrelint graph . --imports\n"
+             "gyrelint graph . --format pycg --entry train.py",
+}
+
+
 def load_command(name: str) -> click.Command:
-    """Import ``gyrelint.cli.<name>_cmd`` and return its ``command``."""
-    return importlib.import_module(f"{__name__}.{name}_cmd").command
+    """Import ``gyrelint.cli.<name>_cmd`` and return its ``command`` (with examples under its help)."""
+    cmd = importlib.import_module(f"{__name__}.{name}_cmd").command
+    if not cmd.epilog and name in EXAMPLES:
+        cmd.epilog = "\b\nExamples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name].splitlines())
+    return cmd
+
+
+def _escaped(exc: click.ClickException) -> click.ClickException:
+    """A usage error whose message may quote what was typed (or a name read from a repo),
+    with hidden characters shown, before click prints it."""
+    from ..render.escape import term
+
+    exc.message = term(exc.message)
+    return exc
 
 
 class LazyGroup(click.Group):
@@ -52,6 +97,19 @@ class LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(self.commands) | set(self.lazy))
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: object) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.ClickException as exc:
+            raise _escaped(exc) from None
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            raise _escaped(exc) from None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and cmd_name in self.lazy:
@@ -71,7 +129,10 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, lazy=SHORT_HELP,
-             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog="\b\nExamples:\n  gyrelint analyze --demo          # the five answers on the bundled example\n"
+                    "  gyrelint check .                 # lint the repo here; exit 1 on findings\n"
+                    "  gyrelint rule GYR008             # what a finding means and what to do")
 @click.version_option(__version__, prog_name="gyrelint")
 def main() -> None:
     """Find the sampling and training chains of an online RL code base, the handoff

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .common import analysis_options, input_errors, run_analysis
+from .common import analysis_options, fail, input_errors, run_analysis
 
 
 @click.command()
@@ -29,6 +29,10 @@ def command(path: str | None, demo: bool, fmt: str, html_dir: str | None, jobs: 
     else:
         click.echo(render_text(analysis))
     if html_dir:
+        from ..render.escape import term
         from ..render.html import write_report
 
-        write_report(analysis, html_dir)
+        try:
+            write_report(analysis, html_dir)
+        except OSError as exc:
+            fail(f"{term(html_dir)}: cannot write the report ({term(exc.strerror or exc)}); pick a writable folder")

@@ -12,9 +12,9 @@ from ..api import Analysis, analyze
 from ..baseline import DEFAULT_NAME, BaselineError
 from ..baseline import read as read_baseline
 from ..model import Finding, Severity
-from ..render.json_report import to_report
+from ..render.escape import term, term_block
 from ..rules.registry import unknown_codes
-from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors
+from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
 
 FORMATS = ("text", "json", "sarif", "markdown", "github")
 
@@ -24,19 +24,17 @@ def codes(values: tuple[str, ...]) -> tuple[str, ...]:
     out = tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
     bad = unknown_codes(out)
     if bad:
-        fail(f"unknown rule code {', '.join(bad)}; see `gyrelint check --list-rules`")
+        fail(f"unknown rule code {term(', '.join(bad))}; see `gyrelint check --list-rules`")
     return out
 
 
 def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), jobs: int | None = None,
               no_cache: bool = False, entries: tuple[str, ...] = ()) -> Analysis:
-    overrides: dict = {"jobs": jobs}
+    overrides = settings_overrides(jobs, no_cache)
     if select:
         overrides["select"] = select
     if ignore:
         overrides["ignore"] = ignore
-    if no_cache:
-        overrides["use_cache"] = False
     progress = Progress()
     try:
         return analyze(path, progress=progress, extra_entries=list(entries), **overrides)
@@ -47,15 +45,15 @@ def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...
 def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
     lines = []
     for f in findings:
-        lines.append(f"{f.file}:{f.line}: {f.rule} [{f.severity.value}] {f.message}")
-        lines.append(f"    what to do: {f.fix}")
+        lines.append(f"{term(f.file)}:{f.line}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
+        lines.append(f"    what to do: {term(f.fix)}")
         if verbose or len(f.evidence) > 1:
             for e in f.evidence[: None if verbose else 4]:
-                lines.append(f"    evidence: {e.file}:{e.line} {e.note}".rstrip())
+                lines.append(f"    evidence: {term(e.file)}:{e.line} {term(e.note)}".rstrip())
     counts = {s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")}
     tally = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n) or "no findings"
     lines.append(f"gyrelint: {tally} ({analysis.stats.files} files)")
-    return "\n".join(lines)
+    return term_block("\n".join(lines))
 
 
 def list_rules() -> str:
@@ -64,7 +62,15 @@ def list_rules() -> str:
     return "\n".join(f"{r.id}  {r.severity.value:<7}  {r.name}: {r.summary}" for r in RULES)
 
 
-@click.command()
+EXAMPLES = """\b
+Examples:
+  gyrelint check .                                  # text, exit 1 on a warning or an error
+  gyrelint check . --format sarif -o gyrelint.sarif --exit-zero
+  gyrelint check . --baseline .gyrelint-baseline.json --format github --fail-on error
+"""
+
+
+@click.command(epilog=EXAMPLES)
 @click.argument("path", required=False, default=".", type=click.Path())
 @click.option("--select", multiple=True, metavar="CODES", help="Only these rules (ids or prefixes, comma-separated).")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (ids or prefixes).")
@@ -74,13 +80,15 @@ def list_rules() -> str:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to a file.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
               help=f"Report only findings not in this baseline (written by `gyrelint baseline`, {DEFAULT_NAME}).")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (report-only CI steps); "
+              "bad input still exits 2.")
 @click.option("--verbose", "-v", is_flag=True, help="Print every evidence step.")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 @click.option("--demo", is_flag=True, help="Check the online-RL example repo bundled with gyrelint.")
 @analysis_options
 @input_errors
 def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, fmt: str,
-            output: str | None, baseline_file: str | None, verbose: bool, list_rules: bool, demo: bool,
+            output: str | None, baseline_file: str | None, exit_zero: bool, verbose: bool, list_rules: bool, demo: bool,
             jobs: int | None, no_cache: bool, entries: tuple[str, ...]) -> None:
     """Lint the online-RL loop of the repository at PATH (default: the current folder).
 
@@ -103,36 +111,36 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     findings = analysis.findings
     if baseline is not None:
         findings = baseline.new(findings)
-    text = render(fmt, findings, analysis, verbose)
+    baselined = len(analysis.findings) - len(findings)
+    text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined)
     if output:
         try:
-            Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            from ..render.output import write_output
+
+            write_output(output, text if text.endswith("\n") else text + "\n")
         except OSError as exc:
-            fail(f"{output}: cannot write ({exc.strerror}); pass a writable --output path")
+            fail(f"{term(output)}: cannot write ({exc.strerror}); pass a writable --output path")
     else:
         click.echo(text.rstrip("\n"))
     for d in analysis.diagnostics:
         if d.kind == "config":
-            click.echo(f"gyrelint: warning: {d}", err=True)
+            click.echo(f"gyrelint: warning: {term(d)}", err=True)
     unparsed = [d for d in analysis.diagnostics if d.kind in ("parse", "decode", "size")]
     for d in unparsed[:5]:
-        click.echo(f"gyrelint: warning: {d}", err=True)
+        click.echo(f"gyrelint: warning: {term(d)}", err=True)
     if len(unparsed) > 5:
         click.echo(f"gyrelint: warning: {len(unparsed) - 5} more files skipped (see `gyrelint analyze`)", err=True)
     threshold = Severity(fail_on).rank
-    sys.exit(EXIT_FINDINGS if any(f.severity.rank >= threshold for f in findings) else EXIT_OK)
+    sys.exit(EXIT_FINDINGS if not exit_zero and any(f.severity.rank >= threshold for f in findings) else EXIT_OK)
 
 
-def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
+def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool = False, *,
+           fail_on: str = "warning", baselined: int = 0) -> str:
+    """The findings in one output format; repo text is escaped by each format's renderer."""
     if fmt == "json":
-        report = to_report(analysis)
-        report["findings"] = [
-            {"rule": f.rule, "severity": f.severity.value, "message": f.message, "file": f.file, "line": f.line,
-             "fix": f.fix, "evidence": [{"file": e.file, "line": e.line, "note": e.note} for e in f.evidence],
-             "fingerprint": f.fingerprint}
-            for f in findings
-        ]
-        return json.dumps(report, indent=2)
+        from ..render.findings_json import to_findings
+
+        return json.dumps(to_findings(findings, analysis, fail_on, baselined), indent=2)
     if fmt == "sarif":
         from ..render.sarif import to_sarif
 

@@ -17,7 +17,7 @@ import click
 
 from ..gitrev import GitError, export, repo_prefix, resolve
 from ..model import Finding, HandoffKind, Side
-from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors
+from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors, settings_overrides
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..api import Analysis
@@ -133,32 +133,37 @@ def to_json(r: DiffReport) -> dict[str, Any]:
 
 
 def render_text(r: DiffReport, markdown: bool = False) -> str:
+    """The diff for a terminal or, with ``markdown``, a PR comment; repo text escaped for either."""
+    from ..render.escape import md_text, term, term_block
+
+    e = md_text if markdown else term
     h = (lambda s: f"#### {s}") if markdown else (lambda s: f"{s}:")
     b = "- " if markdown else "  "
-    out = [("### " if markdown else "") + f"gyrelint diff {r.base} -> {r.head}"]
+    out = [("### " if markdown else "") + f"gyrelint diff {e(r.base)} -> {e(r.head)}"]
     status = "REGRESSED" if r.regressed else "no loop regression"
     out.append(f"{'**' if markdown else ''}{status}{'**' if markdown else ''}")
     if r.chains_lost:
-        out.append(f"{b}chain lost: {', '.join(r.chains_lost)} (no longer reached from any entry point)")
+        out.append(f"{b}chain lost: {', '.join(map(e, r.chains_lost))} (no longer reached from any entry point)")
     if r.chains_gained:
-        out.append(f"{b}chain gained: {', '.join(r.chains_gained)}")
+        out.append(f"{b}chain gained: {', '.join(map(e, r.chains_gained))}")
     ws = {"broken": "weight-sync path BROKEN: the loop was online and is not any more",
           "restored": "weight-sync path restored: the loop is online again",
           "changed": "weight-sync path changed", "unchanged": "weight-sync path unchanged"}[r.weight_sync]
     out.append(f"{b}{ws} (online {str(r.online_before).lower()} -> {str(r.online_after).lower()})")
     if r.weight_sync in ("changed", "broken", "restored"):
-        out.append(f"{b}  before: {' -> '.join(r.path_before) or '(none)'}")
-        out.append(f"{b}  after:  {' -> '.join(r.path_after) or '(none)'}")
+        out.append(f"{b}  before: {' -> '.join(map(e, r.path_before)) or '(none)'}")
+        out.append(f"{b}  after:  {' -> '.join(map(e, r.path_after)) or '(none)'}")
     if r.verdict_before != r.verdict_after:
-        out.append(f"{b}topology: {r.verdict_before} -> {r.verdict_after}")
+        out.append(f"{b}topology: {e(r.verdict_before)} -> {e(r.verdict_after)}")
     sections = [
-        ("functions whose side changed", [f"{c.qualname}: {c.before} -> {c.after} ({c.file}:{c.line})"
+        ("functions whose side changed", [f"{e(c.qualname)}: {e(c.before)} -> {e(c.after)} ({e(c.file)}:{c.line})"
                                           for c in r.side_changes]),
-        ("boundary modules added", r.boundary_added),
-        ("boundary modules removed", r.boundary_removed),
-        ("cross-process config keys added", [f"{k['key']} ({k['class']}) = {k['value']} ({k['file']}:{k['line']})"
-                                             for k in r.keys_added]),
-        ("new findings", [f"{f.file}:{f.line}: {f.rule} [{f.severity.value}] {f.message}" for f in r.new_findings]),
+        ("boundary modules added", [e(m) for m in r.boundary_added]),
+        ("boundary modules removed", [e(m) for m in r.boundary_removed]),
+        ("cross-process config keys added", [f"{e(k['key'])} ({e(k['class'])}) = {e(k['value'])} "
+                                             f"({e(k['file'])}:{k['line']})" for k in r.keys_added]),
+        ("new findings", [f"{e(f.file)}:{f.line}: {e(f.rule)} [{f.severity.value}] {e(f.message)}"
+                          for f in r.new_findings]),
     ]
     for title, rows in sections:
         if rows:
@@ -168,16 +173,13 @@ def render_text(r: DiffReport, markdown: bool = False) -> str:
                 out.append(f"{b}... {len(rows) - 200} more")
     if r.fixed_findings:
         out.append(f"{r.fixed_findings} finding(s) fixed")
-    return "\n".join(out)
+    return term_block("\n".join(out))
 
 
 def _analyze(path: Path, jobs: int | None, no_cache: bool) -> Analysis:
     from ..api import analyze
 
-    overrides: dict[str, Any] = {"jobs": jobs}
-    if no_cache:
-        overrides["use_cache"] = False
-    return analyze(path, **overrides)
+    return analyze(path, **settings_overrides(jobs, no_cache))
 
 
 def run_diff(path: str, base: str, head: str | None, jobs: int | None = None, no_cache: bool = False) -> DiffReport:
@@ -214,9 +216,13 @@ def command(path: str, base: str, head: str | None, fmt: str, fail_on_new: bool,
     try:
         report = run_diff(path, base, head, jobs, no_cache)
     except GitError as exc:
-        fail(str(exc))
+        from ..render.escape import term
+
+        fail(term(exc))
     if fmt == "json":
-        click.echo(json.dumps(to_json(report), indent=2))
+        from ..render.escape import json_safe
+
+        click.echo(json.dumps(json_safe(to_json(report)), indent=2))
     else:
         click.echo(render_text(report, markdown=fmt == "markdown"))
     failed = report.regressed or (fail_on_new and bool(report.new_findings))

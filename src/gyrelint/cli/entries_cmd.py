@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..model import EntryPoint
-from .common import Progress, analysis_options, fail, input_errors
+from .common import Progress, analysis_options, fail, input_errors, settings_overrides
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..entrypoints import EntryScan
@@ -30,18 +30,15 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
     from ..api import demo_root, discover_python, load
     from ..entrypoints import scan_entry_points
     from ..index import build_index
+    from ..render.escape import json_safe, term
 
     if demo:
         path = str(demo_root())
     if path is None:
         fail("missing PATH; pass the root folder of a repository, or --demo")
-    root, settings, diags = load(path)
-    overrides: dict[str, Any] = {"jobs": jobs}
-    if no_cache:
-        overrides["use_cache"] = False
+    root, settings, diags = load(path, **settings_overrides(jobs, no_cache))
     if entries:
-        overrides["entry_points"] = tuple(settings.entry_points) + tuple(entries)
-    settings = settings.with_overrides(**overrides)
+        settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(entries))
     progress = Progress()
     try:
         index = build_index(root, settings, progress, files=discover_python(root, path, settings))
@@ -49,11 +46,11 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
         progress.close()
     scan = scan_entry_points(index, settings)
     if fmt == "json":
-        click.echo(json.dumps(to_json(str(path), scan), indent=2))
+        click.echo(json.dumps(json_safe(to_json(str(path), scan)), indent=2))
     else:
         click.echo(render(str(path), scan, show_all))
     for d in diags:
-        click.echo(f"gyrelint: {d}", err=True)
+        click.echo(f"gyrelint: {term(d)}", err=True)
 
 
 def _entry_dict(e: EntryPoint) -> dict[str, Any]:
@@ -76,7 +73,10 @@ def to_json(root: str, scan: EntryScan) -> dict[str, Any]:
 
 
 def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
-    """Targets grouped, most-launched first; each with where it is started from and how."""
+    """Targets grouped, most-launched first; each with where it is started from and how.
+    Repo text (commands, paths, names) is escaped for a terminal or CI log."""
+    from ..render.escape import term, term_block
+
     lines: list[str] = []
     found = [e for e in scan.entries if e.exists]
     counts = scan.counts()
@@ -84,7 +84,7 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
     targets: dict[str, list[EntryPoint]] = {}
     for e in found:
         targets.setdefault(e.file or e.module or "?", []).append(e)
-    lines.append(f"Entry points of {root}: {len(targets)} targets from {len(found)} places ({summary})")
+    lines.append(f"Entry points of {term(root)}: {len(targets)} targets from {len(found)} places ({summary})")
     lines.append(f"  {scan.commands} commands read from READMEs, scripts and CI files; {scan.external} run "
                  f"other programs (not flagged); {scan.unresolved} name their target through an unknown variable")
     from ..entrypoints import FOUND_BY_ORDER
@@ -99,13 +99,13 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
         head = group[0]
         name = head.module or target
         fn = next((e.function for e in group if e.function), None)
-        extra = f"  -> {fn}" if fn else ""
+        extra = f"  -> {term(fn)}" if fn else ""
         lines.append("")
-        lines.append(f"{name}  ({target}){extra}")
+        lines.append(f"{term(name)}  ({term(target)}){extra}")
         shown = group if show_all else group[:_SHOWN_PER_TARGET]
         for e in shown:
-            where = f"{e.source}:{e.line}" if e.line else e.source
-            lines.append(f"    {e.found_by:<10} {where}  {_short(e.command)}")
+            where = f"{term(e.source)}:{e.line}" if e.line else term(e.source)
+            lines.append(f"    {term(e.found_by):<10} {where}  {_short(e.command)}")
         if len(group) > len(shown):
             lines.append(f"    ... {len(group) - len(shown)} more (--all lists them)")
     missing = scan.missing
@@ -114,13 +114,16 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
         lines.append(f"Missing targets ({len(missing)}): commands naming a module or file of this repo that does not exist")
         for e in missing:
             if e.function and e.file:
-                what = f"function {e.function}"
+                what = f"function {term(e.function)}"
             else:
-                what = f"module {e.module}" if e.module else f"file {e.file}"
-            where = f"{e.source}:{e.line}" if e.line else e.source
-            lines.append(f"    {e.found_by:<10} {where}  {what}  ({_short(e.command)})")
-    return "\n".join(lines)
+                what = f"module {term(e.module)}" if e.module else f"file {term(e.file)}"
+            where = f"{term(e.source)}:{e.line}" if e.line else term(e.source)
+            lines.append(f"    {term(e.found_by):<10} {where}  {what}  ({_short(e.command)})")
+    return term_block("\n".join(lines))
 
 
 def _short(command: str, width: int = 100) -> str:
+    from ..render.escape import term
+
+    command = term(command)
     return command if len(command) <= width else command[: width - 1] + "…"

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .common import Progress, fail, input_errors
+from ..render.escape import dot_string, json_safe, term
+from .common import Progress, fail, input_errors, settings_options, settings_overrides
 
 if TYPE_CHECKING:  # the stages are imported when the command runs, the cold path only after the cache check
     import networkx as nx
@@ -40,12 +41,17 @@ def _entry_nodes(index, graphs: Graphs, entries: tuple[str, ...]) -> list[str]:
             rel = None
         cand = by_path.get(rel or "") or by_path.get(e) or (e if e in mods else None)
         if cand is None:
-            fail(f"--entry {e}: not a Python file or module of {index.root}; pass a .py file inside PATH")
+            fail(f"--entry {term(e)}: not a Python file or module of {term(index.root)}; pass a .py file inside PATH")
         roots.append(cand)
     return roots
 
 
-_ESC = json.encoder.encode_basestring_ascii  # what json.dumps writes for a str (C)
+_ESC_ASCII = json.encoder.encode_basestring_ascii  # what json.dumps writes for a str (C)
+
+
+def _ESC(s: str) -> str:  # noqa: N802 - keeps the name of the C function it wraps
+    """A JSON string; a lone surrogate (non-UTF-8 file name) is written as ``\\xNN`` text first."""
+    return _ESC_ASCII(s if s.isascii() else json_safe(s))
 
 
 def _flat_json(item: dict) -> str:
@@ -63,7 +69,7 @@ def _flat_json(item: dict) -> str:
         elif isinstance(v, list) and all(type(x) is int for x in v):
             val = "[" + ", ".join(map(str, v)) + "]"
         else:
-            val = json.dumps(v, sort_keys=True)
+            val = json.dumps(json_safe(v), sort_keys=True)
         parts.append(f"{_ESC(k)}: {val}")
     return "{" + ", ".join(parts) + "}"
 
@@ -82,7 +88,7 @@ def _write_json(g: Graphs, which: str, nodes: set[str] | None, out) -> None:
 
     out.write('{\n  "schema": "gyrelint-graph/1"')
     if which in ("both", "calls"):
-        out.write(',\n  "calls": {\n    "roots": ' + json.dumps(g.roots) + ',\n    "nodes": [')
+        out.write(',\n  "calls": {\n    "roots": ' + json.dumps(json_safe(g.roots)) + ',\n    "nodes": [')
         seq({"id": n, **d} for n, d in sorted(g.calls.nodes(data=True)) if keep(n))
         out.write(',\n    "edges": [')
         seq({"source": a, "target": b, "kind": d.get("kind"), "via": d.get("via"), "lines": sorted(d.get("lines", []))}
@@ -99,7 +105,7 @@ def _write_json(g: Graphs, which: str, nodes: set[str] | None, out) -> None:
 
 
 def _dot_id(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return dot_string(s, line_breaks=False)
 
 
 def _dot(graph: nx.DiGraph, name: str, nodes: set[str] | None) -> str:
@@ -134,14 +140,12 @@ def _dot(graph: nx.DiGraph, name: str, nodes: set[str] | None) -> str:
               help="Keep only what these files (or dotted modules) reach; repeatable.")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=None, help="Worker processes for parsing.")
 @click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")
+@settings_options
 @input_errors
 def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jobs: int | None,
             no_cache: bool) -> None:
     """Dump the import graph and the call graph of the repository at PATH."""
-    overrides: dict = {"jobs": jobs}
-    if no_cache:
-        overrides["use_cache"] = False
-    index, g = _graphs(path, overrides)
+    index, g = _graphs(path, settings_overrides(jobs, no_cache))
     nodes: set[str] | None = None
     if entries:
         from ..graphs.reach import reachable
@@ -161,7 +165,7 @@ def command(path: str, which: str | None, fmt: str, entries: tuple[str, ...], jo
         if which == "imports":
             adj = {n: sorted(m for m in g.imports.adj[n] if nodes is None or m in nodes)
                    for n in sorted(g.imports) if nodes is None or n in nodes}
-            click.echo(json.dumps(adj, indent=2))
+            click.echo(json.dumps(json_safe(adj), indent=2))
         else:
             click.echo(render_pycg(g.calls, nodes))
 
@@ -189,7 +193,7 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
         progress.close()
     for d in index.diagnostics:
         if d.kind in ("parse", "decode"):
-            click.echo(f"gyrelint: warning: {d}", err=True)
+            click.echo(f"gyrelint: warning: {term(d)}", err=True)
     eps, _ = find_entry_points(index, settings)
     g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None)
     if fp is not None:

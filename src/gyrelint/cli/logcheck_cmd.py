@@ -19,11 +19,18 @@ from ..logcheck import (
     build_rules,
     check_logs,
 )
-from ..logcheck.escape import terminal
 from ..logcheck.follow import follow as follow_logs
 from ..logcheck.render import follow_line, to_dict, to_markdown, to_text
-from ..settings import load_settings
-from .common import fail
+from ..settings import CounterPattern, default_cache_dir, read_settings
+from .common import config_option, fail, input_errors, settings_overrides
+
+
+def counter_table(patterns: tuple[CounterPattern, ...]) -> dict[str, list[dict[str, str]]]:
+    """The checked ``[tool.gyrelint.counters]`` patterns in the table form ``build_rules`` reads."""
+    table: dict[str, list[dict[str, str]]] = {}
+    for p in patterns:
+        table.setdefault(p.counter, []).append({"pattern": p.pattern, **({"mode": p.mode} if p.mode else {})})
+    return table
 
 
 @click.command()
@@ -44,6 +51,8 @@ from .common import fail
               help="With --follow: stop after this many seconds.")
 @click.option("--until", "until", metavar="REGEX", default=None,
               help="With --follow: stop after a line matching REGEX (time-bounded, like --pattern).")
+@config_option
+@input_errors
 def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt: str, threshold: float,
             follow: bool, max_seconds: float | None, until: str | None) -> None:
     """Check a run from its logs: trajectories sampled and consumed, training steps, policy version.
@@ -52,19 +61,21 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
     lines and TensorBoard scalars exported as CSV, plain or gzip-compressed, streamed (lines over 64 KiB are cut).
     Exit 0 healthy or inconclusive, 1 problem, 2 unreadable input or a user pattern that runs over its time budget.
     """
-    settings, diags = load_settings(Path.cwd())
-    for d in diags:  # a broken pyproject only loses its [tool.gyrelint.counters]; say so
-        click.echo(f"gyrelint: warning: {d.file}:{d.line}: {d.message}" if d.line else
-                   f"gyrelint: warning: {d.file}: {d.message}", err=True)
-    try:
-        rules = build_rules(profile, patterns, settings.counters)
+    # [tool.gyrelint.counters] of the current folder (or --config), checked like every setting (a bad
+    # one is exit 2); logcheck keeps no cache, so no file's cache-dir is consulted
+    config = settings_overrides().get("config")
+    settings = read_settings(Path.cwd(), config=config, label="pyproject.toml",
+                             cache_dir=default_cache_dir())
+    try:  # a counter pattern that runs over its time budget is named with this file
+        rules = build_rules(profile, patterns, counter_table(settings.counters),
+                            str(config) if config else "pyproject.toml")
         until_rx = re.compile(until) if until else None
     except PatternError as exc:
         source = "pyproject.toml" if "tool.gyrelint" in str(exc) or "pattern" not in str(exc) else "--pattern"
-        fail(terminal(f"{source}: {exc}"))
+        fail(f"{source}: {exc}")
         return
     except re.error as exc:
-        fail(terminal(f"--until: invalid regex ({exc})"))
+        fail(f"--until: invalid regex ({exc})")
         return
     files = list(logs)
     if follow and "-" in files:
@@ -82,11 +93,11 @@ def command(logs: tuple[str, ...], profile: str, patterns: tuple[str, ...], fmt:
         else:
             verdict = check_logs(files, rules, threshold)
     except (LogInputError, PatternTimeout) as exc:
-        fail(terminal(str(exc).replace("\n", " ")))
+        fail(str(exc))  # fail() escapes for the terminal and CI logs
         return
     if verdict.status == "no-counters":
-        fail(terminal(f"{', '.join(files)}: no run counter found (sampled, consumed, step, policy_version); "
-                      "log them with gyrelint.probe, or pass --pattern COUNTER=REGEX / --profile"))
+        fail(f"{', '.join(files)}: no run counter found (sampled, consumed, step, policy_version); "
+             "log them with gyrelint.probe, or pass --pattern COUNTER=REGEX / --profile")
     if fmt == "json":
         if not follow:
             click.echo(json.dumps(to_dict(verdict, files, profile), indent=2))

@@ -17,7 +17,9 @@ from ..render.dot import (
     render_image,
     to_dot,
 )
+from ..render.escape import term
 from ..render.mermaid import to_mermaid
+from ..render.output import write_output
 from .common import analysis_options, fail, input_errors, run_analysis
 
 
@@ -29,7 +31,7 @@ def pick_format(output: str | None, fmt: str | None) -> str:
         return "dot"
     ext = Path(output).suffix.lower()
     if ext not in EXTENSIONS:
-        fail(f"{output}: unknown map format {ext or '(no extension)'!r}; use one of "
+        fail(f"{term(output)}: unknown map format {term(ext) or '(no extension)'!r}; use one of "
              f"{', '.join(sorted(EXTENSIONS))} or pass --format")
     return EXTENSIONS[ext]
 
@@ -57,12 +59,12 @@ def command(path: str | None, demo: bool, output: str | None, fmt: str | None, l
     if fmt in IMAGE_FORMATS and (output is None or output == "-"):
         fail(f"--format {fmt} writes an image; pass -o FILE.{fmt}")
     if output and output != "-" and not Path(output).parent.is_dir():
-        fail(f"{output}: folder {Path(output).parent} does not exist; create it or pick another -o")
+        fail(f"{term(output)}: folder {term(Path(output).parent)} does not exist; create it or pick another -o")
     analysis = run_analysis(path, demo=demo, jobs=jobs, no_cache=no_cache, entries=entries, run_rules=False)
     try:
         graph = build_map(analysis, level=level, focus=focus, max_nodes=max_nodes)
     except MapError as exc:
-        fail(str(exc))
+        fail(term(exc))
     if fmt == "mermaid":
         text = to_mermaid(graph, fenced=bool(output) and output.endswith(".md"))
         _write_text(output, text)
@@ -76,13 +78,13 @@ def command(path: str | None, demo: bool, output: str | None, fmt: str | None, l
         data = render_image(dot_text, fmt)
     except GraphvizMissing as exc:
         fallback = Path(output).with_suffix(".dot")
-        fallback.write_text(dot_text, encoding="utf-8")
-        fail(f"cannot write {output}: {exc}; wrote the map as DOT to {fallback} instead "
-             f"(render it later with: dot -T{fmt} {fallback} -o {output})")
+        write_output(fallback, dot_text)
+        fail(f"cannot write {term(output)}: {term(exc)}; wrote the map as DOT to {term(fallback)} instead "
+             f"(render it later with: dot -T{fmt} {term(fallback)} -o {term(output)})")
     except (RuntimeError, OSError) as exc:
-        fail(f"cannot write {output}: {exc}")
-    Path(output).write_bytes(data)
-    click.echo(f"gyrelint: wrote {output} ({_summary(graph)})", err=True)
+        fail(f"cannot write {term(output)}: {term(exc)}")
+    _write(output, data)
+    click.echo(f"gyrelint: wrote {term(output)} ({_summary(graph)})", err=True)
 
 
 def _summary(graph) -> str:
@@ -95,4 +97,11 @@ def _write_text(output: str | None, text: str) -> None:
     if output is None or output == "-":
         click.echo(text, nl=False)
         return
-    Path(output).write_text(text, encoding="utf-8")
+    _write(output, text)
+
+
+def _write(output: str, data: str | bytes) -> None:
+    try:
+        write_output(output, data)
+    except OSError as exc:
+        fail(f"cannot write {term(output)}: {term(exc.strerror or exc)}; pick a writable -o path")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..render.dot import DEFAULT_MAX_NODES
+from ..render.escape import term
 from ..render.html import write_report
 from .common import analysis_options, fail, input_errors, run_analysis
 
@@ -26,10 +27,10 @@ def command(path: str | None, demo: bool, out_dir: str, max_nodes: int, jobs: in
     the five questions at a glance: summary strip, clickable map, evidence with source, tables."""
     target = Path(out_dir)
     if target.exists() and not target.is_dir():
-        fail(f"{out_dir}: exists and is not a folder; pass a folder for the report")
+        fail(f"{term(out_dir)}: exists and is not a folder; pass a folder for the report")
     analysis = run_analysis(path, demo=demo, jobs=jobs, no_cache=no_cache, entries=entries)
     try:
         page = write_report(analysis, target, max_nodes=max_nodes)
     except OSError as exc:
-        fail(f"{out_dir}: cannot write the report ({exc.strerror or exc}); pick a writable folder")
-    click.echo(f"gyrelint: wrote {page}", err=True)
+        fail(f"{term(out_dir)}: cannot write the report ({term(exc.strerror or exc)}); pick a writable folder")
+    click.echo(f"gyrelint: wrote {term(page)}", err=True)

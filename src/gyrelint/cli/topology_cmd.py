@@ -9,6 +9,7 @@ from dataclasses import replace
 import click
 
 from ..model import Topology
+from ..render.escape import term, term_block
 from ..render.json_report import SCHEMA, to_report
 from .common import analysis_options, input_errors, run_analysis
 
@@ -42,27 +43,27 @@ def command(path: str | None, demo: bool, fmt: str, classes: tuple[str, ...], jo
     click.echo(render_topology(topo, analysis.given_root))
     for d in analysis.diagnostics:
         if d.kind in ("config",) or (d.kind in ("parse", "decode", "size") and not d.file.endswith(".py")):
-            click.echo(f"gyrelint: {d}", err=True)
+            click.echo(f"gyrelint: {term(d)}", err=True)
 
 
 def render_topology(t: Topology, root: str = "") -> str:
     """The topology as plain text: verdict, reasons, transports, link checks, evidence, keys."""
     lines: list[str] = []
-    head = f"topology of {root}: " if root else "topology: "
-    lines.append(head + t.verdict + (" (colocated: sampler and trainer share devices)" if t.colocated else ""))
-    lines.append(f"  trajectory transport: {t.trajectory_transport}")
-    lines.append(f"  weight transport:     {t.weight_transport}")
+    head = f"topology of {term(root)}: " if root else "topology: "
+    lines.append(head + term(t.verdict) + (" (colocated: sampler and trainer share devices)" if t.colocated else ""))
+    lines.append(f"  trajectory transport: {term(t.trajectory_transport)}")
+    lines.append(f"  weight transport:     {term(t.weight_transport)}")
     lines.append("")
     lines.append("reasons (strongest first):")
     for i, r in enumerate(t.reasons, 1):
-        lines.append(f"  {i:2}. {r}")
+        lines.append(f"  {i:2}. {term(r)}")
     if not t.reasons:
         lines.append("  (none)")
     lines.append("")
     if t.link_checks:
         lines.append(f"link checks ({len(t.link_checks)}):")
         for c in t.link_checks[:12]:
-            lines.append(f"  {c.signal:20} {c.file}:{c.line}  {c.detail}")
+            lines.append(f"  {term(c.signal):20} {term(c.file)}:{c.line}  {term(c.detail)}")
         if len(t.link_checks) > 12:
             lines.append(f"  ... and {len(t.link_checks) - 12} more")
     else:
@@ -72,7 +73,7 @@ def render_topology(t: Topology, root: str = "") -> str:
     lines.append("code evidence:")
     for signal, n in counts.most_common():
         first = next(e for e in t.code_evidence if e.signal == signal)
-        lines.append(f"  {signal:20} {n:5}  first at {first.file}:{first.line}  {first.detail}")
+        lines.append(f"  {term(signal):20} {n:5}  first at {term(first.file)}:{first.line}  {term(first.detail)}")
     if not counts:
         lines.append("  (none)")
     lines.append("")
@@ -83,8 +84,9 @@ def render_topology(t: Topology, root: str = "") -> str:
         if not keys:
             continue
         lines.append(f"  [{cls}]")
-        width = min(max(len(k.key) for k in keys), 56)
+        width = min(max(len(term(k.key)) for k in keys), 56)
         for k in keys:
-            value = "-" if k.value is None else k.value
-            lines.append(f"    {k.key:{width}} = {value[:40]:16} {k.file}:{k.line}  ({k.reason}; {k.source})")
-    return "\n".join(lines)
+            value = "-" if k.value is None else term(k.value)
+            lines.append(f"    {term(k.key):{width}} = {value[:40]:16} {term(k.file)}:{k.line}  "
+                         f"({term(k.reason)}; {term(k.source)})")
+    return term_block("\n".join(lines))

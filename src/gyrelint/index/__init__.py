@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
 import multiprocessing
 import multiprocessing.context
 import os
+import signal
 import sys
 import threading
 import time
@@ -19,12 +21,18 @@ from pathlib import Path
 from ..codehash import code_digest
 from ..model import Diagnostic, Stats
 from ..repo import RepoFiles, discover
+from ..safeio import InputFileError, read_input, read_input_text
 from ..settings import Settings
 from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
+from .light import exported_names, relocate, skeleton
+from .precheck import LINE_WEIGHT, MAX_COST, MIN_GROUP, elide, may_hold_bulk, scan
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
 _BATCH = 4
+_TEXT_CAP = 64 * 1024 * 1024  # a non-Python file read without a limit of its own
+# tests only: seconds each worker waits before parsing a file, so that a run can be signalled mid-parse
+_PARSE_DELAY_ENV = "GYRELINT_TEST_PARSE_DELAY"
 
 
 @dataclass(slots=True)
@@ -39,14 +47,20 @@ class Index:
         return {s.module: s for s in self.summaries.values()}
 
     def read_text(self, rel: str, limit: int | None = None) -> str | None:
-        """Text of a non-Python file of the repo, or None if unreadable/too big."""
-        path = self.root / rel
+        """Text of a non-Python file of the repo, or None if unreadable, too big, or not a
+        regular file inside the repo (discovery already said why for the files it lists)."""
         try:
-            if limit is not None and path.stat().st_size > limit:
-                return None
-            return path.read_bytes().decode("utf-8", errors="replace")
-        except OSError:
+            return read_input_text(self.root / rel, _TEXT_CAP if limit is None else limit, self.root)
+        except InputFileError:
             return None
+
+
+def read_python(path: str | Path, limit: int, root: str | Path) -> bytes:
+    """A Python file discovery listed, through :func:`safeio.read_input` (regular files only,
+    non-blocking, size-bounded). The check that it stays inside ``root`` resolves two paths
+    (a sixth of a millisecond a file, most of a warm run's reading); it is needed only when
+    the file is a symlink, since discovery never enters a symlinked folder."""
+    return read_input(path, limit, root if os.path.islink(path) else None)
 
 
 class _Screened(Exception):
@@ -107,12 +121,61 @@ def _quiet_parse(source: str | bytes) -> None:
 
 
 def parse_source(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
-    """Parse and summarise one file; every failure becomes a diagnostic."""
-    cst, extract = _parser()
+    """Parse and summarise one file; every failure becomes a diagnostic.
+
+    A file holding bulk literals or too big to parse in full (see :mod:`.precheck`) is
+    parsed with them elided, or as a skeleton, and comes back with a summary *and* a
+    ``data-module`` diagnostic.
+    """
     if b"\0" in content:
         return None, Diagnostic(path, 0, "contains NUL bytes (binary file with a .py name?); skipped", "decode")
     if content.startswith(b"\xef\xbb\xbf"):
         content = content[3:]
+    if may_hold_bulk(content, MIN_GROUP, MAX_COST):
+        return _parse_bulky(path, module, content)
+    return _parse(path, module, content)
+
+
+def _parse_bulky(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """The bounded path for a file the pre-check flags: elide its bulk literals, and parse
+    only a skeleton of what is left if that still costs too much."""
+    pre = scan(content, MIN_GROUP, MAX_COST)
+    if pre.broken or (not pre.bulks and pre.complete and pre.cost <= MAX_COST):
+        return _parse(path, module, content)  # nothing to elide, or a syntax error the parser reports
+    reduced, where = elide(content, pre.bulks)
+    what = []
+    if pre.bulks:
+        what.append(f"{_size_text(pre.elided_bytes)} of literal data left out of the index")
+    if not pre.complete or pre.cost > MAX_COST:
+        reduced, inner, cut = skeleton(reduced)
+        outer = where
+        where = lambda line: outer(inner(line))  # noqa: E731 - skeleton -> elided -> file
+        what.append(f"too big to parse in full (over {MAX_COST:,} tokens, a line break counting as {LINE_WEIGHT}): "
+                    f"indexed imports and top-level names only{', up to a cap' if cut else ''}")
+    else:
+        what.append("the rest of the file indexed as usual")
+    summary, diag = _parse(path, module, reduced)
+    if summary is None:
+        if diag is not None:
+            diag = Diagnostic(diag.file, where(diag.line), f"{diag.message} ({'; '.join(what[:-1] or what)})", diag.kind)
+        return None, diag
+    relocate(summary, where)
+    summary.lines = content.count(b"\n") + content.count(b"\r") - content.count(b"\r\n") + 1
+    exported = exported_names(content, pre.bulks)
+    if exported is not None:
+        summary.all_exports = exported
+    line = pre.bulks[0].line if pre.bulks else 0
+    summary.light, summary.light_line = "; ".join(what), line
+    return summary, Diagnostic(path, line, summary.light, "data-module")
+
+
+def _size_text(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1_000_000 else f"{max(1, round(n / 1e3))} KB"
+
+
+def _parse(path: str, module: str, content: bytes) -> tuple[FileSummary | None, Diagnostic | None]:
+    """The full parse: CPython's screen where needed, then libcst and the extractor."""
+    cst, extract = _parser()
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
@@ -173,7 +236,8 @@ def _lasting(diag: Diagnostic) -> bool:
     return diag.kind in ("parse", "decode") and "memory" not in diag.message.lower()
 
 
-_Item = tuple[str, str, str, str, str]  # absolute path, path, module, key, cache folder ("" = none)
+# absolute path, path, module, key, cache folder ("" = none), repository root, max file size
+_Item = tuple[str, str, str, str, str, str, int]
 _Result = tuple[str, "FileSummary | bytes | None", "Diagnostic | None"]
 
 
@@ -194,11 +258,14 @@ def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
             cache = caches[cache_dir] = SummaryCache(Path(cache_dir), code_digest("index"))
         cache.put_bytes(key, data)
 
-    for abs_path, path, module, key, cache_dir in batch:
-        try:
-            content = Path(abs_path).read_bytes()
-        except OSError as exc:
-            out.append((path, None, Diagnostic(path, 0, f"unreadable ({exc.strerror})", "input")))
+    delay = _parse_delay()
+    for abs_path, path, module, key, cache_dir, root, limit in batch:
+        if delay:
+            time.sleep(delay)
+        try:  # a regular file inside the root, never a FIFO swapped in since discovery
+            content = read_python(abs_path, limit, root)
+        except InputFileError as exc:
+            out.append((path, None, Diagnostic(path, 0, exc.reason, "input")))
             continue
         with gc_paused():  # a syntax tree is acyclic and freed as soon as it is summarised
             summary, diag = parse_source(path, module, content)
@@ -261,11 +328,15 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
                 continue
             key = keys.get(path) if keys else None
             if key is None:
-                key = cache_key(code_digest("index"), path, module, abs_path.read_bytes())
+                key = cache_key(code_digest("index"), path, module, read_python(abs_path, settings.max_file_size, root))
+        except InputFileError as exc:
+            index.diagnostics.append(Diagnostic(path, 0, exc.reason, "input"))
+            continue
         except OSError as exc:
             index.diagnostics.append(Diagnostic(path, 0, f"unreadable ({exc.strerror}); skipped", "input"))
             continue
-        item = (str(abs_path), path, module, key, str(settings.cache_dir) if cache else "")
+        item = (str(abs_path), path, module, key, str(settings.cache_dir) if cache else "", str(root),
+                settings.max_file_size)
         (stored if cache is not None and cache.has(key) else todo).append(item)
     total, done = len(files.python), 0
     key_of = {item[1]: item[3] for item in todo + stored}
@@ -313,6 +384,8 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
             if isinstance(cached, FileSummary):
                 index.summaries[item[1]] = cached
                 index.stats.cached += 1
+                if cached.light:  # a data module: its diagnostic lives in the summary
+                    index.diagnostics.append(Diagnostic(item[1], cached.light_line, cached.light, "data-module"))
             elif cached is not None:  # a syntax error or bad encoding, found when the file was parsed
                 index.diagnostics.append(Diagnostic(item[1], *cached))
             else:  # the entry went bad or away since: parse the file after all
@@ -338,6 +411,12 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
             for item in todo:
                 if item[1] not in seen:
                     take(_work_guarded(item, crash))
+    except BaseException:
+        # Ctrl-C, SIGTERM (the CLI turns it into an exception) or a bug: stop the workers now
+        # instead of waiting for the files they are parsing
+        if workers is not None:
+            workers.terminate()
+        raise
     finally:
         if workers is not None:
             workers.close()
@@ -366,8 +445,11 @@ class _Workers:
                 # many files: load the parser once here, so that forked workers inherit it;
                 # a few: each worker loads it while this process decodes the cache
                 _parser()
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_context(), initializer=_init_worker)
-        self.futures.extend(self.pool.submit(_work, batch) for batch in _batches(items))
+            ctx = _context()
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
+                                            initargs=_worker_args(ctx))
+        with _signals_held():  # the first submit forks the workers
+            self.futures.extend(self.pool.submit(_work, batch) for batch in _batches(items))
 
     def results(self) -> Iterator[list[_Result]]:
         """Batches in the order they finish: the first one holds the biggest files, and
@@ -381,6 +463,40 @@ class _Workers:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
+    def terminate(self) -> None:
+        """Stop every worker at once, parsing or not, and forget the pool."""
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            _terminate_pool(pool)
+
+
+def _terminate_pool(pool: object) -> None:
+    """SIGTERM the workers of a ``ProcessPoolExecutor``, then SIGKILL those still alive.
+
+    ``terminate_workers`` is public from Python 3.14; before, the worker processes are only
+    reachable as ``_processes``, read defensively."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    stop = getattr(pool, "terminate_workers", None)
+    if stop is not None:
+        try:
+            stop()
+        except Exception:  # noqa: BLE001 - already shut down
+            pass
+    for proc in procs:
+        try:
+            proc.terminate()
+        except Exception:  # noqa: BLE001 - it exited on its own
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)  # type: ignore[attr-defined]
+    for proc in procs:
+        try:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=5)
+        except Exception:  # noqa: BLE001
+            pass
+
 
 def _context() -> multiprocessing.context.BaseContext:
     """``fork`` where it is safe (POSIX but macOS, no other thread running): a forked
@@ -393,10 +509,85 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context()
 
 
-def _init_worker() -> None:
-    """Leave the objects a forked worker inherits out of its collections: they are never
-    garbage, and walking them would also copy their memory pages."""
+def _init_worker(parent: int | None = None) -> None:
+    """Set up a parse worker so that it never outlives the run that started it, and leave
+    the objects a forked worker inherits out of its collections (they are never garbage,
+    and walking them would also copy their memory pages).
+
+    Ctrl-C reaches the whole process group: the worker ignores it and the parent, which
+    gets it too, stops the pool (a worker interrupted while waiting for work would print a
+    traceback); SIGTERM kills the worker outright. When the parent dies, SIGKILL included, the kernel kills the worker
+    (``PR_SET_PDEATHSIG`` on Linux); elsewhere a thread watches for the worker being
+    re-parented. ``parent`` is the pid of the process that made the pool when the worker is
+    its direct child: if the worker has another parent by now, that one died before the
+    request took effect (a dead parent can linger as a zombie, so its pid is no proof of
+    life), and the worker exits at once.
+    """
     gc.freeze()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler a forked worker inherits from the CLI
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD)  # held by the parent while it forked
+    ppid = os.getppid()
+    if not _die_with_parent():
+        threading.Thread(target=_watch_parent, args=(ppid,), name="gyrelint-parent-watch", daemon=True).start()
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+
+
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while the pool forks: the exception they raise, landing in
+    an at-fork hook or a half-built pool, was swallowed ("Exception ignored") and left a
+    lock held, so the run hung with its workers. Held, they arrive just after, where the
+    pool can be torn down."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _worker_args(ctx: multiprocessing.context.BaseContext) -> tuple[int | None]:
+    """``_init_worker``'s argument: this pid when the workers are its children (``fork``,
+    ``spawn``), None when a fork server is their parent."""
+    return (None if ctx.get_start_method() == "forkserver" else os.getpid(),)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent exits; False where that is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(ppid: int, every: float = 0.5) -> None:
+    """Exit the worker as soon as its parent is gone (it is then re-parented)."""
+    while os.getppid() == ppid:
+        time.sleep(every)
+    os._exit(1)
+
+
+def _parse_delay() -> float:
+    try:
+        return max(0.0, float(os.environ.get(_PARSE_DELAY_ENV, "0") or 0))
+    except ValueError:
+        return 0.0
 
 
 def _size(path: str) -> int:
@@ -410,8 +601,13 @@ def _work_guarded(item: _Item, exc: Exception) -> list[_Result]:
     """Re-run one file in its own process after a pool crash, so one file cannot sink the repo."""
     from concurrent.futures import ProcessPoolExecutor
 
+    ctx = _context()
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_init_worker, initargs=_worker_args(ctx))
     try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=_context(), initializer=_init_worker) as pool:
-            return pool.submit(_work, [item]).result(timeout=120)
+        with _signals_held():
+            fut = pool.submit(_work, [item])
+        return fut.result(timeout=120)
     except Exception:  # noqa: BLE001
         return [(item[1], None, Diagnostic(item[1], 0, "the parser crashed on this file; skipped", "parse"))]
+    finally:
+        _terminate_pool(pool)

@@ -104,8 +104,10 @@ def literal(node: cst.BaseExpression, depth: int = 0) -> object:
             v = literal(node.expression, depth + 1)  # type: ignore[union-attr]
             return -v if isinstance(v, (int, float)) and not isinstance(v, bool) else _NO_LITERAL
         if t is cst.List or t is cst.Tuple:
+            if len(node.elements) > 64:  # type: ignore[union-attr]  # not kept: do not evaluate 20k items first
+                return _NO_LITERAL
             items = tuple(literal(e.value, depth + 1) for e in node.elements)  # type: ignore[union-attr]
-            if any(i is _NO_LITERAL for i in items) or len(items) > 64:
+            if any(i is _NO_LITERAL for i in items):
                 return _NO_LITERAL
             return items
         if t is cst.FormattedString:

@@ -222,6 +222,10 @@ class FileSummary:
     sha: str = ""
     flows: list[Flow] = field(default_factory=list)  # value-flow facts for call resolution
     lambdas: list[FunctionDef] = field(default_factory=list)  # lambdas, named "<lambdaN>" per scope
+    # why the file was indexed only in part (bulk literals elided, or a skeleton), "" when
+    # it was not; the index reports it as a ``data-module`` diagnostic, from the cache too
+    light: str = ""
+    light_line: int = 0
 
 
 def absolute_module(s: FileSummary, module: str, level: int) -> str:

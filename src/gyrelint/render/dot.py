@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..model import Evidence, HandoffKind, Side
+from .escape import dot_string
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 DEFAULT_MAX_NODES = 60
 IMAGE_FORMATS = ("svg", "png", "pdf")
@@ -642,8 +643,8 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
 
 
 def _q(text: str) -> str:
-    """A DOT double-quoted string."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A DOT double-quoted string (hidden characters shown, dot's own backslash escapes disarmed)."""
+    return dot_string(text)
 
 
 def _attrs(**kw: object) -> str:

@@ -1,18 +1,15 @@
-"""GitHub Actions workflow commands: one ``::error file=..,line=..::msg`` annotation per finding."""
+"""GitHub Actions workflow commands: one ``::error file=..,line=..::msg`` annotation per finding.
+
+Every line starts with gyrelint's own ``::command``; repo text is percent-encoded so it can
+neither end the line nor smuggle in another command (``escape.github_data``)."""
 
 from __future__ import annotations
 
 from ..model import Finding
+from .escape import github_data as _data
+from .escape import github_property as _prop
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _prop(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(findings: list[Finding]) -> str:

@@ -9,7 +9,6 @@ with ``textContent``; so a repo's text can never become markup. CSS and JS are r
 
 from __future__ import annotations
 
-import html
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -17,10 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..model import Side
+from ..safeio import read_input
 from .dot import DEFAULT_MAX_NODES, GraphvizMissing, MapGraph, build_map, map_side, svg_for
+from .escape import html as esc
+from .escape import visible
+from .output import write_output
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 ASSETS = Path(__file__).parent / "assets"
 SNIPPET_CONTEXT = 3  # lines either side of an evidence line
@@ -32,21 +35,21 @@ _OPEN_ROWS = 400  # longer tables start folded (one click opens them) so big rep
 SIDES = ("sampling", "handoff", "training", "driver", "neutral")
 
 
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def _loc(file: str, line: int) -> str:
     return f"{file}:{line}" if line else file
 
 
 def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAULT_MAX_NODES) -> Path:
-    """Write ``index.html`` into ``out_dir`` (created if missing) and return its path."""
+    """Write ``index.html`` into ``out_dir`` (created if missing) and return its path.
+
+    A folder that is a symlink is refused: inside an analyzed repo it may have been planted to
+    point at a folder whose ``index.html`` someone serves or trusts."""
     out = Path(out_dir)
+    if out.is_symlink():
+        raise IsADirectoryError(40, "is a symlink; pass the real folder", str(out))
     out.mkdir(parents=True, exist_ok=True)
     page = out / "index.html"
-    page.write_text(render_html(analysis, max_nodes=max_nodes), encoding="utf-8")
-    return page
+    return write_output(page, render_html(analysis, max_nodes=max_nodes))
 
 
 def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES) -> str:
@@ -95,10 +98,24 @@ def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES) -> str:
 
 
 def _json_for_script(data: Any) -> str:
-    """JSON that cannot close its ``<script>`` element nor open a comment, whatever the strings hold."""
-    text = json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    """JSON that cannot close its ``<script>`` element nor open a comment, whatever the strings hold.
+
+    Strings get the same ``visible`` treatment as the markup (``esc``), so a file name read from
+    a ``data-file`` attribute is the key of its snippets here, and the page script never puts
+    a bidi override or a lone surrogate into the DOM."""
+    text = json.dumps(_visible_tree(data), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") \
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _visible_tree(value: Any) -> Any:
+    if isinstance(value, str):
+        return visible(value, keep="\t")
+    if isinstance(value, dict):
+        return {_visible_tree(k): _visible_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_visible_tree(v) for v in value]
+    return value
 
 
 def _clean_svg(svg: str) -> str:
@@ -192,10 +209,11 @@ def _tables(a: Analysis) -> str:
             + "</section>")
 
 
-def _table(tid: str, title: str, head: list[str], rows: list[str], note: str = "") -> str:
+def _table(tid: str, title: str, head: list[str], rows: list[str], note: str = "", empty: str = "") -> str:
+    """A folding table; ``note`` is shown above its rows, ``empty`` (or the note) only when it has none."""
     if not rows:
         return (f'<details class="tbl" id="{tid}"><summary><h2>{esc(title)} <small>(none)</small></h2></summary>'
-                f'<p class="note">{esc(note) or "Nothing found."}</p></details>')
+                f'<p class="note">{esc(empty or note) or "Nothing found."}</p></details>')
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
     body = "".join(rows)
     if len(rows) <= _OPEN_ROWS:
@@ -244,7 +262,7 @@ def _findings_table(a: Analysis) -> str:
                     f"<td><code>{esc(f.rule)}</code></td><td>{esc(f.message)}</td><td>{_srcref(f.file, f.line)}</td>"
                     f'<td class="fix">{esc(f.fix)}</td></tr>')
     return _table("t-findings", "Findings", ["severity", "rule", "message", "where", "what to do"], rows,
-                  "No rule fired.")
+                  empty="No rule fired.")
 
 
 def _contract_table(a: Analysis) -> str:
@@ -274,7 +292,7 @@ def _config_table(a: Analysis) -> str:
                f"<td><code>{esc(c.signal)}</code></td><td>{esc(c.detail)}</td><td>{_srcref(c.file, c.line)}</td><td></td></tr>"
                for c in sorted(a.topology.code_evidence, key=lambda c: (c.signal, c.file, c.line))]
     return _table("t-config", "Topology: config keys by class, and code evidence", ["class", "key / signal", "value",
-                  "where", "why"], rows + ev_rows, "No process, port or transport settings found.")
+                  "where", "why"], rows + ev_rows, empty="No process, port or transport settings found.")
 
 
 def _boundary_table(a: Analysis) -> str:
@@ -365,14 +383,11 @@ def _snippets(a: Analysis, need: dict[str, set[int]]) -> dict[str, dict[str, str
     for rel in sorted(need):
         if not rel or budget <= 0:
             continue
-        path = (root / rel).resolve()
-        try:
-            path.relative_to(root)
-            if not path.is_file() or path.stat().st_size > _MAX_FILE_BYTES:
-                continue
-            lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
+        try:  # a regular file inside the root only: no FIFO, no symlink out of the repo
+            data = read_input(root / rel, _MAX_FILE_BYTES, root=root)
         except (OSError, ValueError):
             continue
+        lines = data.decode("utf-8", errors="replace").splitlines()
         keep: dict[str, str] = {}
         for ln in sorted(need[rel]):
             lo, hi = max(1, ln - SNIPPET_CONTEXT), min(len(lines), max(ln, 1) + SNIPPET_CONTEXT)

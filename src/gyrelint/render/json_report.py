@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .escape import json_safe
+
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 SCHEMA = "gyrelint/1"
 
 
 def to_report(a: Analysis) -> dict[str, Any]:
+    """The report as plain data; every string valid Unicode (see ``escape.json_safe``)."""
+    return json_safe(_report(a))
+
+
+def _report(a: Analysis) -> dict[str, Any]:
     h = a.handoff
     t = a.topology
     return {

@@ -1,4 +1,7 @@
-"""Findings as Markdown, sized for a pull-request comment."""
+"""Findings as Markdown, sized for a pull-request comment.
+
+Repo text lands in a PR comment, so it goes through ``escape.md_text`` / ``md_code``: no table
+break, link, image, HTML tag or ``@mention`` can come from the analyzed repo."""
 
 from __future__ import annotations
 
@@ -6,18 +9,15 @@ from collections import Counter
 
 from ..model import Finding
 from ..rules import BY_ID
+from .escape import md_code, md_message, md_text, url_path
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 MAX_ROWS = 100
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
-
-
 def render_markdown(findings: list[Finding], title: str = "gyrelint", link: str | None = None) -> str:
     """A heading, a one-line tally, and one table row per finding (what, where, what to do)."""
-    lines = [f"### {title}", ""]
+    lines = [f"### {md_text(title)}", ""]
     if not findings:
         lines.append("No findings: the sampling chain, training chain and handoff look consistent.")
         return "\n".join(lines) + "\n"
@@ -26,18 +26,18 @@ def render_markdown(findings: list[Finding], title: str = "gyrelint", link: str 
     lines += ["", "| | Rule | Where | Finding | What to do |", "|---|---|---|---|---|"]
     for f in findings[:MAX_ROWS]:
         rule = BY_ID.get(f.rule)
-        rid = f"[{f.rule}]({rule.docs_url()})" if rule else f.rule
-        where = f"`{f.file}:{f.line}`"
+        rid = f"[{f.rule}]({rule.docs_url()})" if rule else md_text(f.rule)
+        where = md_code(f"{f.file}:{f.line}")
         if link:
-            where = f"[{f.file}:{f.line}]({link.rstrip('/')}/{f.file}#L{f.line})"
-        lines.append(f"| {_ICON[f.severity.value]} | {rid} | {where} | {_cell(f.message)} | {_cell(f.fix)} |")
+            where = f"[{md_text(f.file)}:{f.line}](<{link.rstrip('/')}/{url_path(f.file)}#L{f.line}>)"
+        lines.append(f"| {_ICON[f.severity.value]} | {rid} | {where} | {md_message(f.message)} | {md_message(f.fix)} |")
     if len(findings) > MAX_ROWS:
         lines.append(f"\n…and {len(findings) - MAX_ROWS} more (run `gyrelint check` locally for all).")
     details = [f for f in findings[:MAX_ROWS] if len(f.evidence) > 1]
     if details:
         lines += ["", "<details><summary>Evidence</summary>", ""]
         for f in details:
-            lines.append(f"- **{f.rule}** `{f.file}:{f.line}`")
-            lines += [f"  - `{e.file}:{e.line}` {_cell(e.note)}" for e in f.evidence]
+            lines.append(f"- **{md_text(f.rule)}** {md_code(f'{f.file}:{f.line}')}")
+            lines += [f"  - {md_code(f'{e.file}:{e.line}')} {md_message(e.note)}" for e in f.evidence]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"

@@ -7,19 +7,19 @@ sync dashed, both labelled with their transport.
 from __future__ import annotations
 
 from .dot import CLUSTER_STYLE, ENTRY, SIDE_STYLE, TRAJECTORY_COLOR, WEIGHT_COLOR, MapGraph
+from .escape import mermaid_comment, mermaid_text
 
 _ORDER = (ENTRY, "driver", "sampling", "handoff", "training", "neutral")
 
 
 def _text(s: str) -> str:
-    """A label Mermaid shows literally: quotes and markup characters become entities."""
-    out = s.replace("&", "&amp;").replace('"', "#quot;").replace("<", "&lt;").replace(">", "&gt;")
-    return out.replace("\n", "<br/>")
+    """A label Mermaid shows literally: every metacharacter becomes a Mermaid entity."""
+    return mermaid_text(s)
 
 
 def to_mermaid(g: MapGraph, fenced: bool = False) -> str:
     lines = ["flowchart TB"]
-    lines.append(f"  %% {g.title}")
+    lines.append(f"  %% {mermaid_comment(g.title)}")
     by_side: dict[str, list] = {}
     for n in g.nodes:
         by_side.setdefault(n.side, []).append(n)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .escape import json_safe
+
 if TYPE_CHECKING:  # annotations only: the caller already holds the graph
     import networkx as nx
 
@@ -47,4 +49,4 @@ def pycg_adjacency(calls: nx.DiGraph, nodes: set[str] | None = None) -> dict[str
 
 
 def render_pycg(calls: nx.DiGraph, nodes: set[str] | None = None) -> str:
-    return json.dumps(pycg_adjacency(calls, nodes), indent=2)
+    return json.dumps(json_safe(pycg_adjacency(calls, nodes)), indent=2)

@@ -1,6 +1,7 @@
 """SARIF 2.1.0 for GitHub code scanning and other SARIF consumers.
 
-Rule metadata (short/full description, help text and URI, default level) comes from
+Messages are plain text, where SARIF reads ``[text](target)`` as an embedded link, so repo
+text has its brackets escaped (``escape.sarif_text``). Rule metadata (short/full description, help text and URI, default level) comes from
 the rule catalog; each result carries the evidence as related locations and the
 line-free fingerprint as a partial fingerprint, so code scanning tracks an alert
 across edits that move it.
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import quote
 
 from .. import __version__
 from ..model import Finding, Severity
 from ..rules import RULES
+from .escape import json_safe, sarif_text, url_path
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/gyrelint/gyrelint"
@@ -23,7 +24,7 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 def _uri(path: str) -> str:
     p = PurePosixPath(path.replace("\\", "/"))
-    return quote(str(p), safe="/") if str(p) != "." else "."
+    return url_path(str(p)) if str(p) != "." else "."
 
 
 def _location(file: str, line: int, note: str = "", ident: int | None = None) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def _location(file: str, line: int, note: str = "", ident: int | None = None) ->
     if ident is not None:
         loc["id"] = ident
     if note:
-        loc["message"] = {"text": note}
+        loc["message"] = {"text": sarif_text(note)}
     return loc
 
 
@@ -79,7 +80,7 @@ def to_sarif(findings: list[Finding], root: str | None = None, prefix: str = "")
         res: dict[str, Any] = {
             "ruleId": f.rule,
             "level": _LEVEL[f.severity],
-            "message": {"text": f"{f.message}. What to do: {f.fix}" if f.fix else f.message},
+            "message": {"text": sarif_text(f"{f.message}. What to do: {f.fix}" if f.fix else f.message)},
             "locations": [_location(f.file, f.line)],
             "partialFingerprints": {"gyrelint/v1": f.fingerprint},
         }
@@ -98,5 +99,5 @@ def to_sarif(findings: list[Finding], root: str | None = None, prefix: str = "")
     if root:
         base = PurePosixPath(root.replace("\\", "/")).as_posix().rstrip("/") + "/"
         if base.startswith("/"):
-            run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": "file://" + quote(base, safe="/")}}
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+            run["originalUriBaseIds"] = {"%SRCROOT%": {"uri": "file://" + url_path(base)}}
+    return json_safe({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]})

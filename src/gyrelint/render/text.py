@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 from ..model import FunctionReport, HandoffKind, Side
 from ..semantics.counters import COUNTERS, logged_counters
 from ..semantics.handoff import is_test_module
+from .escape import term, term_block
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 _MAX_LIST = 8
 _COUNTER_TITLES = {
@@ -22,10 +23,11 @@ _COUNTER_TITLES = {
 
 
 def _loc(file: str, line: int) -> str:
-    return f"{file}:{line}" if line else file
+    return f"{term(file)}:{line}" if line else term(file)
 
 
 def _short(text: str, limit: int = 48) -> str:
+    text = term(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -35,8 +37,8 @@ def _why(f: FunctionReport) -> str:
         return ""
     own = [e for e in f.evidence if e.via == "own"]
     e = own[0] if own else f.evidence[0]
-    via = "" if e.via == "own" else f" via {e.via.removeprefix('callee:')}"
-    return f"  [{e.signal} at {_loc(e.file, e.line)}{via}]"
+    via = "" if e.via == "own" else f" via {term(e.via.removeprefix('callee:'))}"
+    return f"  [{term(e.signal)} at {_loc(e.file, e.line)}{via}]"
 
 
 def _rank(f: FunctionReport) -> tuple:
@@ -48,7 +50,7 @@ def _rank(f: FunctionReport) -> tuple:
 def _listing(out: list[str], fns: list[FunctionReport], indent: str = "   ") -> None:
     fns = sorted(fns, key=_rank)
     for f in fns[:_MAX_LIST]:
-        out.append(f"{indent}{f.qualname}  {_loc(f.file, f.line)}{_why(f)}")
+        out.append(f"{indent}{term(f.qualname)}  {_loc(f.file, f.line)}{_why(f)}")
     if len(fns) > _MAX_LIST:
         out.append(f"{indent}… {len(fns) - _MAX_LIST} more (--format json lists all)")
 
@@ -61,7 +63,7 @@ def render_text(a: Analysis) -> str:
     for f in fns:
         by_side.setdefault(f.side, []).append(f)
     reached = Counter(f.side for f in fns if f.reached)
-    w(f"gyrelint — {a.given_root}")
+    w(f"gyrelint — {term(a.given_root)}")
     w(f"{a.stats.files} files ({a.stats.parsed} parsed, {a.stats.cached} from cache), "
       f"{a.stats.functions} functions, {len(a.entry_points)} entry points, {a.stats.seconds:.2f}s")
     w("")
@@ -93,7 +95,7 @@ def render_text(a: Analysis) -> str:
         for name in fc.missing[:_MAX_LIST]:
             uses = fc.consumed.get(name, [])
             where = ", ".join(_loc(u.file, u.line) for u in uses[:3])
-            w(f"     missing: '{name}' is read at {where} but never produced")
+            w(f"     missing: '{term(name)}' is read at {where} but never produced")
         if not fc.missing:
             w("     every field the trainer reads is produced")
     w(f"   weight sync (trainer → sampler): {len(sync) or 'not found'}")
@@ -102,24 +104,24 @@ def render_text(a: Analysis) -> str:
     if a.boundary_modules:
         shown = [m for m in a.boundary_modules][:_MAX_LIST]
         more = len(a.boundary_modules) - len(shown)
-        w(f"   boundary modules: {', '.join(shown)}{f' (+{more} more)' if more > 0 else ''}")
+        w(f"   boundary modules: {', '.join(map(term, shown))}{f' (+{more} more)' if more > 0 else ''}")
     # 4: processes
     t = a.topology
-    w(f"4. Processes: {t.verdict}{' (colocated)' if t.colocated else ''}")
+    w(f"4. Processes: {term(t.verdict)}{' (colocated)' if t.colocated else ''}")
     for r in t.reasons[:5]:
-        w(f"   - {r}")
+        w(f"   - {term(r)}")
     for c in t.code_evidence[:4]:
-        w(f"   code: {c.signal} at {_loc(c.file, c.line)}{' — ' + c.detail if c.detail else ''}")
+        w(f"   code: {term(c.signal)} at {_loc(c.file, c.line)}{' — ' + term(c.detail) if c.detail else ''}")
     for k in t.config_keys[:4]:
-        w(f"   config: {k.key} = {k.value} ({k.cls}) at {_loc(k.file, k.line)}")
-    w(f"   trajectory transport: {t.trajectory_transport}; weight transport: {t.weight_transport}")
+        w(f"   config: {term(k.key)} = {term(k.value)} ({term(k.cls)}) at {_loc(k.file, k.line)}")
+    w(f"   trajectory transport: {term(t.trajectory_transport)}; weight transport: {term(t.weight_transport)}")
     # 5: online?
     w(f"5. Loop online: {'yes' if h.online else 'no'}")
     if h.weight_sync_path:
         w("   path from the parameter update to the sampler's weights:")
         for q in h.weight_sync_path:
             f = a.functions.get(q)
-            w(f"     → {q}  {_loc(f.file, f.line) if f else ''}".rstrip())
+            w(f"     → {term(q)}  {_loc(f.file, f.line) if f else ''}".rstrip())
     elif sync:
         w("   weight-sync code exists but no call path joins it to a parameter update")
     else:
@@ -139,14 +141,14 @@ def render_text(a: Analysis) -> str:
         w("")
         w(f"Findings ({len(a.findings)}):")
         for f in a.findings:
-            w(f"   {_loc(f.file, f.line)}: {f.rule} [{f.severity.value}] {f.message}")
+            w(f"   {_loc(f.file, f.line)}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
             if f.fix:
-                w(f"      what to do: {f.fix}")
+                w(f"      what to do: {term(f.fix)}")
     if a.diagnostics:
         w("")
         w(f"Input problems ({len(a.diagnostics)}):")
         for d in a.diagnostics[:20]:
-            w(f"   {d}")
+            w(f"   {term(d)}")
         if len(a.diagnostics) > 20:
             w(f"   … {len(a.diagnostics) - 20} more")
-    return "\n".join(out)
+    return term_block("\n".join(out))

@@ -18,7 +18,7 @@ from ..index.summary import FileSummary, FunctionDef
 from ..model import Finding, FunctionReport, HandoffKind, Location, Severity, Side
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 DOCS_BASE = "https://github.com/gyrelint/gyrelint/blob/main/docs/rules/"
 MAX_EVIDENCE = 12

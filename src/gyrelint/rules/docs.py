@@ -1,6 +1,9 @@
-"""The docs page of a rule (docs/rules/GYRnnn.md), generated from the rule class so they never drift."""
+"""The docs page of a rule (docs/rules/GYRnnn.md) and its terminal form (``gyrelint rule``),
+both generated from the rule class so they never drift."""
 
 from __future__ import annotations
+
+import textwrap
 
 from .base import Example, Rule
 
@@ -33,6 +36,38 @@ def render_rule_doc(rule: type[Rule]) -> str:
         f"<!-- generated from src/gyrelint/rules by `python -m gyrelint.rules.docs docs/rules`; edit the rule, "
         f"not this page -->\n"
     )
+
+
+def _wrap(text: str, indent: str = "  ", width: int = 88) -> str:
+    return "\n".join(textwrap.fill(par, width, initial_indent=indent, subsequent_indent=indent)
+                     for par in text.split("\n\n"))
+
+
+def _example_text(title: str, ex: Example) -> list[str]:
+    out = [f"{title}{': ' + ex.note if ex.note else ''}"]
+    for path, src in ex.files.items():
+        out.append(f"  --- {path}")
+        out += [f"    {line}".rstrip() for line in src.rstrip().splitlines()]
+    return out
+
+
+def render_rule_text(rule: type[Rule]) -> str:
+    """``gyrelint rule GYRnnn``: the docs page's content laid out for a terminal.
+
+    Same fields as :func:`render_rule_doc` (summary, rationale, fix, bad and good examples), so
+    the terminal and ``docs/rules/`` say the same thing."""
+    lines = [f"{rule.id}  {rule.name}  (default severity: {rule.severity.value})", "",
+             "What it finds", _wrap(rule.summary), "",
+             "Why it matters in an RL loop", _wrap(rule.rationale), "",
+             "What to do", _wrap(rule.fix), ""]
+    for ex in rule.bad:
+        lines += _example_text("Before (reported)", ex) + [""]
+    for ex in rule.good:
+        lines += _example_text("After (clean)", ex) + [""]
+    lines += [f"Configure: [tool.gyrelint.rules] {rule.id} = \"error\" | \"warning\" | \"info\" | \"off\"; "
+              f"silence one line with `# gyrelint: ignore[{rule.id}]`.",
+              f"Docs: {rule.docs_url()}"]
+    return "\n".join(lines)
 
 
 def render_index(rules: list[type[Rule]]) -> str:

@@ -158,10 +158,9 @@ class HighTimeout(Rule):
     tags = ("handoff", "topology")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        limits = ctx.analysis.settings.raw.get("thresholds", {}) if ctx.analysis.settings else {}
-        limits = limits if isinstance(limits, dict) else {}
-        t_limit = _num(limits.get("timeout")) or TIMEOUT_LIMIT
-        r_limit = _num(limits.get("retries")) or RETRIES_LIMIT
+        limits = ctx.analysis.settings.thresholds if ctx.analysis.settings else None
+        t_limit = (limits and limits.timeout) or TIMEOUT_LIMIT
+        r_limit = (limits and limits.retries) or RETRIES_LIMIT
         seen: set[tuple[str, int, str]] = set()
 
         def judge(name: str, value: float | None, where: Location, key: str, note: str,

@@ -29,7 +29,7 @@ from . import (
 from .base import Rule, RuleContext
 
 if TYPE_CHECKING:
-    from ..api import Analysis
+    from ..analysis import Analysis
 
 RULES: tuple[type[Rule], ...] = tuple(
     m.RULE
@@ -65,25 +65,13 @@ def enabled(rule_id: str, settings: Settings) -> bool:
         return False
     if settings.ignore and matches(rule_id, settings.ignore):
         return False
-    return str(settings.rules.get(rule_id, "")).lower() != "off"
+    return settings.severity(rule_id) != "off"
 
 
 def severity_for(rule: type[Rule], settings: Settings) -> Severity:
-    value = str(settings.rules.get(rule.id, "")).lower()
+    """The configured severity (checked when the settings were read), else the rule's own."""
+    value = settings.severity(rule.id)
     return Severity(value) if value in SEVERITIES else rule.severity
-
-
-def settings_diagnostics(settings: Settings) -> list[Diagnostic]:
-    """Bad ``[tool.gyrelint.rules]`` entries, named so the user can fix them."""
-    out = []
-    for rid, value in settings.rules.items():
-        if rid not in BY_ID:
-            out.append(Diagnostic("pyproject.toml", 0, f"[tool.gyrelint.rules] {rid}: unknown rule id; "
-                                  f"known: {', '.join(BY_ID)}", "config"))
-        elif str(value).lower() not in (*SEVERITIES, "off"):
-            out.append(Diagnostic("pyproject.toml", 0, f"[tool.gyrelint.rules] {rid} = {value!r}: use one of "
-                                  f"error, warning, info, off", "config"))
-    return out
 
 
 def evaluate(analysis: Analysis, rules: Iterable[type[Rule]] = RULES) -> list[Finding]:
@@ -130,8 +118,22 @@ def apply_settings(findings: list[Finding], analysis: Analysis, settings: Settin
     return sorted(out, key=lambda f: (-f.severity.rank, f.file, f.line, f.rule))
 
 
+def check_settings(settings: Settings) -> None:
+    """Refuse rule ids and codes no rule has (SettingsError). Settings read through the API were
+    checked against this registry already; these come from Python code (``Settings(rules=...)``)."""
+    from ..settings.schema import Where, check_rules
+
+    ids = frozenset(BY_ID)
+    where = Where("Settings", "", ids)
+    check_rules({r.rule: r.severity for r in settings.rules}, where.sub("rules"))
+    for key, codes in (("select", settings.select), ("ignore", settings.ignore)):
+        bad = unknown_codes(codes)
+        if bad:
+            raise where.fail(key, f"unknown rule code {bad[0]!r}", "use a rule id or prefix from `gyrelint rule`")
+
+
 def run_rules(analysis: Analysis, settings: Settings) -> list[Finding]:
     """All rule findings for the analysis, with the user's settings applied."""
-    analysis.diagnostics.extend(settings_diagnostics(settings))
+    check_settings(settings)
     rules = [r for r in RULES if enabled(r.id, settings)]
     return apply_settings(evaluate(analysis, rules), analysis, settings)

@@ -25,7 +25,7 @@ def make_analysis(functions: list[FunctionReport] = (), *, summaries: list[FileS
                   topology: Topology | None = None, settings: Settings | None = None,
                   other_files: list[str] = (), root: str | Path = ".", boundary_modules: list[str] = ()):
     """An Analysis with only the given parts filled; everything else empty."""
-    from ..api import Analysis
+    from ..analysis import Analysis
 
     root = Path(root)
     files = RepoFiles(root=root, python=sorted(s.path for s in summaries), other=list(other_files),

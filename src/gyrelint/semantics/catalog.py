@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
@@ -1064,34 +1065,9 @@ SIGNALS: tuple[Signal, ...] = (
 )
 
 
-def user_signals(entries: Iterable[dict]) -> tuple[list[Signal], list[str]]:
-    """Signals declared in ``[tool.gyrelint] signals``: ``{id, side, call|method, kind?, weight?}``."""
-    out: list[Signal] = []
-    errors: list[str] = []
-    for i, e in enumerate(entries):
-        sid = e.get("id") or f"user-{i + 1}"
-        side = e.get("side", "")
-        kind = e.get("kind") or e.get("handoff_kind")
-        if side in (TRAJECTORY, WEIGHT_SYNC):
-            side, kind = HANDOFF, side
-        if side not in (SAMPLING, TRAINING, HANDOFF, NEUTRAL):
-            errors.append(f"signal {sid!r}: side must be sampling, training, handoff, trajectory or weight_sync")
-            continue
-        if side == HANDOFF and kind not in (TRAJECTORY, WEIGHT_SYNC):
-            errors.append(f"signal {sid!r}: a handoff signal needs kind = \"trajectory\" or \"weight_sync\"")
-            continue
-        calls = e.get("call", e.get("calls", ()))
-        calls = (calls,) if isinstance(calls, str) else tuple(c for c in calls if isinstance(c, str))
-        methods = e.get("method", e.get("methods", ()))
-        methods = (methods,) if isinstance(methods, str) else tuple(m for m in methods if isinstance(m, str))
-        if not calls and not methods:
-            errors.append(f"signal {sid!r}: give call = \"lib.Class.method\" (glob allowed) or method = \"name\"")
-            continue
-        weight = e.get("weight", 3.0)
-        if not isinstance(weight, (int, float)) or isinstance(weight, bool):
-            weight = 3.0
-        out.append(Signal(id=str(sid), side=side, kind=kind if side == HANDOFF else None, weight=float(weight),
-                          rationale=str(e.get("rationale", "declared in [tool.gyrelint] signals")),
-                          calls=calls, methods=methods, name_only=bool(methods), user=True,
-                          check=(lambda c, fn, s: max(s, MEDIUM)) if methods else None))
-    return out, errors
+def user_signals(specs: Iterable[SignalSpec]) -> list[Signal]:
+    """Signals declared in ``[tool.gyrelint] signals`` (checked when the settings were read)."""
+    return [Signal(id=s.id, side=s.side, kind=s.kind, weight=s.weight, rationale=s.rationale, calls=s.calls,
+                   methods=s.methods, name_only=bool(s.methods), user=True,
+                   check=(lambda c, fn, st: max(st, MEDIUM)) if s.methods else None)
+            for s in specs]

@@ -57,9 +57,7 @@ def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
 def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     sem = Semantics()
     signals = list(SIGNALS)
-    extra, errors = user_signals(settings.signals)
-    signals += extra
-    sem.diagnostics += [Diagnostic("pyproject.toml", 0, f"[tool.gyrelint] {e}; ignored", "config") for e in errors]
+    signals += user_signals(settings.signals)
     matcher = Matcher(signals)
     facts: Facts = build_facts(index, graphs, matcher.methods)
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):

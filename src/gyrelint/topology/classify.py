@@ -13,7 +13,8 @@ import fnmatch
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+
+from ..settings import TopologySettings
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
@@ -132,20 +133,13 @@ class Vocabulary:
     leaf_memo: dict[tuple[str, frozenset[str]], tuple[str, str] | None] = field(default_factory=dict)
 
     @classmethod
-    def from_settings(cls, topology: dict[str, Any] | None) -> tuple[Vocabulary, list[str]]:
-        """Build from the settings table; returns problems as one-line messages."""
+    def from_settings(cls, topology: TopologySettings | None) -> Vocabulary:
+        """The built-in vocabulary extended by ``[tool.gyrelint.topology]`` (checked when read)."""
         vocab = cls()
-        problems: list[str] = []
-        for name, value in (topology or {}).items():
-            if name not in (*CLASSES, "ignore"):
-                continue
-            items = [value] if isinstance(value, str) else value
-            if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-                problems.append(f"[tool.gyrelint.topology] {name} must be a list of strings; ignored")
-                continue
+        for name, items in (topology.items() if topology is not None else ()):
             for item in items:
                 vocab._add(name, item)
-        return vocab, problems
+        return vocab
 
     def _add(self, cls: str, item: str) -> None:
         if "*" in item or "?" in item or "." in item:

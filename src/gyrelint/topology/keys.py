@@ -9,7 +9,8 @@ import re
 from ..graphs import Graphs
 from ..index import Index
 from ..model import ConfigKey, Diagnostic
-from ..repo import launcher_kind
+from ..repo import display_name, launcher_kind
+from ..safeio import InputFileError, inside, read_input
 from ..settings import Settings
 from .classify import Vocabulary, classify
 from .names import Namer
@@ -33,7 +34,10 @@ def read_config_text(index: Index, rel: str, limit: int, diags: list[Diagnostic]
             diags.append(Diagnostic(rel, 0, f"{size // 1024} KiB is over the max-file-size limit ({limit // 1024} KiB); "
                                     "config keys not read, raise [tool.gyrelint] max-file-size to include it", "size"))
             return None
-        data = path.read_bytes()
+        data = read_input(path, limit, index.root)  # a regular file inside the repo, never a FIFO
+    except InputFileError as exc:
+        diags.append(Diagnostic(rel, 0, exc.reason, "input"))
+        return None
     except OSError as exc:
         diags.append(Diagnostic(rel, 0, f"unreadable ({exc.strerror}); skipped", "input"))
         return None
@@ -59,7 +63,10 @@ def _env_files(index: Index) -> list[str]:
         for name in names:
             if name == ".env" or name.startswith(".env."):
                 rel = f"{d}/{name}" if d else name
-                if (index.root / rel).is_file():
+                # a regular file inside the repo (discovery already reported links that leave it) with
+                # a name a diagnostic can show; read_input still refuses a FIFO swapped in since
+                path = index.root / rel
+                if display_name(name) is name and os.path.isfile(path) and inside(index.root, path):
                     out.append(rel)
     return out
 

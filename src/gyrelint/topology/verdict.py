@@ -71,8 +71,7 @@ class _Reason:
 def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[Topology, list[Diagnostic]]:
     """Config keys (classified), code evidence, link checks, verdict and transports."""
     diags: list[Diagnostic] = []
-    vocab, problems = Vocabulary.from_settings(settings.topology)
-    diags.extend(Diagnostic("pyproject.toml", 0, p, "config") for p in problems)
+    vocab = Vocabulary.from_settings(settings.topology)
     resolved = resolved_by_file(graphs)
     namers = {p: Namer(s, resolved.get(p)) for p, s in index.summaries.items()}
     keys = classified_keys(index, graphs, settings, namers, vocab, diags)
