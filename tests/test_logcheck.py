@@ -53,9 +53,13 @@ def test_parse_line_styles():
 # --- hand-written samples per style --------------------------------------------------------------
 
 def test_verl_style_healthy_and_frozen_version():
+    # sampled, steps and versions but no consumed counter: every check it can make passes, yet the
+    # handoff is unverified, so it is inconclusive (it was "healthy ... not checked: handoff, ratio").
     ok = verdict_of(FIX / "logs_verl" / "healthy.log")
-    assert ok.status == "healthy"
+    assert ok.status == "inconclusive" and ok.missing == ["consumed"] and ok.exit_code == 0
+    assert "'consumed'" in ok.headline and "probe.consumed(n)" in ok.headline
     assert statuses(ok)["online"] == "ok" and statuses(ok)["steps"] == "ok"
+    assert statuses(ok)["handoff"] == "unknown" and statuses(ok)["ratio"] == "unknown"
     assert ok.counters["sampled"]["total"] == 6 * 256
     frozen = verdict_of(FIX / "logs_verl" / "frozen_version.log")
     assert frozen.status == "problem" and frozen.checks[3].id == "online"
@@ -70,15 +74,18 @@ def test_verl_style_stuck_steps_is_a_link_problem():
 
 
 def test_openrlhf_style_global_step_dict_lines():
-    v = verdict_of(FIX / "logs_openrlhf" / "train.log")
-    assert v.status == "healthy" and v.counters["step"]["total"] == 4
+    v = verdict_of(FIX / "logs_openrlhf" / "train.log")  # steps only: inconclusive (was "healthy")
+    assert v.status == "inconclusive" and v.counters["step"]["total"] == 4
+    assert v.missing == ["sampled", "consumed"] and statuses(v)["steps"] == "ok"
     stuck = verdict_of(FIX / "logs_openrlhf" / "stuck.log", profile="openrlhf-like")
     assert stuck.status == "problem" and statuses(stuck)["steps"] == "problem"
 
 
 def test_trl_style_dict_lines_and_async_jsonl():
+    # its only progress field is a fractional epoch (0.02 ... 0.1): not a step counter (it read as "0.1 steps")
     v = verdict_of(FIX / "logs_trl" / "train.log", profile="trl-like")
-    assert statuses(v)["steps"] == "ok"
+    assert statuses(v)["steps"] == "unknown" and v.status == "inconclusive"
+    assert not v.counters["step"]["present"] and "'epoch' is fractional" in v.checks[2].message
     a = verdict_of(FIX / "logs_trl" / "async.jsonl", profile="trl-like")
     assert a.counters["consumed"]["total"] == 5 * 64
     assert statuses(a)["online"] == "ok"
@@ -185,8 +192,10 @@ def test_cli_exit_codes_and_text():
     assert code == 1
     assert "handoff broken" in out.splitlines()[0]
     assert "broken_handoff.jsonl:6" in out
-    code, out, _ = run(str(FIX / "logs_verl" / "healthy.log"))
+    code, out, _ = run(str(FIX / "logs_areal" / "train.log"))
     assert code == 0 and out.startswith("logcheck: HEALTHY")
+    code, out, _ = run(str(FIX / "logs_verl" / "healthy.log"))  # no consumed counter (was HEALTHY)
+    assert code == 0 and out.startswith("logcheck: INCONCLUSIVE") and "probe.consumed(n)" in out.splitlines()[0]
 
 
 def test_cli_json_contract():
@@ -206,6 +215,7 @@ def test_cli_json_contract():
     ("blank.log", b"\n\n  \n", "empty"),
     ("events.out.tfevents.123.host", b"\x18\x00\x00\x00\x00\x00\x00\x00\xa3\x7f\x4b\x22" * 20, "binary"),
     ("trunc.jsonl", b'{"step": 1, "sampled": 8}\n{"step": 2, "sam', "truncated at line 2"),
+    ("trunc_blank.jsonl", b'{"step": 1}\n{"step": 2, "sam\n\n  \n', "truncated at line 2"),
     ("trunc_probe.log", b"gyrelint-probe sampled=+8 total=8 pid=1 t=1\ngyrelint-probe sampled=+8 tot", "truncated"),
     ("trunc.csv", b"Wall time,Step,Value\n1.0,1,8\n2.0,2", "truncated"),
     ("nostep.csv", b"a,b\n1,2\n", "step"),

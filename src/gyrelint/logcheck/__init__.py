@@ -22,24 +22,37 @@ from .profiles import (
     rules_from_settings,
 )
 from .reader import LogInputError, Record, iter_log, read_log
+from .source import DEFAULT_LIMITS, Limits, ReadStats
+from .usermatch import PatternTimeout
 from .verdict import DEFAULT_THRESHOLD, Check, Evidence, Verdict, judge
 
 __all__ = ["build_rules", "check_logs", "read_log", "judge", "Collector", "Verdict", "Check", "Evidence", "Record",
-           "Rule", "LogInputError", "PatternError", "PROFILES", "DEFAULT_PROFILE", "DEFAULT_THRESHOLD"]
+           "Rule", "LogInputError", "PatternError", "PatternTimeout", "Limits", "PROFILES", "DEFAULT_PROFILE", "DEFAULT_THRESHOLD"]
 
 
 def build_rules(profile: str = DEFAULT_PROFILE, patterns: Iterable[str] = (),
-                settings_counters: dict[str, Any] | None = None) -> list[Rule]:
+                settings_counters: dict[str, Any] | None = None, settings_file: str = "pyproject.toml") -> list[Rule]:
     """User patterns (CLI, then pyproject) before the profile's key rules; probe lines need none."""
     rules = [parse_cli_pattern(p) for p in patterns]
-    rules += rules_from_settings(settings_counters or {})
+    rules += rules_from_settings(settings_counters or {}, settings_file)
     rules += list(profile_rules(profile))
     return rules
 
 
-def check_logs(paths: Sequence[str | Path], rules: list[Rule], threshold: float = DEFAULT_THRESHOLD) -> Verdict:
-    """Read every log (LogInputError on the first unreadable one) and judge the counters together."""
+def check_logs(paths: Sequence[str | Path], rules: list[Rule], threshold: float = DEFAULT_THRESHOLD,
+               limits: Limits = DEFAULT_LIMITS) -> Verdict:
+    """Read every log, streamed (LogInputError on the first unreadable one), and judge the counters together.
+
+    User patterns that run over their time budget raise PatternTimeout.
+    """
     collector = Collector(rules)
-    for p in paths:
-        collector.add(iter_log(Path(p), str(p)))
-    return judge(collector, threshold)
+    stats = []
+    try:
+        for p in paths:
+            st = ReadStats(str(p))
+            stats.append(st)
+            collector.add(iter_log(Path(p), str(p), limits, st))
+    finally:
+        collector.close()
+    notes = [n for n in (st.note(limits) for st in stats) if n]
+    return judge(collector, threshold, notes)

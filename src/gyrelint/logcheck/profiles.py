@@ -21,6 +21,7 @@ COUNTERS = ("sampled", "consumed", "step", "policy_version")
 ALIASES = {"steps": "step", "version": "policy_version", "policy-version": "policy_version",
            "weights_version": "policy_version", "sample": "sampled", "consume": "consumed"}
 MODES = ("total", "delta", "value")
+USER_PRECEDENCE = 2  # user patterns: above the profiles' key names, below probe lines (3)
 
 
 class PatternError(ValueError):
@@ -35,11 +36,12 @@ class Rule:
     key: re.Pattern[str] | None = None
     line: re.Pattern[str] | None = None
     needles: tuple[str, ...] = ()  # lowercase words one of which a line must hold before the regex runs
+    origin: str = ""  # where a user pattern came from, for messages ("--pattern sampled", "pyproject.toml: ...")
 
     @property
     def precedence(self) -> int:
         """Higher wins when several sources report the same counter (probe lines are 3)."""
-        return 2 if self.source in ("pattern", "pyproject") else 1
+        return USER_PRECEDENCE if self.source in ("pattern", "pyproject") else 1
 
 
 def _k(counter: str, mode: str, profile: str, regex: str) -> Rule:
@@ -68,7 +70,7 @@ GENERIC = (
     _k("policy_version", "value", "generic",
        r"(?:.*/)?(?:current_|latest_)?(?:policy|param|params|model|weight|weights)_version"),
     # "Train step 5/300 done.", "training step 12"
-    _l("step", "total", "generic", r"\btrain(?:ing)?[ _]step\s*[:=]?\s*(\d+)\b", ("train step", "training step",
+    _l("step", "total", "generic", r"\btrain(?:ing)?[ _]step\s*(?:[:=]\s*)?(\d+)\b", ("train step", "training step",
                                                                                   "train_step", "training_step")),
     # plain sentences: "sampled 8 trajectories", "trained on 32 samples"
     _l("sampled", "delta", "generic", rf"\b(?:sampled|generated|produced|rolled out)\s+(\d+)\s+{_ITEMS}\b",
@@ -96,8 +98,9 @@ TRL_LIKE = (
 )
 
 AREAL_LIKE = (
-    # "Finish and accept rollout. enqueued: 12, running: 4, accepted: 8, rejected: 0."
-    _l("sampled", "total", "areal-like", r"\brollouts?\b.*\baccepted:\s*(\d+)", ("accepted",)),
+    # "Finish and accept rollout. enqueued: 12, running: 4, accepted: 8, rejected: 0." Anchored at the first
+    # "rollout": searching ".*accepted" from every "rollout" of a crafted line would be quadratic.
+    _l("sampled", "total", "areal-like", r"^(?:(?!\brollouts?\b).)*\brollouts?\b.*\baccepted:\s*(\d+)", ("accepted",)),
     # stats tables: "<scope>/n_seqs" is a summed denominator, the sequences trained in the step
     _k("consumed", "delta", "areal-like", r"(?:.*/)?n_seqs"),
 )
@@ -122,11 +125,12 @@ def counter_name(name: str) -> str:
     return n
 
 
-def user_rule(counter: str, regex: str, source: str, mode: str | None = None) -> Rule:
+def user_rule(counter: str, regex: str, source: str, mode: str | None = None, origin: str = "") -> Rule:
     """A line rule from ``--pattern`` or ``[tool.gyrelint.counters]``.
 
     Without a capture group each matching line counts 1; with one, its number is a running
-    total (``value`` for the policy version) unless ``mode`` says ``delta``.
+    total (``value`` for the policy version) unless ``mode`` says ``delta``. It runs in the
+    time-bounded matcher (:mod:`.usermatch`), never in this process.
     """
     name = counter_name(counter)
     try:
@@ -139,7 +143,7 @@ def user_rule(counter: str, regex: str, source: str, mode: str | None = None) ->
         mode = "delta"
     elif mode is None:
         mode = "value" if name == "policy_version" else "total"
-    return Rule(name, mode, source, line=rx)
+    return Rule(name, mode, source, line=rx, origin=origin or f"{source} {name}")
 
 
 def parse_cli_pattern(spec: str) -> Rule:
@@ -150,20 +154,22 @@ def parse_cli_pattern(spec: str) -> Rule:
     mode = None
     if name.endswith("+"):
         name, mode = name[:-1], "delta"
-    return user_rule(name, regex, "pattern", mode)
+    return user_rule(name, regex, "pattern", mode, origin=f"--pattern {name.strip()}")
 
 
-def rules_from_settings(counters: dict[str, Any]) -> list[Rule]:
+def rules_from_settings(counters: dict[str, Any], file: str = "pyproject.toml") -> list[Rule]:
     """``[tool.gyrelint.counters]``: ``name = "regex"``, a list of them, or ``{pattern=..., mode=...}``."""
     rules: list[Rule] = []
     for name, spec in counters.items():
         items = spec if isinstance(spec, list) else [spec]
+        origin = f"{file}: [tool.gyrelint.counters] {name}"
         for item in items:
             if isinstance(item, str):
-                rules.append(user_rule(name, item, "pyproject"))
+                rules.append(user_rule(name, item, "pyproject", origin=origin))
             elif isinstance(item, dict) and isinstance(item.get("pattern"), str):
                 mode = item.get("mode")
-                rules.append(user_rule(name, item["pattern"], "pyproject", mode if isinstance(mode, str) else None))
+                rules.append(user_rule(name, item["pattern"], "pyproject", mode if isinstance(mode, str) else None,
+                                       origin=origin))
             else:
                 raise PatternError(f"[tool.gyrelint.counters] {name}: expected a regex string, a list of them, "
                                    "or a table with 'pattern' (and 'mode')")

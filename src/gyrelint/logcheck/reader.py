@@ -11,37 +11,35 @@ from __future__ import annotations
 
 import ast
 import csv
-import gzip
-import io
+import itertools
 import json
 import math
 import re
 import sys
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
-PROBE_RE = re.compile(
-    r"gyrelint-probe (?P<name>[a-z_]+)=(?P<plus>\+?)(?P<n>-?\d+)(?: total=(?P<total>-?\d+))? pid=(?P<pid>\d+)"
-    r"(?: t=(?P<t>[\d.]+))?"
+from .source import DEFAULT_LIMITS, Limits, LogInputError, ReadStats, iter_text_lines, open_log
+
+PROBE_RE = re.compile(  # bounded fields: a crafted "t=1.2.3" has no time, a 60 KiB pid is no probe line
+    r"gyrelint-probe (?P<name>[a-z_]{1,40})=(?P<plus>\+?)(?P<n>-?\d{1,30})(?: total=(?P<total>-?\d{1,30}))?"
+    r" pid=(?P<pid>\d{1,20})(?!\d)(?: t=(?P<t>\d{1,20}(?:\.\d{0,9})?)(?![\d.]))?"
 )
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)"
+# Every built-in regex runs in time linear in the line (lines are capped at 64 KiB): a key starts only
+# where no key character precedes it (else each position of a long word would rescan the word), no two
+# unbounded quantifiers can share the same characters (``\s*[:=]?\s*`` would be quadratic in spaces).
 KV_RE = re.compile(
-    r"(?:(?P<q>['\"])(?P<qk>[^'\"\n]{1,160})(?P=q)|(?P<k>[A-Za-z_][\w./@\-]*))"
+    r"(?:(?P<q>['\"])(?P<qk>[^'\"\n]{1,160})(?P=q)|(?<![\w./@\-])(?P<k>[A-Za-z_][\w./@\-]*))"
     r"\s*[:=]\s*(?P<v>" + _NUM + r")(?![\w.])"
 )
 # numbers printed through repr: np.float64(0.5) (numpy >= 2), tensor(3) / tensor(0.5, device='cuda:0')
 WRAPPED_NUM_RE = re.compile(r"\b(?:(?:np|numpy)\.(?:float|int|uint)\d{0,2}|tensor)\(\s*(" + _NUM + r")\s*(?:,[^()]*)?\)")
 TABLE_KEY_RE = re.compile(r"[A-Za-z_][\w./@\-]*")
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-GLOBAL_STEP_RE = re.compile(r"(?i)\bglobal[ _]step\s*[:=]?\s*(\d+)\b")
-BINARY_SNIFF = 8192
-
-
-class LogInputError(Exception):
-    """A log that cannot be read (missing, binary, empty, truncated): exit code 2."""
-
+GLOBAL_STEP_RE = re.compile(r"(?i)\bglobal[ _]step\s*(?:[:=]\s*)?(\d+)\b")
 
 @dataclass(slots=True)
 class Record:
@@ -61,14 +59,24 @@ class Record:
         return f"{self.file}:{self.line}"
 
 
+MAX_DEPTH = 32  # nested dicts flattened into keys; deeper levels of a crafted line are ignored
+
+
 def _flatten(obj: object, prefix: str, out: dict[str, float]) -> None:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            _flatten(v, f"{prefix}/{k}" if prefix else str(k), out)
-    elif isinstance(obj, bool):
-        return
-    elif isinstance(obj, (int, float)):
-        out[prefix] = float(obj)
+    """Numbers of nested dicts as ``a/b/c`` keys (iterative, depth-capped: a log line may nest deeply)."""
+    stack = [(obj, prefix, 0)]
+    while stack:
+        node, pre, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth < MAX_DEPTH:
+                stack.extend((v, f"{pre}/{k}" if pre else str(k), depth + 1) for k, v in reversed(node.items()))
+        elif isinstance(node, bool):
+            continue
+        elif isinstance(node, (int, float)):
+            try:
+                out[pre] = float(node)
+            except OverflowError:  # an integer too large for a float
+                continue
 
 
 def _to_float(text: str) -> float | None:
@@ -89,10 +97,15 @@ def _dict_values(text: str) -> dict[str, float] | None:
     obj: object = None
     try:
         obj = json.loads(body)
+    except RecursionError:  # nested deeper than the interpreter's stack: not a metrics line
+        return None
     except ValueError:
+        if body.count("{") == 1 and body[1:2] in ("'", '"'):
+            # a flat Python dict repr (trainer logs): its quoted keys with numbers, without compiling it
+            return {qk: float(v) for _, qk, _, v in KV_RE.findall(body) if qk}
         try:
             obj = ast.literal_eval(body)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             obj = None
     if not isinstance(obj, dict):
         return None
@@ -126,11 +139,10 @@ def parse_line(text: str, file: str, line: int) -> Record | None:
             stripped_rest = stripped
     else:
         stripped_rest = stripped
-    for m in KV_RE.finditer(stripped_rest if values else stripped):
-        key = m["qk"] if m["qk"] is not None else m["k"]
-        v = _to_float(m["v"])
-        if v is not None and key not in values:
-            values[key] = v
+    for q, qk, k, v in KV_RE.findall(stripped_rest if values else stripped):
+        key = qk if q else k
+        if key not in values:
+            values[key] = float(v)  # every _NUM spelling parses
     if "\u2502" in stripped or (stripped.startswith("|") and stripped.count("|") >= 3):
         values.update(_table_cells(stripped))  # tabulate / markdown tables: | key | value | key | value |
     g = GLOBAL_STEP_RE.search(stripped_rest if values else stripped) if ("lobal" in stripped or "LOBAL" in stripped) else None
@@ -166,38 +178,6 @@ def _truncated_tail(last: str, ends_with_newline: bool) -> bool:
     return False
 
 
-def read_bytes(path: Path, display: str) -> bytes:
-    """The file's bytes (gzip undone), or a LogInputError naming the file and what to do; ``-`` is stdin."""
-    try:
-        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
-    except FileNotFoundError:
-        raise LogInputError(f"{display}: no such file; pass the path of a training log") from None
-    except IsADirectoryError:
-        raise LogInputError(f"{display}: is a directory; pass a log file (or a glob of them)") from None
-    except OSError as exc:
-        raise LogInputError(f"{display}: cannot read ({exc.strerror})") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error):
-            raise LogInputError(f"{display}: truncated or corrupt gzip file; pass a complete log") from None
-    return data
-
-
-def decode(data: bytes, display: str) -> str:
-    """Text of a log; binary data (NUL bytes, mostly undecodable) is an input error."""
-    if not data.strip():
-        raise LogInputError(f"{display}: empty log; pass the log the run wrote (is the path right, did it flush?)")
-    head = data[:BINARY_SNIFF]
-    text = data.decode("utf-8", errors="replace")
-    bad = text[:BINARY_SNIFF].count("\ufffd")
-    if b"\x00" in head or bad > max(8, len(head) // 10):
-        hint = "export the scalars to CSV (TensorBoard: 'Download CSV') and pass that" \
-            if "tfevents" in display else "pass a text, JSON-lines or CSV log"
-        raise LogInputError(f"{display}: binary file, not a text log; {hint}")
-    return text
-
-
 def _csv_header(first: str) -> list[str] | None:
     try:
         row = next(csv.reader([first]))
@@ -225,50 +205,72 @@ def _tag_from_filename(name: str) -> str:
     return stem
 
 
-def read_csv(text: str, display: str, name: str) -> list[Record]:
-    lines = text.splitlines()
-    cols = _csv_header(lines[0]) if lines else None
-    if cols is None:
-        raise LogInputError(f"{display}: CSV without a 'step' column; export scalars as wall_time,step,value "
-                            "or step,tag,value")
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:  # e.g. a stray carriage return inside a field (found by bench/fuzz.py)
-        line = len(text[: text.find("\r")].splitlines()) + 1 if "\r" in text else 0
-        raise LogInputError(f"{display}: malformed CSV ({exc}) near line {line}; re-export the scalars as CSV") from exc
-    if not text.endswith(("\n", "\r")) and len(rows) > 1 and len(rows[-1]) < len(cols):
-        raise LogInputError(f"{display}: truncated at line {len(rows)} (row has {len(rows[-1])} of "
-                            f"{len(cols)} columns); pass a complete export")
-    names = [c.strip().strip('"') for c in next(csv.reader([lines[0]]))]  # keys keep the header's spelling
-    step_i = cols.index("step")
-    tag_i = next((cols.index(c) for c in ("tag", "metric", "name", "key") if c in cols), None)
-    value_i = cols.index("value") if "value" in cols else None
-    skip = {step_i, tag_i, value_i, *(i for i, c in enumerate(cols) if c in ("wall_time", "walltime", "time",
-                                                                         "timestamp", "run"))}
-    default_tag = _tag_from_filename(name)
-    aliases = {default_tag: _slash_variants(default_tag)} if value_i is not None and tag_i is None else {}
-    records: list[Record] = []
-    for n, row in enumerate(rows[1:], start=2):
-        if not row or len(row) <= step_i:
-            continue
-        step = _to_float(row[step_i].strip())
+class CsvTable:
+    """The columns of a CSV export and how its rows become records (one record per row)."""
+
+    def __init__(self, header: str, display: str, name: str) -> None:
+        cols = _csv_header(header)
+        if cols is None:
+            raise LogInputError(f"{display}: CSV without a 'step' column; export scalars as wall_time,step,value "
+                                "or step,tag,value")
+        self.cols, self.display = cols, display
+        self.names = [c.strip().strip('"') for c in next(csv.reader([header]))]  # keys keep the header's spelling
+        self.step_i = cols.index("step")
+        self.tag_i = next((cols.index(c) for c in ("tag", "metric", "name", "key") if c in cols), None)
+        self.value_i = cols.index("value") if "value" in cols else None
+        self.skip = {self.step_i, self.tag_i, self.value_i,
+                     *(i for i, c in enumerate(cols) if c in ("wall_time", "walltime", "time", "timestamp", "run"))}
+        self.default_tag = _tag_from_filename(name)
+        self.aliases = {self.default_tag: _slash_variants(self.default_tag)} \
+            if self.value_i is not None and self.tag_i is None else {}
+
+    def record(self, row: list[str], line: int) -> Record | None:
+        if not row or len(row) <= self.step_i:
+            return None
+        step = _to_float(row[self.step_i].strip())
         if step is None:
-            continue
+            return None
         values = {"step": step}
-        if value_i is not None and value_i < len(row):
-            v = _to_float(row[value_i].strip())
-            tag = row[tag_i].strip() if tag_i is not None and tag_i < len(row) else default_tag
+        if self.value_i is not None and self.value_i < len(row):
+            v = _to_float(row[self.value_i].strip())
+            tag = row[self.tag_i].strip() if self.tag_i is not None and self.tag_i < len(row) else self.default_tag
             if v is not None and not math.isnan(v):
                 values[tag] = v
         else:
             for i, cell in enumerate(row):
-                if i in skip or i >= len(cols):
+                if i in self.skip or i >= len(self.cols):
                     continue
                 v = _to_float(cell.strip())
                 if v is not None and not math.isnan(v):
-                    values[names[i]] = v
-        records.append(Record(display, n, ",".join(row), values, display, aliases=aliases))
-    return records
+                    values[self.names[i]] = v
+        return Record(self.display, line, ",".join(row), values, self.display, aliases=self.aliases)
+
+
+def iter_csv(lines: Iterator[tuple[int, str, bool]], display: str, name: str) -> Iterator[Record]:
+    """Records of a CSV export streamed line by line; a last row cut short is a truncated file."""
+    _, header, _ = next(lines)
+    table = CsvTable(header, display, name)
+    state = {"nl": True, "rows": 1}
+
+    def texts() -> Iterator[str]:
+        for _, text, nl in lines:
+            state["nl"] = nl
+            yield text + "\n" if nl else text
+
+    reader = csv.reader(texts())
+    row: list[str] = []
+    try:
+        for row in reader:
+            state["rows"] += 1
+            rec = table.record(row, reader.line_num + 1)
+            if rec is not None:
+                yield rec
+    except csv.Error as exc:  # e.g. a stray carriage return inside a field (found by bench/fuzz.py)
+        raise LogInputError(f"{display}: malformed CSV ({exc}) near line {reader.line_num + 1}; "
+                            "re-export the scalars as CSV") from None
+    if not state["nl"] and state["rows"] > 1 and len(row) < len(table.cols):
+        raise LogInputError(f"{display}: truncated at line {reader.line_num + 1} (row has {len(row)} of "
+                            f"{len(table.cols)} columns); pass a complete export")
 
 
 def is_csv(name: str, text: str) -> bool:
@@ -284,25 +286,56 @@ def read_log(path: Path, display: str | None = None) -> list[Record]:
     return list(iter_log(path, display))
 
 
-def iter_log(path: Path, display: str | None = None) -> Iterator[Record]:
-    """Records one by one (a long log never sits in memory as records); input errors come first."""
+def iter_log(path: Path, display: str | None = None, limits: Limits = DEFAULT_LIMITS,
+             stats: ReadStats | None = None) -> Iterator[Record]:
+    """Records one by one, streamed: the log never sits in memory, whole or as records.
+
+    Opening errors (missing, a FIFO, a directory) come at once; the others (binary, empty,
+    truncated, a bomb) when the reading gets there, after the records before them.
+    """
     display = display or str(path)
-    text = decode(read_bytes(path, display), display)
-    if is_csv(path.name, text):
-        return iter(read_csv(text, display, path.name))
-    lines = text.split("\n")
-    last_i = max((i for i, s in enumerate(lines) if s.strip()), default=None)
-    if last_i is None:  # only separators/whitespace, e.g. b"\x1d" (found by bench/fuzz.py)
-        raise LogInputError(f"{display}: no text lines (only whitespace or control characters); pass a real log")
-    if _truncated_tail(lines[last_i], ends_with_newline=last_i < len(lines) - 1):
-        raise LogInputError(f"{display}: truncated at line {last_i + 1} (record cut off mid-line); "
-                            "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
-    return iter_lines(lines, display, start=1)
+    stream = open_log(path, display)
+    return _records(stream, path.name, display, stats or ReadStats(display), limits)
+
+
+def _records(stream: BinaryIO, name: str, display: str, stats: ReadStats, limits: Limits) -> Iterator[Record]:
+    try:
+        lines = iter_text_lines(stream, stats, limits)
+        first = next(lines, None)
+        if first is None:
+            raise LogInputError(f"{display}: empty log; pass the log the run wrote (is the path right, did it flush?)")
+        if is_csv(name, first[1]):
+            yield from iter_csv(itertools.chain([first], lines), display, name)
+            return
+        last: tuple[int, str, bool] | None = None  # the last line that held a record
+        control_only = False
+        for no, raw, nl in itertools.chain([first], lines):
+            found = False
+            # tqdm progress bars rewrite a line with carriage returns: read each state.
+            for seg in raw.split("\r") if "\r" in raw else (raw,):
+                rec = parse_line(seg, display, no)
+                if rec is not None:
+                    found = True
+                    yield rec
+            if found:
+                last = (no, raw, nl)
+            elif not control_only and raw.strip(" \t\r\x0b\x0c"):
+                control_only = True
+        if last is None:
+            if control_only:  # only separators/control characters, e.g. b"\x1d" (found by bench/fuzz.py)
+                raise LogInputError(f"{display}: no text lines (only whitespace or control characters); "
+                                    "pass a real log")
+            raise LogInputError(f"{display}: empty log; pass the log the run wrote (is the path right, did it flush?)")
+        if _truncated_tail(last[1], ends_with_newline=last[2]):
+            raise LogInputError(f"{display}: truncated at line {last[0]} (record cut off mid-line); "
+                                "the writer stopped mid-write: pass a complete log, or use --follow on a live one")
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
 
 
 def iter_lines(lines: list[str], display: str, start: int) -> Iterator[Record]:
     for i, raw in enumerate(lines, start=start):
-        # tqdm progress bars rewrite a line with carriage returns: read each state.
         for seg in raw.split("\r") if "\r" in raw else (raw,):
             rec = parse_line(seg, display, i)
             if rec is not None:
