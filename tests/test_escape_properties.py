@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gyrelint.render import escape
+from gyrelint import escape
 
 HIDDEN = ("Cc", "Cf", "Cs", "Zl", "Zp")
 # Text weighted towards what sinks act on, plus any code point (lone surrogates included).

@@ -22,9 +22,9 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
+from gyrelint import escape
 from gyrelint.cli import main
 from gyrelint.model import Diagnostic, Finding, Location, Severity
-from gyrelint.render import escape
 from gyrelint.render.schemas import findings_schema, report_schema
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -169,3 +169,11 @@ class Stats:
     cached: int = 0
     functions: int = 0
     seconds: float = 0.0
+
+
+# -- the counters that verify a run (gyrelint.probe prints them, logcheck reads them, settings may
+# -- name patterns for them): one vocabulary for the three
+COUNTERS = ("sampled", "consumed", "step", "policy_version")
+COUNTER_ALIASES = {"steps": "step", "version": "policy_version", "policy-version": "policy_version",
+                   "weights_version": "policy_version", "sample": "sampled", "consume": "consumed"}
+COUNTER_MODES = ("total", "delta", "value")  # a running total, an increment per line, a reported value

@@ -82,7 +82,7 @@ def load_command(name: str) -> click.Command:
 def _escaped(exc: click.ClickException) -> click.ClickException:
     """A usage error whose message may quote what was typed (or a name read from a repo),
     with hidden characters shown, before click prints it."""
-    from ..render.escape import term
+    from ..escape import term
 
     exc.message = term(exc.message)
     return exc

@@ -29,7 +29,7 @@ def command(path: str | None, demo: bool, fmt: str, html_dir: str | None, jobs: 
     else:
         click.echo(render_text(analysis))
     if html_dir:
-        from ..render.escape import term
+        from ..escape import term
         from ..render.html import write_report
 
         try:

@@ -11,8 +11,8 @@ import click
 from ..api import Analysis, analyze
 from ..baseline import DEFAULT_NAME, BaselineError
 from ..baseline import read as read_baseline
+from ..escape import term, term_block
 from ..model import Finding, Severity
-from ..render.escape import term, term_block
 from ..rules.registry import unknown_codes
 from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
 

@@ -24,7 +24,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 def fail(message: str) -> None:
     """One clear line on stderr and exit code 2 (the message often quotes a repo's file name or
     setting: escaped for the terminal and for CI logs)."""
-    from ..render.escape import term
+    from ..escape import term
 
     click.echo(f"gyrelint: error: {term(message)}", err=True)
     sys.exit(EXIT_INPUT)

@@ -134,7 +134,7 @@ def to_json(r: DiffReport) -> dict[str, Any]:
 
 def render_text(r: DiffReport, markdown: bool = False) -> str:
     """The diff for a terminal or, with ``markdown``, a PR comment; repo text escaped for either."""
-    from ..render.escape import md_text, term, term_block
+    from ..escape import md_text, term, term_block
 
     e = md_text if markdown else term
     h = (lambda s: f"#### {s}") if markdown else (lambda s: f"{s}:")
@@ -216,11 +216,11 @@ def command(path: str, base: str, head: str | None, fmt: str, fail_on_new: bool,
     try:
         report = run_diff(path, base, head, jobs, no_cache)
     except GitError as exc:
-        from ..render.escape import term
+        from ..escape import term
 
         fail(term(exc))
     if fmt == "json":
-        from ..render.escape import json_safe
+        from ..escape import json_safe
 
         click.echo(json.dumps(json_safe(to_json(report)), indent=2))
     else:

@@ -29,8 +29,8 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
     console scripts, main guards, @hydra.main; commands naming a missing module or file are flagged."""
     from ..api import demo_root, discover_python, load
     from ..entrypoints import scan_entry_points
+    from ..escape import json_safe, term
     from ..index import build_index
-    from ..render.escape import json_safe, term
 
     if demo:
         path = str(demo_root())
@@ -75,7 +75,7 @@ def to_json(root: str, scan: EntryScan) -> dict[str, Any]:
 def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
     """Targets grouped, most-launched first; each with where it is started from and how.
     Repo text (commands, paths, names) is escaped for a terminal or CI log."""
-    from ..render.escape import term, term_block
+    from ..escape import term, term_block
 
     lines: list[str] = []
     found = [e for e in scan.entries if e.exists]
@@ -123,7 +123,7 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
 
 
 def _short(command: str, width: int = 100) -> str:
-    from ..render.escape import term
+    from ..escape import term
 
     command = term(command)
     return command if len(command) <= width else command[: width - 1] + "…"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..render.escape import dot_string, json_safe, term
+from ..escape import dot_string, json_safe, term
 from .common import Progress, fail, input_errors, settings_options, settings_overrides
 
 if TYPE_CHECKING:  # the stages are imported when the command runs, the cold path only after the cache check

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from ..escape import term
 from ..render.dot import (
     DEFAULT_MAX_NODES,
     EXTENSIONS,
@@ -17,7 +18,6 @@ from ..render.dot import (
     render_image,
     to_dot,
 )
-from ..render.escape import term
 from ..render.mermaid import to_mermaid
 from ..safeio import write_output
 from .common import analysis_options, fail, input_errors, run_analysis

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
+from ..escape import term
 from ..render.dot import DEFAULT_MAX_NODES
-from ..render.escape import term
 from ..render.html import write_report
 from .common import analysis_options, fail, input_errors, run_analysis
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..render.escape import term
+from ..escape import term
 from .common import fail
 
 EXAMPLES = """\b

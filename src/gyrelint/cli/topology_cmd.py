@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import click
 
+from ..escape import term, term_block
 from ..model import Topology
-from ..render.escape import term, term_block
 from ..render.json_report import SCHEMA, to_report
 from .common import analysis_options, input_errors, run_analysis
 

@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-COUNTERS = ("sampled", "consumed", "step", "policy_version")
-ALIASES = {"steps": "step", "version": "policy_version", "policy-version": "policy_version",
-           "weights_version": "policy_version", "sample": "sampled", "consume": "consumed"}
-MODES = ("total", "delta", "value")
+from ..model import COUNTER_ALIASES as ALIASES
+from ..model import COUNTER_MODES as MODES
+from ..model import COUNTERS
+
 USER_PRECEDENCE = 2  # user patterns: above the profiles' key names, below probe lines (3)
 
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..escape import dot_string
 from ..model import Evidence, HandoffKind, Side
-from .escape import dot_string
 
 if TYPE_CHECKING:
     from ..analysis import Analysis

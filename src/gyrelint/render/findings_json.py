@@ -11,8 +11,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..escape import json_safe, visible
 from ..model import Finding, Severity
-from .escape import json_safe, visible
 
 if TYPE_CHECKING:
     from ..analysis import Analysis

@@ -5,9 +5,9 @@ neither end the line nor smuggle in another command (``escape.github_data``)."""
 
 from __future__ import annotations
 
+from ..escape import github_data as _data
+from ..escape import github_property as _prop
 from ..model import Finding
-from .escape import github_data as _data
-from .escape import github_property as _prop
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from ..escape import html as esc
+from ..escape import visible
 from ..model import Side
 from ..safeio import read_input, write_output
 from .dot import DEFAULT_MAX_NODES, GraphvizMissing, MapGraph, build_map, map_side, svg_for
-from .escape import html as esc
-from .escape import visible
 
 if TYPE_CHECKING:
     from ..analysis import Analysis

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .escape import json_safe
+from ..escape import json_safe
 
 if TYPE_CHECKING:
     from ..analysis import Analysis

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from ..escape import md_code, md_message, md_text, url_path
 from ..model import Finding
 from ..rules import BY_ID
-from .escape import md_code, md_message, md_text, url_path
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 MAX_ROWS = 100

@@ -6,8 +6,8 @@ sync dashed, both labelled with their transport.
 
 from __future__ import annotations
 
+from ..escape import mermaid_comment, mermaid_text
 from .dot import CLUSTER_STYLE, ENTRY, SIDE_STYLE, TRAJECTORY_COLOR, WEIGHT_COLOR, MapGraph
-from .escape import mermaid_comment, mermaid_text
 
 _ORDER = (ENTRY, "driver", "sampling", "handoff", "training", "neutral")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from .escape import json_safe
+from ..escape import json_safe
 
 if TYPE_CHECKING:  # annotations only: the caller already holds the graph
     import networkx as nx

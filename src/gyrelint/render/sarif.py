@@ -13,9 +13,9 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .. import __version__
+from ..escape import json_safe, sarif_text, url_path
 from ..model import Finding, Severity
 from ..rules import RULES
-from .escape import json_safe, sarif_text, url_path
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/gyrelint/gyrelint"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ..escape import term, term_block
 from ..model import FunctionReport, HandoffKind, Side
 from ..semantics.counters import COUNTERS, logged_counters
 from ..semantics.handoff import is_test_module
-from .escape import term, term_block
 
 if TYPE_CHECKING:
     from ..analysis import Analysis

@@ -15,6 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import escape
+from ..model import COUNTER_ALIASES as ALIASES
+from ..model import COUNTER_MODES as MODES
+from ..model import COUNTERS
 from .model import CounterPattern, RuleSetting, SettingsError, SignalSpec, Thresholds, TopologySettings
 
 MAX_ITEMS = 10_000  # entries in one list (globs, entry points, codes)
@@ -38,10 +42,9 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_.\[\]-]{1,80}")
 # -- terminal-safe text --------------------------------------------------------------------------
 
 def term(text: str, limit: int = 200) -> str:
-    """``text`` with every non-printable character (controls, ESC, bidi overrides, lone
-    surrogates) written as its Python escape, cut to ``limit`` characters."""
-    cut = text if len(text) <= limit else text[:limit] + "…"
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+    """``text`` cut to ``limit`` characters, every hidden character (controls, ESC, bidi
+    overrides, lone surrogates) written as an escape: the shared rule of ``gyrelint.escape``."""
+    return escape.term(text if len(text) <= limit else text[:limit] + "…")
 
 
 def show(value: object) -> str:
@@ -214,8 +217,6 @@ def _topology(value: object, where: Where, key: str) -> TopologySettings:
 
 def _counters(value: object, where: Where, key: str) -> tuple[CounterPattern, ...]:
     """``name = "regex"``, a list of them, or ``{pattern = "...", mode = "delta"}`` (or a list of those)."""
-    from ..logcheck.profiles import ALIASES, COUNTERS, MODES
-
     table = _table(value, where, key)
     inner = where.sub(key)
     what = "a regex string, a list of them, or a table with pattern (and mode)"
