@@ -7,26 +7,29 @@ again: the loaded analysis reads them lazily from the summary cache, so a warm r
 one file hash pass and one load. The per-call resolution (``graphs.resolved``) is not
 kept either: every stage that reads it has already run, and its results are stored.
 
-Entries are pickles, so loading is restricted to gyrelint's and networkx's own classes and
-a few builtins, behind a digest: a corrupt, truncated or foreign entry is refused and the
+Entries are msgpack data in the cache store, decoded by an explicit codec: a registry of
+gyrelint's own record and enum types (an allow-list by type), each rebuilt by calling its
+constructor with fields whose types are checked; the networkx graphs as node and edge
+lists with their attributes. Nothing in an entry can name code to run. The settings and
+the checkout folder are not stored: a loaded analysis gets the current run's (the key
+already covers the settings). A bad, foreign or old-format entry is a miss and the
 analysis is recomputed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
-import io
-import marshal
-import pickle
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cache_gc
+from .cachestore import open_store
+from .codec import CodecError, Mismatch, Plan, Registry
 from .codehash import code_digest
 from .index import build_index, parse_source
-from .index.cache import SummaryCache, cache_key, gc_paused, write_atomic
+from .index.cache import SummaryCache, cache_key, gc_paused
 from .index.summary import FileSummary
 from .repo import RepoFiles
 from .settings import Settings
@@ -34,44 +37,9 @@ from .settings import Settings
 if TYPE_CHECKING:
     from .api import Analysis
 
-MAGIC = b"GYRA\x02"
-FORMAT = 2  # bump when what is stored changes
-_SAFE_BUILTINS = {"set", "frozenset", "list", "dict", "tuple", "bytes", "bytearray", "complex", "slice", "range",
-                  "object", "int", "float", "str", "bool"}
-_SAFE_MODULES = ("gyrelint.", "networkx.")
-_SAFE_EXACT = {("pathlib", "PosixPath"), ("pathlib", "WindowsPath"), ("pathlib", "Path"),
-               ("collections", "OrderedDict"), ("collections", "defaultdict"), ("collections", "Counter"),
-               ("copyreg", "_reconstructor"), ("copyreg", "__newobj__")}
-
-
-class _RestrictedUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str):  # noqa: ANN201 - pickle's signature
-        if module == "builtins" and name in _SAFE_BUILTINS:
-            return super().find_class(module, name)
-        if module.startswith(_SAFE_MODULES) or (module, name) in _SAFE_EXACT:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a gyrelint cache entry")
-
-
-class _FastPickler(pickle.Pickler):
-    """Store dataclass records as constructor calls: loading them then skips the slow
-    ``__setstate__`` that slotted dataclasses get."""
-
-    _plain: dict[type, tuple[str, ...] | None] = {}
-
-    def reducer_override(self, obj: object):  # noqa: ANN201 - pickle's signature
-        cls = type(obj)
-        names = self._plain.get(cls, ())
-        if names == ():
-            names = None
-            if dataclasses.is_dataclass(cls) and hasattr(cls, "__slots__"):
-                flds = dataclasses.fields(cls)
-                if all(f.init for f in flds):
-                    names = tuple(f.name for f in flds)
-            self._plain[cls] = names
-        if names is None:
-            return NotImplemented
-        return cls, tuple(getattr(obj, n) for n in names)
+MAGIC = b"GYRA\x03"
+FORMAT = 3  # bump when what is stored changes
+NAMESPACE, LAST = "analysis", "last"
 
 
 class LazySummaries(Mapping[str, FileSummary]):
@@ -105,8 +73,149 @@ class LazySummaries(Mapping[str, FileSummary]):
     def __len__(self) -> int:
         return len(self._keys)
 
-    def __reduce__(self):  # noqa: ANN204 - store keys, never the summaries themselves
-        return (LazySummaries, (self._root, self._keys, self._modules, self._cache_dir))
+    def rebase(self, root: Path, cache_dir: Path) -> None:
+        """Point a loaded mapping at this run's checkout and cache folder."""
+        self._root, self._cache_dir = root, cache_dir
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LastRun:
+    """The ``last`` pointer: the newest entry of one repo, command and settings."""
+
+    key: str
+    rest: str
+    file_keys: dict[str, str]
+    modules: dict[str, str]
+
+
+def _enc_lazy(v: object) -> object:
+    if not isinstance(v, LazySummaries):
+        raise Mismatch("summaries must be lazy when stored")
+    return (v._keys, v._modules)
+
+
+def _dec_lazy(v: object) -> object:
+    if type(v) is not tuple or len(v) != 2 or type(v[0]) is not dict or type(v[1]) is not dict:
+        raise CodecError("bad summaries")
+    keys, modules = v
+    if not all(type(k) is str and type(x) is str for d in (keys, modules) for k, x in d.items()):
+        raise CodecError("bad summaries")
+    return LazySummaries(Path(), keys, modules, Path())
+
+
+def _graph_plan(registry: Registry) -> Plan:
+    """A DiGraph as (graph attributes, nodes with theirs, edges with theirs). Attribute
+    values no hint types go through the registry's untyped encoding, except that a key
+    whose values are all flat lists (an edge's ``lines``) is stored as arrays and turned
+    back into lists, without a tag per edge."""
+    import networkx as nx
+
+    any_value = registry.any_value
+
+    def flat_lists(items: list[dict]) -> frozenset[str]:
+        lists: set[str] = set()
+        other: set[str] = set()
+        for d in items:
+            for k, v in d.items():
+                if type(v) is list and "[" not in repr(tuple(v)):
+                    lists.add(k)
+                else:
+                    other.add(k)
+        return frozenset(lists - other)
+
+    def attrs(d: dict, lk: frozenset[str]) -> dict:
+        return {k: tuple(v) if k in lk else any_value(v) for k, v in d.items()}
+
+    def enc(g: object) -> object:
+        if type(g) is not nx.DiGraph:
+            raise Mismatch("DiGraph")
+        nodes, edges = list(g.nodes(data=True)), list(g.edges(data=True))
+        nk = flat_lists([d for _, d in nodes])
+        ek = flat_lists([d for *_, d in edges])
+        return (attrs(g.graph, frozenset()), tuple(sorted(nk)), tuple((n, attrs(d, nk)) for n, d in nodes),
+                tuple(sorted(ek)), tuple((u, v, attrs(d, ek)) for u, v, d in edges))
+
+    def dec(v: object) -> object:
+        if type(v) is not tuple or len(v) != 5:
+            raise CodecError("bad graph")
+        gattrs, nk, nodes, ek, edges = v
+        if type(gattrs) is not dict or type(nodes) is not tuple or type(edges) is not tuple:
+            raise CodecError("bad graph")
+        for keys, items, pos in ((nk, nodes, 1), (ek, edges, 2)):
+            if type(keys) is not tuple:
+                raise CodecError("bad graph")
+            for item in items:
+                d = item[pos]
+                if type(d) is not dict:
+                    raise CodecError("bad graph attributes")
+                for k in keys:
+                    if k in d:
+                        d[k] = list(d[k])
+        g = nx.DiGraph()
+        g.graph.update(gattrs)
+        g.add_nodes_from(nodes)
+        g.add_edges_from(edges)
+        return g
+
+    return Plan(enc, dec, (tuple,))
+
+
+@functools.cache
+def _codec() -> tuple[Registry, Plan, Plan, bytes]:
+    """The registry of every type a stored analysis holds, its plans and schema digest."""
+    import networkx as nx
+
+    from . import model as M
+    from .api import Analysis
+    from .graphs import model as GM
+    from .index import Index
+    from .index.cache import _TYPES as SUMMARY_TYPES
+
+    records = (M.Side, M.HandoffKind, M.Severity, M.Diagnostic, M.EntryPoint, M.Evidence, M.FunctionReport,
+               M.ModuleReport, M.FieldUse, M.FieldContract, M.Handoff, M.ConfigKey, M.CodeEvidence, M.Topology,
+               M.Location, M.Finding, M.Stats, GM.FunctionInfo, GM.ClassInfo, GM.ResolvedCall, GM.Graphs,
+               RepoFiles, Index, *SUMMARY_TYPES, Analysis, LastRun)
+    settings_plan = Plan(lambda v: None, lambda v: None, (type(None),))  # the loader sets the run's own
+    lazy = Plan(_enc_lazy, _dec_lazy, (tuple,))
+    registry = Registry(records, custom={Settings: settings_plan}, fields={(Index, "summaries"): lazy})
+    registry.custom[nx.DiGraph] = _graph_plan(registry)
+    schema = hashlib.sha256(repr([(t.__name__, [(f.name, str(f.type)) for f in dataclasses.fields(t)])
+                                  for t in records if dataclasses.is_dataclass(t)]).encode()).digest()[:8]
+    plan, last = registry.plan(Analysis), registry.plan(LastRun)
+    assert plan is not None and last is not None
+    return registry, plan, last, MAGIC + schema
+
+
+def encode(analysis: Analysis) -> bytes:
+    """The payload of an analysis whose summaries are lazy; ValueError when it holds
+    values the codec cannot store."""
+    registry, plan, _, head = _codec()
+    try:
+        return head + registry.pack(plan.enc(analysis))
+    except (TypeError, AttributeError) as exc:
+        raise Mismatch(str(exc)) from exc
+
+
+def decode(payload: bytes, settings: Settings, root: Path) -> Analysis:
+    """The analysis in ``payload``, set to this run's settings and checkout; CodecError when bad."""
+    registry, plan, _, head = _codec()
+    if not payload.startswith(head):
+        raise CodecError("not an analysis of this version")
+    with gc_paused(promote=True):  # a graph's worth of small objects, no cycles among them
+        try:
+            result = plan.dec(registry.unpack(payload[len(head):]))
+        except CodecError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a shape the plan does not expect is a bad entry
+            raise CodecError(f"{exc.__class__.__name__}: {exc}") from exc
+    result.settings = settings
+    result.root = root
+    result.index.root = root
+    result.index.files.root = root
+    summaries = result.index.summaries
+    if isinstance(summaries, LazySummaries):
+        summaries.rebase(root, Path(settings.cache_dir))
+    return result
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -155,40 +264,35 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
     return Fingerprint(h.hexdigest(), head, rest.hexdigest(), file_keys, dict(files.modules))
 
 
-def _entry_path(settings: Settings, key: str) -> Path:
-    return Path(settings.cache_dir) / "analysis" / key[:2] / key
-
-
-def load(settings: Settings, key: str) -> Analysis | None:
-    path = _entry_path(settings, key)
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    head = len(MAGIC) + 32
-    if not data.startswith(MAGIC) or len(data) < head:
-        return None
-    digest, payload = data[len(MAGIC) : head], data[head:]
-    if hashlib.sha256(key.encode() + payload).digest() != digest:
+def load(settings: Settings, key: str, root: Path) -> Analysis | None:
+    payload = open_store(settings.cache_dir).get(NAMESPACE, key)
+    if payload is None:
         return None
     try:
-        with gc_paused(promote=True):  # a graph's worth of small objects, no cycles among them
-            result = _RestrictedUnpickler(io.BytesIO(payload)).load()
-    except Exception:  # noqa: BLE001 - any failure means: recompute
+        return decode(payload, settings, root)
+    except CodecError:
         return None
-    cache_gc.touch(path)
-    from .api import Analysis
-
-    return result if isinstance(result, Analysis) else None
 
 
 _MAX_CHANGED = 16  # past this many changed files a full run costs about as much
 _READ_AS_TEXT = frozenset({"setup.py"})  # Python files a stage reads as text too (console_scripts)
 
 
-def _last_path(settings: Settings, root: Path, head: str) -> Path:
-    """Where the newest entry of this repo, command and settings is named."""
-    return Path(settings.cache_dir) / "last-analysis" / hashlib.sha256(f"{root}\0{head}".encode()).hexdigest()
+def _last_key(root: Path, head: str) -> str:
+    """The name of the pointer to the newest entry of this repo, command and settings."""
+    return hashlib.sha256(f"{root}\0{head}".encode()).hexdigest()
+
+
+def _load_last(settings: Settings, root: Path, head: str) -> LastRun | None:
+    data = open_store(settings.cache_dir).get(LAST, _last_key(root, head))
+    if data is None:
+        return None
+    registry, _, plan, _ = _codec()
+    try:
+        got = plan.dec(registry.unpack(data))
+    except Exception:  # noqa: BLE001 - any failure is a miss
+        return None
+    return got if isinstance(got, LastRun) else None
 
 
 def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFiles, fp: Fingerprint,
@@ -197,14 +301,11 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
     comment, trailing blank lines: nothing any stage reads), the newest analysis of this
     repo is the answer. Only those files are parsed (their paths are added to ``parsed``;
     their summaries are cached, so a pipeline run after a ``None`` finds them there)."""
-    try:
-        prev = marshal.loads(_last_path(settings, root, fp.head).read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+    prev = _load_last(settings, root, fp.head)
+    if prev is None or prev.rest != fp.rest or prev.modules != fp.modules:
         return None
-    if not isinstance(prev, dict) or prev.get("rest") != fp.rest or prev.get("modules") != fp.modules:
-        return None
-    old_keys = prev.get("file_keys")
-    if not isinstance(old_keys, dict) or old_keys.keys() != fp.file_keys.keys():
+    old_keys = prev.file_keys
+    if old_keys.keys() != fp.file_keys.keys():
         return None
     changed = [p for p, k in fp.file_keys.items() if old_keys[p] != k]
     if not changed or len(changed) > _MAX_CHANGED:
@@ -215,7 +316,7 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
     old = {p: summaries.get(old_keys[p]) for p in changed}  # never re-parsed: the file is not what it was
     if any(v is None for v in old.values()):
         return None
-    previous = load(settings, prev.get("key", ""))
+    previous = load(settings, prev.key, root)
     if previous is None:
         return None
     only = dataclasses.replace(files, python=changed, diagnostics=[])
@@ -238,7 +339,7 @@ def find(settings: Settings, root: Path, files: RepoFiles, fp: Fingerprint,
          parsed: list[str] | None = None) -> Analysis | None:
     """The cached analysis for this fingerprint: stored under its key, or else the newest
     one of the repo when the early cutoff applies (then stored under this key too)."""
-    hit = load(settings, fp.key)
+    hit = load(settings, fp.key, root)
     if hit is None:
         hit = reuse_if_summaries_unchanged(settings, root, files, fp, parsed)
         if hit is not None:
@@ -257,15 +358,14 @@ def store(settings: Settings, key: str, analysis: Analysis, fp: Fingerprint | No
     lazy = LazySummaries(index.root, keys, dict(index.files.modules), Path(settings.cache_dir))
     graphs = dataclasses.replace(analysis.graphs, resolved={})
     slim = dataclasses.replace(analysis, index=dataclasses.replace(index, summaries=lazy), graphs=graphs)
-    buf = io.BytesIO()
     try:
-        _FastPickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(slim)
-    except Exception:  # noqa: BLE001 - an unpicklable result only costs the warm path
+        payload = encode(slim)
+    except ValueError:  # an unstorable result only costs the warm path
         return
-    payload = buf.getvalue()
-    write_atomic(_entry_path(settings, key), MAGIC + hashlib.sha256(key.encode() + payload).digest() + payload)
+    store_ = open_store(settings.cache_dir)
+    store_.put(NAMESPACE, key, payload)
     if fp is not None:
-        last = {"key": key, "rest": fp.rest, "file_keys": fp.file_keys, "modules": fp.modules}
-        write_atomic(_last_path(settings, index.root, fp.head), marshal.dumps(last))
-    cache_dir = Path(settings.cache_dir)
-    cache_gc.prune(cache_dir, {SummaryCache(cache_dir, code_digest("index")).dir.name})
+        registry, _, plan, _ = _codec()
+        last = LastRun(key, fp.rest, dict(fp.file_keys), dict(fp.modules))
+        store_.put(LAST, _last_key(index.root, fp.head), registry.pack(plan.enc(last)))
+    store_.prune({SummaryCache(Path(settings.cache_dir), code_digest("index")).namespace})
