@@ -285,8 +285,11 @@ def _last_key(root: Path, head: str) -> str:
 
 def _load_last(settings: Settings, root: Path, head: str) -> LastRun | None:
     data = open_store(settings.cache_dir).get(LAST, _last_key(root, head))
-    if data is None:
-        return None
+    return None if data is None else decode_last(data)
+
+
+def decode_last(data: bytes) -> LastRun | None:
+    """The pointer a cache payload holds, or None when it is not a good one."""
     registry, _, plan, _ = _codec()
     try:
         got = plan.dec(registry.unpack(data))

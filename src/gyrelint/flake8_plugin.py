@@ -100,8 +100,11 @@ def _load_findings(cache_dir: Path, sig: str) -> _Rows | None:
     from .cachestore import open_store
 
     payload = open_store(cache_dir).get(_FINDINGS, sig)
-    if payload is None:
-        return None
+    return None if payload is None else decode_findings(payload)
+
+
+def decode_findings(payload: bytes) -> _Rows | None:
+    """The findings a cache payload holds, or None when it is not a good one."""
     registry, plan = _rows_codec()
     try:
         return plan.dec(registry.unpack(payload))  # type: ignore[union-attr,return-value]

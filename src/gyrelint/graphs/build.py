@@ -59,8 +59,11 @@ def _resolution_key(sums: list[FileSummary]) -> str:
 
 def _load_resolution(cache_dir: Path, key: str) -> Resolution | None:
     payload = open_store(cache_dir).get(NAMESPACE, key)
-    if payload is None:
-        return None
+    return None if payload is None else decode_resolution(payload)
+
+
+def decode_resolution(payload: bytes) -> Resolution | None:
+    """The resolution a cache payload holds, or None when it is not a good one."""
     registry, plan = _codec()
     try:
         got = plan.dec(registry.unpack(payload))

@@ -94,8 +94,11 @@ def load_into(sem, data: Stored, reached: set[str]) -> bool:
 
 def read(entry: Entry) -> Stored | None:
     payload = open_store(entry.cache_dir).get(NAMESPACE, entry.key)
-    if payload is None:
-        return None
+    return None if payload is None else decode(payload)
+
+
+def decode(payload: bytes) -> Stored | None:
+    """The result a cache payload holds, or None when it is not a good one."""
     registry, plan = _codec()
     try:
         got = plan.dec(registry.unpack(payload))
