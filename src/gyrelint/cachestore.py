@@ -42,8 +42,12 @@ STALE_SECONDS = 7 * 24 * 3600  # an unused versioned namespace goes after this l
 TMP_STALE_SECONDS = 3600  # a temporary file this old belongs to a run that died
 MAX_ENTRY = 1 << 30  # an entry file larger than this is not read
 
+# the namespaces gyrelint makes: whole-run entries (one size budget), and per-version ones
+NAMESPACES = frozenset({"analysis", "last", "graphs", "semantics", "findings"})
+VERSIONED = frozenset({"summaries"})
+
 _KEY = re.compile(r"[0-9a-f]{16,64}\Z")
-_NAMESPACE = re.compile(r"[a-z][a-z0-9]{0,31}(-[0-9a-f]{16})?\Z")
+_NAMESPACE = re.compile(rf"({'|'.join(sorted(NAMESPACES))})\Z|({'|'.join(sorted(VERSIONED))})-[0-9a-f]{{16}}\Z")
 _SHARD = re.compile(r"[0-9a-f]{2}\Z")
 _TMP = re.compile(r"\.tmp-[0-9]+-[0-9a-f]{16}\Z")
 _DIGEST = 32
@@ -56,6 +60,8 @@ _USABLE = bool(_O_NOFOLLOW and _O_DIRECTORY) and os.open in os.supports_dir_fd a
 
 def versioned(name: str, version: str) -> str:
     """The namespace of ``name`` for one analyzer version (pruned once unused and stale)."""
+    if name not in VERSIONED:
+        raise ValueError(f"{name!r} is not a versioned cache namespace")
     return f"{name}-{hashlib.sha256(version.encode()).hexdigest()[:16]}"
 
 
