@@ -22,6 +22,7 @@ import dataclasses
 import functools
 import hashlib
 from collections.abc import Iterator, Mapping
+from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,10 +105,13 @@ def _dec_lazy(v: object) -> object:
 
 
 def _graph_plan(registry: Registry) -> Plan:
-    """A DiGraph as (graph attributes, nodes with theirs, edges with theirs). Attribute
-    values no hint types go through the registry's untyped encoding, except that a key
-    whose values are all flat lists (an edge's ``lines``) is stored as arrays and turned
-    back into lists, without a tag per edge."""
+    """A DiGraph as its node table, each node's successors and predecessors by node number
+    in their own order (so every iteration order comes back as it was), and the
+    attributes. Edge attributes that all have the same keys (the call graph's ``kind``,
+    ``via``, ``lines``) are stored by column and rebuilt in C; others one dict per edge.
+    Values no hint types go through the registry's untyped encoding, except that a key
+    whose values are all flat lists (``lines``) is stored as arrays and turned back into
+    lists, without a tag per value."""
     import networkx as nx
 
     any_value = registry.any_value
@@ -126,35 +130,71 @@ def _graph_plan(registry: Registry) -> Plan:
     def attrs(d: dict, lk: frozenset[str]) -> dict:
         return {k: tuple(v) if k in lk else any_value(v) for k, v in d.items()}
 
-    def enc(g: object) -> object:
-        if type(g) is not nx.DiGraph:
-            raise Mismatch("DiGraph")
-        nodes, edges = list(g.nodes(data=True)), list(g.edges(data=True))
-        nk = flat_lists([d for _, d in nodes])
-        ek = flat_lists([d for *_, d in edges])
-        return (attrs(g.graph, frozenset()), tuple(sorted(nk)), tuple((n, attrs(d, nk)) for n, d in nodes),
-                tuple(sorted(ek)), tuple((u, v, attrs(d, ek)) for u, v, d in edges))
+    def enc_attrs(items: list[dict]) -> tuple:
+        lk = flat_lists(items)
+        shapes = set(map(tuple, items))
+        if len(shapes) == 1:
+            keys = shapes.pop()
+            cols = tuple(tuple(tuple(d[k]) if k in lk else any_value(d[k]) for d in items) for k in keys)
+            return ("c", keys, tuple(k in lk for k in keys), cols)
+        return ("r", tuple(sorted(lk)), tuple(attrs(d, lk) for d in items))
 
-    def dec(v: object) -> object:
-        if type(v) is not tuple or len(v) != 5:
-            raise CodecError("bad graph")
-        gattrs, nk, nodes, ek, edges = v
-        if type(gattrs) is not dict or type(nodes) is not tuple or type(edges) is not tuple:
-            raise CodecError("bad graph")
-        for keys, items, pos in ((nk, nodes, 1), (ek, edges, 2)):
-            if type(keys) is not tuple:
-                raise CodecError("bad graph")
-            for item in items:
-                d = item[pos]
+    def dec_attrs(v: object, count: int) -> list[dict]:
+        if type(v) is not tuple or not v:
+            raise CodecError("bad graph attributes")
+        if v[0] == "c" and len(v) == 4:
+            _, keys, is_list, cols = v
+            if not (type(keys) is tuple and type(is_list) is tuple and type(cols) is tuple
+                    and len(keys) == len(is_list) == len(cols) and all(len(c) == count for c in cols)):
+                raise CodecError("bad graph attributes")
+            columns = [map(list, c) if lst else c for c, lst in zip(cols, is_list, strict=True)]
+            return list(map(dict, map(zip, repeat(keys), zip(*columns, strict=True)))) if keys else [{} for _ in range(count)]
+        if v[0] == "r" and len(v) == 3:
+            _, keys, items = v
+            if type(keys) is not tuple or type(items) is not tuple or len(items) != count:
+                raise CodecError("bad graph attributes")
+            for d in items:
                 if type(d) is not dict:
                     raise CodecError("bad graph attributes")
                 for k in keys:
                     if k in d:
                         d[k] = list(d[k])
+            return list(items)
+        raise CodecError("bad graph attributes")
+
+    def enc(g: object) -> object:
+        if type(g) is not nx.DiGraph:
+            raise Mismatch("DiGraph")
+        nodes = list(g.nodes)
+        num = {n: i for i, n in enumerate(nodes)}
+        succ = tuple(tuple(map(num.__getitem__, g._succ[n])) for n in nodes)
+        pred = tuple(tuple(map(num.__getitem__, g._pred[n])) for n in nodes)
+        eattrs = [d for n in nodes for d in g._succ[n].values()]
+        return (attrs(g.graph, frozenset()), tuple(nodes), enc_attrs([g._node[n] for n in nodes]), succ, pred,
+                enc_attrs(eattrs))
+
+    def dec(v: object) -> object:
+        if type(v) is not tuple or len(v) != 6:
+            raise CodecError("bad graph")
+        gattrs, nodes, nattrs, succ, pred, eattrs = v
+        if not (type(gattrs) is dict and type(nodes) is tuple and type(succ) is tuple and type(pred) is tuple):
+            raise CodecError("bad graph")
+        n = len(nodes)
+        if len(succ) != n or len(pred) != n or len(set(nodes)) != n:
+            raise CodecError("bad graph")
+        n_edges = sum(map(len, succ))
+        if sum(map(len, pred)) != n_edges:
+            raise CodecError("bad graph adjacency")
+        node_attrs = dec_attrs(nattrs, n)
+        edge_attrs = iter(dec_attrs(eattrs, n_edges))
+        name = nodes.__getitem__
+        adj = {u: dict(zip(map(name, row), islice(edge_attrs, len(row)), strict=True)) for u, row in zip(nodes, succ, strict=True)}
+        back = {v_: {u: adj[u][v_] for u in map(name, row)} for v_, row in zip(nodes, pred, strict=True)}
         g = nx.DiGraph()
         g.graph.update(gattrs)
-        g.add_nodes_from(nodes)
-        g.add_edges_from(edges)
+        g._node.update(zip(nodes, node_attrs, strict=True))
+        g._succ.update(adj)  # _adj is the same dict as _succ
+        g._pred.update(back)
         return g
 
     return Plan(enc, dec, (tuple,))

@@ -27,7 +27,7 @@ import operator
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from itertools import repeat, starmap
+from itertools import chain, compress, cycle, repeat, starmap
 from pathlib import Path
 
 import msgpack
@@ -59,6 +59,9 @@ class Plan:
     record: type | None = None  # set for a record without nested records or checks beyond its wires
     get: Conv | None = None  # that record's fields as a tuple
     wires: tuple[tuple[type, ...], ...] = ()  # that record's field wire types
+    keeps_empty: bool = False  # a falsy encoded value (None, empty tuple) decodes to itself
+    dec_set: Conv | None = None  # what decodes a truthy encoded value (an Optional skips its None test)
+    sparse: tuple | None = None  # (cls, wires, pick) of a record whose nested fields are all skipped when unset
 
 
 def _check(vals: object, n: int, wires: tuple[tuple[type, ...], ...], name: str) -> None:
@@ -204,7 +207,8 @@ class Registry:
             return Plan(_path_str, Path, (str,))
         if isinstance(hint, type) and hint in self.index:
             if issubclass(hint, enum.Enum):
-                return Plan(operator.attrgetter("value"), hint, (str, int))
+                members = {m.value: m for m in hint}  # a lookup, not a call per value
+                return Plan(operator.attrgetter("value"), members.__getitem__, (str, int))
             return self._record(hint, building)
         origin, args = typing.get_origin(hint), typing.get_args(hint)
         if origin in (types.UnionType, typing.Union):
@@ -237,9 +241,13 @@ class Registry:
         finally:
             building.discard(cls)
         n = len(names)
+        checked = self.checked
         wires = tuple(self._wire_of(hints[nm], p) if self.checked else (object,) for nm, p in zip(names, plans, strict=True))
         get: Conv = operator.attrgetter(*names) if n > 1 else (lambda o: (getattr(o, names[0]),))
         nested = [(i, p.enc, p.dec) for i, p in enumerate(plans) if p is not None]
+        # fields whose falsy value decodes to itself are converted only when set
+        lazy = [(i, p.dec_set or p.dec) for i, p in enumerate(plans) if p is not None and p.keeps_empty]
+        eager = [(i, p.dec) for i, p in enumerate(plans) if p is not None and not p.keeps_empty]
         name = cls.__name__
         if not nested:
             def enc_flat(obj: object) -> object:
@@ -248,10 +256,11 @@ class Registry:
                 return get(obj)
 
             def dec_flat(vals: object) -> object:
-                _check(vals, n, wires, name)
+                if type(vals) is not tuple or len(vals) != n or (checked and not all(map(isinstance, vals, wires))):
+                    raise CodecError(f"bad {name} record")
                 return cls(*vals)  # type: ignore[misc]
 
-            return Plan(enc_flat, dec_flat, (tuple,), cls, get, wires)
+            return Plan(enc_flat, dec_flat, (tuple,), cls, get, wires, keeps_empty=n > 0)
 
         def enc(obj: object) -> object:
             if type(obj) is not cls:
@@ -261,14 +270,26 @@ class Registry:
                 vals[i] = e(vals[i])
             return tuple(vals)
 
+        pick = operator.itemgetter(*[i for i, _ in lazy], 0) if lazy else None  # 0: always a tuple
+
         def dec(vals: object) -> object:
-            _check(vals, n, wires, name)
-            out = list(vals)  # type: ignore[call-overload]
-            for i, _, d in nested:
+            if type(vals) is not tuple or len(vals) != n or (checked and not all(map(isinstance, vals, wires))):
+                raise CodecError(f"bad {name} record")
+            if not eager and not any(pick(vals)[:-1]):  # type: ignore[misc]
+                return cls(*vals)  # nothing nested is set
+            out = list(vals)
+            for i, d in lazy:
+                x = out[i]
+                if x:
+                    out[i] = d(x)
+            for i, d in eager:
                 out[i] = d(out[i])
             return cls(*out)
 
-        return Plan(enc, dec, (tuple,))
+        # the lazy fields as a tuple, always (the first one twice: one field alone would not be)
+        set_fields = operator.itemgetter(*[i for i, _ in lazy], lazy[0][0]) if lazy else None
+        sparse = (cls, wires, set_fields) if lazy and not eager else None
+        return Plan(enc, dec, (tuple,), keeps_empty=n > 0, sparse=sparse)  # a record's array is never empty
 
     def _optional(self, hint: object, args: tuple, building: set[type]) -> Plan | None:
         rest = [a for a in args if a is not _NONE]
@@ -280,10 +301,10 @@ class Registry:
         inner = plans[0]
         if inner is None:
             wire = (*_PLAIN_HINTS.get(rest[0], (object,)), _NONE)
-            return Plan(_identity, _identity, wire)  # checked by the record holding it
+            return Plan(_identity, _identity, wire, keeps_empty=True)  # checked by the record holding it
         ie, idc = inner.enc, inner.dec
         return Plan(lambda v: None if v is None else ie(v), lambda v: None if v is None else idc(v),
-                    (*inner.wire, _NONE))
+                    (*inner.wire, _NONE), keeps_empty=inner.keeps_empty, dec_set=inner.dec_set or idc)
 
     def _sequence(self, container: type, elem_hint: object, building: set[type]) -> Plan:
         elem = self._sub(elem_hint, building)
@@ -301,26 +322,46 @@ class Registry:
                     raise CodecError(f"bad {container.__name__}")
                 return seq if container is tuple else container(seq)
 
-            return Plan(enc_plain, dec_plain, (tuple,))
+            return Plan(enc_plain, dec_plain, (tuple,), keeps_empty=container is tuple)
         if elem.record is not None:  # a sequence of flat records: constructor calls from C
             cls, get, wires = elem.record, elem.get, elem.wires
             n, name = len(wires), cls.__name__
+            checked = self.checked
 
             def enc_flat(seq: object) -> object:
                 if type(seq) is not container or not set(map(type, seq)) <= {cls}:  # type: ignore[call-overload]
                     raise Mismatch(container.__name__)
                 return tuple(map(get, seq))  # type: ignore[arg-type]
 
-            def ok(vals: object) -> bool:
-                return type(vals) is tuple and len(vals) == n and all(map(isinstance, vals, wires))
-
             def dec_flat(seq: object) -> object:
-                if type(seq) is not tuple or not all(map(ok, seq)):
+                # every check runs in C: all records are tuples of n fields, every field of its wire type
+                if type(seq) is not tuple or not (set(map(type, seq)) <= {tuple} and set(map(len, seq)) <= {n}) or (
+                        checked and not all(map(isinstance, chain.from_iterable(seq), cycle(wires)))):
                     raise CodecError(f"bad {name} records")
                 return container(starmap(cls, seq))  # type: ignore[call-overload]
 
-            return Plan(enc_flat, dec_flat, (tuple,))
+            return Plan(enc_flat, dec_flat, (tuple,), keeps_empty=container is tuple)
         e, d = elem.enc, elem.dec
+        if elem.sparse is not None:  # records whose nested fields are mostly unset (a Param's default)
+            cls, wires, pick = elem.sparse
+            n, name = len(wires), cls.__name__
+            checked = self.checked
+
+            def enc_sparse(seq: object) -> object:
+                if type(seq) is not container:
+                    raise Mismatch(container.__name__)
+                return tuple(map(e, seq))  # type: ignore[call-overload]
+
+            def dec_sparse(seq: object) -> object:
+                if type(seq) is not tuple or not (set(map(type, seq)) <= {tuple} and set(map(len, seq)) <= {n}) or (
+                        checked and not all(map(isinstance, chain.from_iterable(seq), cycle(wires)))):
+                    raise CodecError(f"bad {name} records")
+                out = list(starmap(cls, seq))  # built from C; the few with a nested value set are redone
+                for j in compress(range(len(seq)), map(any, map(pick, seq))):
+                    out[j] = d(seq[j])
+                return out if container is list else container(out)
+
+            return Plan(enc_sparse, dec_sparse, (tuple,), keeps_empty=container is tuple)
 
         def enc(seq: object) -> object:
             if type(seq) is not container:
@@ -332,7 +373,7 @@ class Registry:
                 raise CodecError(f"bad {container.__name__}")
             return container(map(d, seq))  # type: ignore[call-overload]
 
-        return Plan(enc, dec, (tuple,))
+        return Plan(enc, dec, (tuple,), keeps_empty=container is tuple)
 
     def _fixed(self, args: tuple, building: set[type]) -> Plan:
         parts = [self._sub(a, building) for a in args]
