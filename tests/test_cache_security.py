@@ -283,3 +283,26 @@ def test_a_cache_root_that_is_a_symlink_is_not_used(repo: Path, tmp_path: Path) 
     a = analyze(repo, Settings(cache_dir=link, jobs=1))
     assert a.stats.parsed == 2 and list(outside.iterdir()) == []
     assert analyze(repo, Settings(cache_dir=link, jobs=1)).stats.parsed == 2  # no cache, still right
+
+
+def test_graphs_that_do_not_decode_are_rebuilt_from_the_index(repo: Path, tmp_path: Path) -> None:
+    """The graphs of a loaded analysis decode on first use; bytes forged behind a valid
+    checksum are then rebuilt, never a crash or another answer."""
+    from gyrelint.render.dot import build_map
+
+    cache = tmp_path / "cache"
+    settings = Settings(cache_dir=cache, jobs=1)
+    cold = analyze(repo, settings)
+    [entry] = _entries(cache)["analysis"]
+    registry, _, _, head = analysis_cache._codec()
+    payload = CacheStore(cache).get("analysis", entry.name)
+    assert payload is not None
+    fields = list(registry.unpack(payload[len(head):]))
+    graphs_at = [i for i, v in enumerate(fields) if type(v) is bytes]
+    assert len(graphs_at) == 1
+    fields[graphs_at[0]] = msgpack.packb(("not", "graphs"))
+    _reframe(entry, head + msgpack.packb(tuple(fields), use_bin_type=True))
+    warm = analyze(repo, settings)
+    assert warm.stats.cached == 2 and isinstance(warm.graphs, analysis_cache.LazyGraphs)
+    assert list(warm.graphs.calls.edges(data=True)) == list(cold.graphs.calls.edges(data=True))
+    assert repr(build_map(warm)) == repr(build_map(cold))

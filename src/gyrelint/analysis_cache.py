@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from .cachestore import open_store
 from .codec import CodecError, Mismatch, Plan, Registry
 from .codehash import code_digest
+from .graphs.model import Graphs
 from .index import build_index, parse_source
 from .index.cache import SummaryCache, cache_key, gc_paused
 from .index.summary import FileSummary
@@ -200,6 +201,81 @@ def _graph_plan(registry: Registry) -> Plan:
     return Plan(enc, dec, (tuple,))
 
 
+_GRAPH_FIELDS = frozenset(f.name for f in dataclasses.fields(Graphs))
+
+
+class LazyGraphs(Graphs):
+    """The graphs of a loaded analysis, decoded on first use of any field.
+
+    They are most of an entry, and ``analyze``, ``check`` and the flake8 plugin on an
+    unchanged repo never read them. Should the stored bytes not decode (an entry forged
+    with a valid checksum), the graphs are rebuilt from the loaded index instead: a bad
+    entry costs time, never a crash or a different answer.
+    """
+
+    __slots__ = ("_blob", "_rebuild")
+
+    def __init__(self, blob: bytes, rebuild: Callable[[], Graphs] | None = None) -> None:  # noqa: D107
+        object.__setattr__(self, "_blob", blob)
+        object.__setattr__(self, "_rebuild", rebuild)
+
+    def __getattribute__(self, name: str):  # noqa: ANN204 - any attribute
+        if name in _GRAPH_FIELDS and object.__getattribute__(self, "_blob") is not None:
+            self._materialize()
+        return object.__getattribute__(self, name)
+
+    def pending(self) -> bytes | None:
+        """The stored bytes while nothing has been decoded yet (a re-store reuses them)."""
+        return object.__getattribute__(self, "_blob")
+
+    def _materialize(self) -> None:
+        blob = object.__getattribute__(self, "_blob")
+        object.__setattr__(self, "_blob", None)
+        got = decode_graphs(blob)
+        if got is None:  # bytes that do not decode: rebuild from the index
+            rebuild = object.__getattribute__(self, "_rebuild")
+            got = rebuild() if rebuild is not None else Graphs()
+        for f in _GRAPH_FIELDS:
+            object.__setattr__(self, f, object.__getattribute__(got, f))
+
+
+def decode_graphs(blob: bytes) -> Graphs | None:
+    """The graphs stored in ``blob``, or None when they do not decode."""
+    registry, _, _, _ = _codec()
+    plan = registry.plan(Graphs)
+    assert plan is not None
+    try:
+        with gc_paused(promote=True):  # many small records, no cycles among them
+            got = plan.dec(registry.unpack(blob))
+    except Exception:  # noqa: BLE001 - any failure is a bad entry
+        return None
+    return got if isinstance(got, Graphs) else None
+
+
+def _slim_graphs(g: Graphs) -> Graphs | bytes:
+    """What is stored of the graphs: their bytes as loaded, or the graphs without the
+    per-call resolution (every stage that reads it has run, and its results are stored)."""
+    if isinstance(g, LazyGraphs) and g.pending() is not None:
+        return g.pending()  # type: ignore[return-value]
+    return Graphs(**{f: getattr(g, f) for f in _GRAPH_FIELDS if f != "resolved"}, resolved={})
+
+
+def _graphs_field(registry: Registry) -> Plan:
+    def enc(g: object) -> object:
+        if type(g) is bytes:
+            return g
+        plan = registry.plan(Graphs)
+        assert plan is not None
+        return registry.pack(plan.enc(g))
+
+    def dec(b: object) -> object:
+        if type(b) is not bytes:
+            raise CodecError("bad graphs")
+        return LazyGraphs(b)
+
+    return Plan(enc, dec, (bytes,))
+
+
 @functools.cache
 def _codec() -> tuple[Registry, Plan, Plan, bytes]:
     """The registry of every type a stored analysis holds, its plans and schema digest."""
@@ -219,6 +295,7 @@ def _codec() -> tuple[Registry, Plan, Plan, bytes]:
     lazy = Plan(_enc_lazy, _dec_lazy, (tuple,))
     registry = Registry(records, custom={Settings: settings_plan}, fields={(Index, "summaries"): lazy})
     registry.custom[nx.DiGraph] = _graph_plan(registry)
+    registry.fields[(Analysis, "graphs")] = _graphs_field(registry)  # decoded on first use
     schema = hashlib.sha256(repr([(t.__name__, [(f.name, str(f.type)) for f in dataclasses.fields(t)])
                                   for t in records if dataclasses.is_dataclass(t)]).encode()).digest()[:8]
     plan, last = registry.plan(Analysis), registry.plan(LastRun)
@@ -255,7 +332,16 @@ def decode(payload: bytes, settings: Settings, root: Path) -> Analysis:
     summaries = result.index.summaries
     if isinstance(summaries, LazySummaries):
         summaries.rebase(root, Path(settings.cache_dir))
+    if isinstance(result.graphs, LazyGraphs):
+        object.__setattr__(result.graphs, "_rebuild", functools.partial(_rebuild_graphs, result))
     return result
+
+
+def _rebuild_graphs(analysis: Analysis) -> Graphs:
+    from .graphs import build_graphs
+
+    cache_dir = Path(analysis.settings.cache_dir) if analysis.settings.use_cache else None
+    return build_graphs(analysis.index, analysis.entry_points, cache_dir=cache_dir)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -399,8 +485,8 @@ def store(settings: Settings, key: str, analysis: Analysis, fp: Fingerprint | No
     if not all(keys.values()):
         return
     lazy = LazySummaries(index.root, keys, dict(index.files.modules), Path(settings.cache_dir))
-    graphs = dataclasses.replace(analysis.graphs, resolved={})
-    slim = dataclasses.replace(analysis, index=dataclasses.replace(index, summaries=lazy), graphs=graphs)
+    slim = dataclasses.replace(analysis, index=dataclasses.replace(index, summaries=lazy),
+                               graphs=_slim_graphs(analysis.graphs))
     try:
         payload = encode(slim)
     except ValueError:  # an unstorable result only costs the warm path

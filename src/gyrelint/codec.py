@@ -27,7 +27,7 @@ import operator
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from itertools import chain, compress, cycle, repeat, starmap
+from itertools import chain, compress, cycle, islice, repeat, starmap
 from pathlib import Path
 
 import msgpack
@@ -56,12 +56,17 @@ class Plan:
     enc: Conv
     dec: Conv
     wire: tuple[type, ...]  # the types the encoded value has once msgpack decoded it
-    record: type | None = None  # set for a record without nested records or checks beyond its wires
-    get: Conv | None = None  # that record's fields as a tuple
-    wires: tuple[tuple[type, ...], ...] = ()  # that record's field wire types
-    keeps_empty: bool = False  # a falsy encoded value (None, empty tuple) decodes to itself
-    dec_set: Conv | None = None  # what decodes a truthy encoded value (an Optional skips its None test)
-    sparse: tuple | None = None  # (cls, wires, pick) of a record whose nested fields are all skipped when unset
+    many: Conv | None = None  # decodes a tuple of encoded values at once (records: by column, from C)
+
+
+def _many(plan: Plan | None) -> Conv:
+    """The batch decoder of ``plan``: its own, or one call of ``dec`` per value."""
+    if plan is None:
+        return _identity
+    if plan.many is not None:
+        return plan.many
+    dec = plan.dec
+    return lambda col: list(map(dec, col))  # type: ignore[call-overload]
 
 
 def _check(vals: object, n: int, wires: tuple[tuple[type, ...], ...], name: str) -> None:
@@ -202,13 +207,15 @@ class Registry:
         if hint in _PLAIN_HINTS:
             return None
         if hint is object or hint is typing.Any:
-            return Plan(self.any_value, _identity, (object,))
+            return Plan(self.any_value, _identity, (object,), _identity)
         if hint is Path:
-            return Plan(_path_str, Path, (str,))
+            return Plan(_path_str, Path, (str,), lambda col: list(map(Path, col)))  # type: ignore[call-overload]
         if isinstance(hint, type) and hint in self.index:
             if issubclass(hint, enum.Enum):
                 members = {m.value: m for m in hint}  # a lookup, not a call per value
-                return Plan(operator.attrgetter("value"), members.__getitem__, (str, int))
+                get_member = members.__getitem__
+                return Plan(operator.attrgetter("value"), get_member, (str, int),
+                            lambda col: list(map(get_member, col)))  # type: ignore[call-overload]
             return self._record(hint, building)
         origin, args = typing.get_origin(hint), typing.get_args(hint)
         if origin in (types.UnionType, typing.Union):
@@ -242,54 +249,43 @@ class Registry:
             building.discard(cls)
         n = len(names)
         checked = self.checked
-        wires = tuple(self._wire_of(hints[nm], p) if self.checked else (object,) for nm, p in zip(names, plans, strict=True))
+        wires = tuple(self._wire_of(hints[nm], p) if checked else (object,) for nm, p in zip(names, plans, strict=True))
         get: Conv = operator.attrgetter(*names) if n > 1 else (lambda o: (getattr(o, names[0]),))
-        nested = [(i, p.enc, p.dec) for i, p in enumerate(plans) if p is not None]
-        # fields whose falsy value decodes to itself are converted only when set
-        lazy = [(i, p.dec_set or p.dec) for i, p in enumerate(plans) if p is not None and p.keeps_empty]
-        eager = [(i, p.dec) for i, p in enumerate(plans) if p is not None and not p.keeps_empty]
+        nested = [(i, p.enc) for i, p in enumerate(plans) if p is not None]
+        nested_many = [(i, _many(p)) for i, p in enumerate(plans) if p is not None]
         name = cls.__name__
-        if not nested:
-            def enc_flat(obj: object) -> object:
-                if type(obj) is not cls:
-                    raise Mismatch(name)
-                return get(obj)
-
-            def dec_flat(vals: object) -> object:
-                if type(vals) is not tuple or len(vals) != n or (checked and not all(map(isinstance, vals, wires))):
-                    raise CodecError(f"bad {name} record")
-                return cls(*vals)  # type: ignore[misc]
-
-            return Plan(enc_flat, dec_flat, (tuple,), cls, get, wires, keeps_empty=n > 0)
 
         def enc(obj: object) -> object:
             if type(obj) is not cls:
                 raise Mismatch(name)
+            if not nested:
+                return get(obj)
             vals = list(get(obj))
-            for i, e, _ in nested:
+            for i, e in nested:
                 vals[i] = e(vals[i])
             return tuple(vals)
 
-        pick = operator.itemgetter(*[i for i, _ in lazy], 0) if lazy else None  # 0: always a tuple
+        def many(seq: object) -> list:
+            """Records from a tuple of field arrays: every check and constructor call runs in
+            C, and each nested field is decoded once per column, not once per record."""
+            if type(seq) is not tuple:
+                raise CodecError(f"bad {name} records")
+            if not seq:
+                return []
+            if not (set(map(type, seq)) <= {tuple} and set(map(len, seq)) <= {n}) or (
+                    checked and not all(map(isinstance, chain.from_iterable(seq), cycle(wires)))):
+                raise CodecError(f"bad {name} records")
+            if not nested_many:
+                return list(starmap(cls, seq))
+            cols: list = list(zip(*seq, strict=True))
+            for i, m in nested_many:
+                cols[i] = m(cols[i])
+            return list(starmap(cls, zip(*cols, strict=True)))
 
         def dec(vals: object) -> object:
-            if type(vals) is not tuple or len(vals) != n or (checked and not all(map(isinstance, vals, wires))):
-                raise CodecError(f"bad {name} record")
-            if not eager and not any(pick(vals)[:-1]):  # type: ignore[misc]
-                return cls(*vals)  # nothing nested is set
-            out = list(vals)
-            for i, d in lazy:
-                x = out[i]
-                if x:
-                    out[i] = d(x)
-            for i, d in eager:
-                out[i] = d(out[i])
-            return cls(*out)
+            return many((vals,))[0]
 
-        # the lazy fields as a tuple, always (the first one twice: one field alone would not be)
-        set_fields = operator.itemgetter(*[i for i, _ in lazy], lazy[0][0]) if lazy else None
-        sparse = (cls, wires, set_fields) if lazy and not eager else None
-        return Plan(enc, dec, (tuple,), keeps_empty=n > 0, sparse=sparse)  # a record's array is never empty
+        return Plan(enc, dec, (tuple,), many)
 
     def _optional(self, hint: object, args: tuple, building: set[type]) -> Plan | None:
         rest = [a for a in args if a is not _NONE]
@@ -301,79 +297,55 @@ class Registry:
         inner = plans[0]
         if inner is None:
             wire = (*_PLAIN_HINTS.get(rest[0], (object,)), _NONE)
-            return Plan(_identity, _identity, wire, keeps_empty=True)  # checked by the record holding it
-        ie, idc = inner.enc, inner.dec
+            return None if wire == (object, _NONE) else Plan(_identity, _identity, wire, _identity)
+        ie, idc, imany = inner.enc, inner.dec, _many(inner)
+
+        def many(col: object) -> object:
+            present = list(compress(range(len(col)), map(operator.is_not, col, repeat(None))))  # type: ignore[arg-type]
+            if not present:
+                return col
+            out = list(col)  # type: ignore[call-overload]
+            for j, x in zip(present, imany(tuple(map(col.__getitem__, present))), strict=True):  # type: ignore[attr-defined]
+                out[j] = x
+            return out
+
         return Plan(lambda v: None if v is None else ie(v), lambda v: None if v is None else idc(v),
-                    (*inner.wire, _NONE), keeps_empty=inner.keeps_empty, dec_set=inner.dec_set or idc)
+                    (*inner.wire, _NONE), many)
 
     def _sequence(self, container: type, elem_hint: object, building: set[type]) -> Plan:
         elem = self._sub(elem_hint, building)
         checked = self.checked
-        if elem is None:
-            wire = _PLAIN_HINTS.get(elem_hint, (object,))
-
-            def enc_plain(seq: object) -> object:
-                if type(seq) is not container:
-                    raise Mismatch(container.__name__)
-                return seq if container is tuple else tuple(seq)  # type: ignore[call-overload]
-
-            def dec_plain(seq: object) -> object:
-                if type(seq) is not tuple or (checked and not all(map(isinstance, seq, repeat(wire)))):
-                    raise CodecError(f"bad {container.__name__}")
-                return seq if container is tuple else container(seq)
-
-            return Plan(enc_plain, dec_plain, (tuple,), keeps_empty=container is tuple)
-        if elem.record is not None:  # a sequence of flat records: constructor calls from C
-            cls, get, wires = elem.record, elem.get, elem.wires
-            n, name = len(wires), cls.__name__
-            checked = self.checked
-
-            def enc_flat(seq: object) -> object:
-                if type(seq) is not container or not set(map(type, seq)) <= {cls}:  # type: ignore[call-overload]
-                    raise Mismatch(container.__name__)
-                return tuple(map(get, seq))  # type: ignore[arg-type]
-
-            def dec_flat(seq: object) -> object:
-                # every check runs in C: all records are tuples of n fields, every field of its wire type
-                if type(seq) is not tuple or not (set(map(type, seq)) <= {tuple} and set(map(len, seq)) <= {n}) or (
-                        checked and not all(map(isinstance, chain.from_iterable(seq), cycle(wires)))):
-                    raise CodecError(f"bad {name} records")
-                return container(starmap(cls, seq))  # type: ignore[call-overload]
-
-            return Plan(enc_flat, dec_flat, (tuple,), keeps_empty=container is tuple)
-        e, d = elem.enc, elem.dec
-        if elem.sparse is not None:  # records whose nested fields are mostly unset (a Param's default)
-            cls, wires, pick = elem.sparse
-            n, name = len(wires), cls.__name__
-            checked = self.checked
-
-            def enc_sparse(seq: object) -> object:
-                if type(seq) is not container:
-                    raise Mismatch(container.__name__)
-                return tuple(map(e, seq))  # type: ignore[call-overload]
-
-            def dec_sparse(seq: object) -> object:
-                if type(seq) is not tuple or not (set(map(type, seq)) <= {tuple} and set(map(len, seq)) <= {n}) or (
-                        checked and not all(map(isinstance, chain.from_iterable(seq), cycle(wires)))):
-                    raise CodecError(f"bad {name} records")
-                out = list(starmap(cls, seq))  # built from C; the few with a nested value set are redone
-                for j in compress(range(len(seq)), map(any, map(pick, seq))):
-                    out[j] = d(seq[j])
-                return out if container is list else container(out)
-
-            return Plan(enc_sparse, dec_sparse, (tuple,), keeps_empty=container is tuple)
+        wire = self._wire_of(elem_hint, elem)
+        emany = _many(elem)
+        name = container.__name__
 
         def enc(seq: object) -> object:
             if type(seq) is not container:
-                raise Mismatch(container.__name__)
-            return tuple(map(e, seq))  # type: ignore[call-overload]
+                raise Mismatch(name)
+            if elem is None:
+                return seq if container is tuple else tuple(seq)  # type: ignore[call-overload]
+            return tuple(map(elem.enc, seq))  # type: ignore[call-overload]
 
         def dec(seq: object) -> object:
-            if type(seq) is not tuple:
-                raise CodecError(f"bad {container.__name__}")
-            return container(map(d, seq))  # type: ignore[call-overload]
+            if type(seq) is not tuple or (checked and not all(map(isinstance, seq, repeat(wire)))):
+                raise CodecError(f"bad {name}")
+            if elem is None:
+                return seq if container is tuple else container(seq)
+            return container(emany(seq))
 
-        return Plan(enc, dec, (tuple,), keeps_empty=container is tuple)
+        def many(col: object) -> object:
+            """Sequences from a tuple of arrays: their elements decoded as one column."""
+            if type(col) is not tuple or not set(map(type, col)) <= {tuple}:
+                raise CodecError(f"bad {name}s")
+            flat = tuple(chain.from_iterable(col))
+            if checked and not all(map(isinstance, flat, repeat(wire))):
+                raise CodecError(f"bad {name}s")
+            if elem is None:
+                return col if container is tuple else list(map(container, col))
+            items = iter(emany(flat))
+            return [container(islice(items, k)) for k in map(len, col)]
+
+        return Plan(enc, dec, (tuple,), many)
 
     def _fixed(self, args: tuple, building: set[type]) -> Plan:
         parts = [self._sub(a, building) for a in args]
@@ -401,6 +373,7 @@ class Registry:
         kd = kp.dec if kp else _identity
         ve = vp.enc if vp else _identity
         vd = vp.dec if vp else _identity
+        vmany = _many(vp)
         checked = self.checked
 
         def enc_dict(v: object) -> object:
@@ -416,6 +389,8 @@ class Registry:
                 raise CodecError("bad dict entry")
             if kp is None and vp is None:
                 return v
+            if kp is None:  # the values decoded as one column
+                return dict(zip(v, vmany(tuple(v.values())), strict=True))
             return {kd(k): vd(x) for k, x in v.items()}
 
         return Plan(enc_dict, dec_dict, (dict,))
