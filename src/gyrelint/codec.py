@@ -197,10 +197,6 @@ class Registry:
         self._plans[hint] = got
         return got
 
-    def wire(self, hint: object) -> tuple[type, ...]:
-        plan = self.plan(hint)
-        return plan.wire if plan is not None else _PLAIN_HINTS.get(hint, (object,))
-
     def _make(self, hint: object, building: set[type]) -> Plan | None:
         if hint in self.custom:
             return self.custom[hint]  # type: ignore[index]
