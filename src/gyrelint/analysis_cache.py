@@ -22,7 +22,7 @@ import dataclasses
 import functools
 import hashlib
 from collections.abc import Callable, Iterator, Mapping
-from itertools import islice, repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -131,37 +131,65 @@ def _graph_plan(registry: Registry) -> Plan:
     def attrs(d: dict, lk: frozenset[str]) -> dict:
         return {k: tuple(v) if k in lk else any_value(v) for k, v in d.items()}
 
+    def enc_column(values: list, as_list: bool) -> tuple:
+        if as_list:
+            return ("l", tuple(map(tuple, values)))
+        distinct = set(map(type, values)) == {str} and dict.fromkeys(values)
+        if distinct and len(distinct) * 4 <= len(values):  # a few strings, many times: by number
+            table = {v: i for i, v in enumerate(distinct)}
+            return ("k", tuple(distinct), tuple(map(table.__getitem__, values)))
+        return ("v", tuple(map(any_value, values)))
+
+    def dec_column(col: object, count: int) -> object:
+        if type(col) is not tuple or len(col) not in (2, 3):
+            raise CodecError("bad graph attributes")
+        if col[0] == "k" and len(col) == 3 and type(col[1]) is tuple and type(col[2]) is tuple:
+            table, idx = col[1], col[2]
+            if len(idx) != count or not all(map(int.__instancecheck__, idx)):
+                raise CodecError("bad graph attributes")
+            return map(table.__getitem__, idx)
+        if col[0] in ("l", "v") and len(col) == 2 and type(col[1]) is tuple and len(col[1]) == count:
+            if col[0] == "l":
+                if not set(map(type, col[1])) <= {tuple}:
+                    raise CodecError("bad graph attributes")
+                return map(list, col[1])
+            return col[1]
+        raise CodecError("bad graph attributes")
+
     def enc_attrs(items: list[dict]) -> tuple:
+        """Dicts grouped by their keys; each group stored by column."""
         lk = flat_lists(items)
-        shapes = set(map(tuple, items))
-        if len(shapes) == 1:
-            keys = shapes.pop()
-            cols = tuple(tuple(tuple(d[k]) if k in lk else any_value(d[k]) for d in items) for k in keys)
-            return ("c", keys, tuple(k in lk for k in keys), cols)
-        return ("r", tuple(sorted(lk)), tuple(attrs(d, lk) for d in items))
+        groups: dict[tuple, list[int]] = {}
+        for i, d in enumerate(items):
+            groups.setdefault(tuple(d), []).append(i)
+        out = []
+        for keys, members in groups.items():
+            rows = [items[i] for i in members]
+            cols = tuple(enc_column([d[k] for d in rows], k in lk) for k in keys)
+            out.append((keys, tuple(members), cols))
+        return tuple(out)
 
     def dec_attrs(v: object, count: int) -> list[dict]:
-        if type(v) is not tuple or not v:
+        if type(v) is not tuple:
             raise CodecError("bad graph attributes")
-        if v[0] == "c" and len(v) == 4:
-            _, keys, is_list, cols = v
-            if not (type(keys) is tuple and type(is_list) is tuple and type(cols) is tuple
-                    and len(keys) == len(is_list) == len(cols) and all(len(c) == count for c in cols)):
+        made: list[dict] = []
+        order: list[int] = []
+        for group in v:
+            if type(group) is not tuple or len(group) != 3:
                 raise CodecError("bad graph attributes")
-            columns = [map(list, c) if lst else c for c, lst in zip(cols, is_list, strict=True)]
-            return list(map(dict, map(zip, repeat(keys), zip(*columns, strict=True)))) if keys else [{} for _ in range(count)]
-        if v[0] == "r" and len(v) == 3:
-            _, keys, items = v
-            if type(keys) is not tuple or type(items) is not tuple or len(items) != count:
+            keys, members, cols = group
+            if type(keys) is not tuple or type(members) is not tuple or type(cols) is not tuple or len(cols) != len(keys):
                 raise CodecError("bad graph attributes")
-            for d in items:
-                if type(d) is not dict:
-                    raise CodecError("bad graph attributes")
-                for k in keys:
-                    if k in d:
-                        d[k] = list(d[k])
-            return list(items)
-        raise CodecError("bad graph attributes")
+            k = len(members)
+            columns = [dec_column(c, k) for c in cols]
+            made += map(dict, map(zip, repeat(keys), zip(*columns, strict=True))) if keys else ({} for _ in members)
+            order += members
+        if len(made) != count or sorted(order) != list(range(count)):
+            raise CodecError("bad graph attributes")
+        place = [0] * count
+        for pos, i in enumerate(order):
+            place[i] = pos
+        return list(map(made.__getitem__, place))
 
     def enc(g: object) -> object:
         if type(g) is not nx.DiGraph:
@@ -169,7 +197,8 @@ def _graph_plan(registry: Registry) -> Plan:
         nodes = list(g.nodes)
         num = {n: i for i, n in enumerate(nodes)}
         succ = tuple(tuple(map(num.__getitem__, g._succ[n])) for n in nodes)
-        pred = tuple(tuple(map(num.__getitem__, g._pred[n])) for n in nodes)
+        edge_num = {(u, v): i for i, (u, v) in enumerate((u, v) for u in nodes for v in g._succ[u])}
+        pred = tuple(tuple(edge_num[(u, n)] for u in g._pred[n]) for n in nodes)  # edges by number
         eattrs = [d for n in nodes for d in g._succ[n].values()]
         return (attrs(g.graph, frozenset()), tuple(nodes), enc_attrs([g._node[n] for n in nodes]), succ, pred,
                 enc_attrs(eattrs))
@@ -183,14 +212,29 @@ def _graph_plan(registry: Registry) -> Plan:
         n = len(nodes)
         if len(succ) != n or len(pred) != n or len(set(nodes)) != n:
             raise CodecError("bad graph")
-        n_edges = sum(map(len, succ))
-        if sum(map(len, pred)) != n_edges:
+        if not (set(map(type, succ)) <= {tuple} and set(map(type, pred)) <= {tuple}):
             raise CodecError("bad graph adjacency")
+        targets = tuple(chain.from_iterable(succ))
+        n_edges = len(targets)
+        into = tuple(chain.from_iterable(pred))
+        if len(into) != n_edges or sorted(into) != list(range(n_edges)):
+            raise CodecError("bad graph adjacency")  # every edge once among the predecessors
         node_attrs = dec_attrs(nattrs, n)
-        edge_attrs = iter(dec_attrs(eattrs, n_edges))
+        edge_attrs = dec_attrs(eattrs, n_edges)
         name = nodes.__getitem__
-        adj = {u: dict(zip(map(name, row), islice(edge_attrs, len(row)), strict=True)) for u, row in zip(nodes, succ, strict=True)}
-        back = {v_: {u: adj[u][v_] for u in map(name, row)} for v_, row in zip(nodes, pred, strict=True)}
+        target_names = list(map(name, targets))  # IndexError on a bad number: a bad entry
+        source_names = list(chain.from_iterable(map(repeat, nodes, map(len, succ))))
+        at = 0
+        adj = {}
+        for u, row in zip(nodes, succ, strict=True):
+            k = len(row)
+            adj[u] = dict(zip(target_names[at:at + k], edge_attrs[at:at + k], strict=True))
+            at += k
+        src, att = source_names.__getitem__, edge_attrs.__getitem__
+        back = {v_: dict(zip(map(src, row), map(att, row), strict=True)) for v_, row in zip(nodes, pred, strict=True)}
+        for v_, row in zip(nodes, pred, strict=True):  # each predecessor edge must end at its node
+            if row and set(map(target_names.__getitem__, row)) != {v_}:
+                raise CodecError("bad graph adjacency")
         g = nx.DiGraph()
         g.graph.update(gattrs)
         g._node.update(zip(nodes, node_attrs, strict=True))
