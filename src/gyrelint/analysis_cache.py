@@ -105,6 +105,10 @@ def _dec_lazy(v: object) -> object:
     return LazySummaries(Path(), keys, modules, Path())
 
 
+def _bad_attributes() -> list[dict]:
+    raise CodecError("bad graph attributes")
+
+
 def _graph_plan(registry: Registry) -> Plan:
     """A DiGraph as its node table, each node's successors and predecessors by node number
     in their own order (so every iteration order comes back as it was), and the
@@ -166,7 +170,7 @@ def _graph_plan(registry: Registry) -> Plan:
         for keys, members in groups.items():
             rows = [items[i] for i in members]
             cols = tuple(enc_column([d[k] for d in rows], k in lk) for k in keys)
-            out.append((keys, tuple(members), cols))
+            out.append((keys, tuple(members) if len(groups) > 1 else None, cols))  # None: all, in order
         return tuple(out)
 
     def dec_attrs(v: object, count: int) -> list[dict]:
@@ -178,11 +182,16 @@ def _graph_plan(registry: Registry) -> Plan:
             if type(group) is not tuple or len(group) != 3:
                 raise CodecError("bad graph attributes")
             keys, members, cols = group
-            if type(keys) is not tuple or type(members) is not tuple or type(cols) is not tuple or len(cols) != len(keys):
+            if members is None and len(v) == 1:  # one group: every dict, in order
+                members = range(count)
+            if type(keys) is not tuple or type(members) not in (tuple, range) or type(cols) is not tuple \
+                    or len(cols) != len(keys):
                 raise CodecError("bad graph attributes")
             k = len(members)
             columns = [dec_column(c, k) for c in cols]
             made += map(dict, map(zip, repeat(keys), zip(*columns, strict=True))) if keys else ({} for _ in members)
+            if type(members) is range:
+                return made if len(made) == count else _bad_attributes()
             order += members
         if len(made) != count or sorted(order) != list(range(count)):
             raise CodecError("bad graph attributes")
