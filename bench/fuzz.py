@@ -176,9 +176,9 @@ def decode_cache_payload(data: bytes) -> object:
             got = analysis_cache.decode(payload, Settings(cache_dir=Path("/nonexistent")), Path("/nonexistent"))
         except CodecError:
             return None
-        blob = got.graphs.pending() if isinstance(got.graphs, analysis_cache.LazyGraphs) else None
-        if blob is not None:  # the graphs decode on first use: decode them here too
-            graphs = analysis_cache.decode_graphs(blob)
+        blobs = got.graphs.pending() if isinstance(got.graphs, analysis_cache.LazyGraphs) else None
+        if blobs is not None:  # the graphs decode on first use: decode them here too
+            graphs = analysis_cache.decode_graphs(blobs)
             assert graphs is None or isinstance(graphs, analysis_cache.Graphs)
         return got
     decoder = {"last": analysis_cache.decode_last, "graphs": decode_resolution, "semantics": decode_semantics,

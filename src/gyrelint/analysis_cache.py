@@ -254,58 +254,75 @@ def _graph_plan(registry: Registry) -> Plan:
     return Plan(enc, dec, (tuple,))
 
 
-_GRAPH_FIELDS = frozenset(f.name for f in dataclasses.fields(Graphs))
+_GRAPH_FIELDS = tuple(f.name for f in dataclasses.fields(Graphs))
+_GRAPH_FIELD_SET = frozenset(_GRAPH_FIELDS)
 
 
 class LazyGraphs(Graphs):
-    """The graphs of a loaded analysis, decoded on first use of any field.
+    """The graphs of a loaded analysis, each field decoded on its first use.
 
-    They are most of an entry, and ``analyze``, ``check`` and the flake8 plugin on an
-    unchanged repo never read them. Should the stored bytes not decode (an entry forged
-    with a valid checksum), the graphs are rebuilt from the loaded index instead: a bad
-    entry costs time, never a crash or a different answer.
+    They are most of an entry: ``analyze``, ``check`` and the flake8 plugin on an
+    unchanged repo never read them, and ``graph`` reads the call and import graphs but
+    not the function records. Should a field's bytes not decode (an entry forged with a
+    valid checksum), the graphs are rebuilt from the loaded index instead: a bad entry
+    costs time, never a crash or a different answer.
     """
 
-    __slots__ = ("_blob", "_rebuild")
+    __slots__ = ("_blobs", "_rebuild")
 
-    def __init__(self, blob: bytes, rebuild: Callable[[], Graphs] | None = None) -> None:  # noqa: D107
-        object.__setattr__(self, "_blob", blob)
+    def __init__(self, blobs: dict[str, bytes], rebuild: Callable[[], Graphs] | None = None) -> None:
+        object.__setattr__(self, "_blobs", blobs)
         object.__setattr__(self, "_rebuild", rebuild)
 
     def __getattribute__(self, name: str):  # noqa: ANN204 - any attribute
-        if name in _GRAPH_FIELDS and object.__getattribute__(self, "_blob") is not None:
-            self._materialize()
+        if name in _GRAPH_FIELD_SET and name in object.__getattribute__(self, "_blobs"):
+            self._decode(name)
         return object.__getattribute__(self, name)
 
-    def pending(self) -> bytes | None:
-        """The stored bytes while nothing has been decoded yet (a re-store reuses them)."""
-        return object.__getattribute__(self, "_blob")
+    def pending(self) -> tuple[bytes, ...] | None:
+        """The stored bytes of every field while none has been decoded (a re-store reuses them)."""
+        blobs = object.__getattribute__(self, "_blobs")
+        return tuple(blobs[f] for f in _GRAPH_FIELDS) if len(blobs) == len(_GRAPH_FIELDS) else None
 
-    def _materialize(self) -> None:
-        blob = object.__getattribute__(self, "_blob")
-        object.__setattr__(self, "_blob", None)
-        got = decode_graphs(blob)
-        if got is None:  # bytes that do not decode: rebuild from the index
-            rebuild = object.__getattribute__(self, "_rebuild")
-            got = rebuild() if rebuild is not None else Graphs()
+    def _decode(self, name: str) -> None:
+        blobs = object.__getattribute__(self, "_blobs")
+        got = decode_graph_field(name, blobs.pop(name))
+        if got is not _BAD:
+            object.__setattr__(self, name, got)
+            return
+        blobs.clear()  # bytes that do not decode: rebuild every field from the index
+        rebuild = object.__getattribute__(self, "_rebuild")
+        graphs = rebuild() if rebuild is not None else Graphs()
         for f in _GRAPH_FIELDS:
-            object.__setattr__(self, f, object.__getattribute__(got, f))
+            object.__setattr__(self, f, object.__getattribute__(graphs, f))
 
 
-def decode_graphs(blob: bytes) -> Graphs | None:
-    """The graphs stored in ``blob``, or None when they do not decode."""
+_BAD = object()
+
+
+def decode_graph_field(name: str, blob: bytes) -> object:
+    """The value of the graphs' field ``name`` stored in ``blob``, or ``_BAD``."""
+    import typing
+
     registry, _, _, _ = _codec()
-    plan = registry.plan(Graphs)
-    assert plan is not None
     try:
+        plan = registry.plan(typing.get_type_hints(Graphs)[name])
         with gc_paused(promote=True):  # many small records, no cycles among them
-            got = plan.dec(registry.unpack(blob))
+            raw = registry.unpack(blob)
+            return raw if plan is None else plan.dec(raw)
     except Exception:  # noqa: BLE001 - any failure is a bad entry
+        return _BAD
+
+
+def decode_graphs(blobs: tuple[bytes, ...]) -> Graphs | None:
+    """Every field of stored graphs, or None when one does not decode."""
+    if type(blobs) is not tuple or len(blobs) != len(_GRAPH_FIELDS):
         return None
-    return got if isinstance(got, Graphs) else None
+    values = [decode_graph_field(f, b) for f, b in zip(_GRAPH_FIELDS, blobs, strict=True)]
+    return None if any(v is _BAD for v in values) else Graphs(*values)
 
 
-def _slim_graphs(g: Graphs) -> Graphs | bytes:
+def _slim_graphs(g: Graphs) -> Graphs | tuple[bytes, ...]:
     """What is stored of the graphs: their bytes as loaded, or the graphs without the
     per-call resolution (every stage that reads it has run, and its results are stored)."""
     if isinstance(g, LazyGraphs) and g.pending() is not None:
@@ -314,19 +331,25 @@ def _slim_graphs(g: Graphs) -> Graphs | bytes:
 
 
 def _graphs_field(registry: Registry) -> Plan:
+    """The graphs as one msgpack blob per field, each decoded when first read."""
+    import typing
+
     def enc(g: object) -> object:
-        if type(g) is bytes:
-            return g
-        plan = registry.plan(Graphs)
-        assert plan is not None
-        return registry.pack(plan.enc(g))
+        if type(g) is tuple:
+            return g  # the blobs of graphs loaded and never read
+        hints = typing.get_type_hints(Graphs)
+        out = []
+        for f in _GRAPH_FIELDS:
+            plan, value = registry.plan(hints[f]), getattr(g, f)
+            out.append(registry.pack(value if plan is None else plan.enc(value)))
+        return tuple(out)
 
-    def dec(b: object) -> object:
-        if type(b) is not bytes:
+    def dec(v: object) -> object:
+        if type(v) is not tuple or len(v) != len(_GRAPH_FIELDS) or not all(type(b) is bytes for b in v):
             raise CodecError("bad graphs")
-        return LazyGraphs(b)
+        return LazyGraphs(dict(zip(_GRAPH_FIELDS, v, strict=True)))
 
-    return Plan(enc, dec, (bytes,))
+    return Plan(enc, dec, (tuple,))
 
 
 @functools.cache
