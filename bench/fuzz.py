@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gyrelint.index as index_mod
+from gyrelint import cachestore
 from gyrelint.index import parse_source
-from gyrelint.index.cache import CacheError, decode
 from gyrelint.logcheck import build_rules, check_logs
 from gyrelint.logcheck.reader import LogInputError, parse_line
 from gyrelint.topology.sources.shell import read_shell
@@ -130,23 +130,90 @@ def _logs(data: bytes) -> None:
         pass  # the documented one-line error for unreadable logs
 
 
+# -- cache decoder: today's entries of every namespace, mutated
+
+CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings")
+_SEED_KEY = "0" * 64  # summary seeds are re-keyed to it, so a mutated one still passes the key check
+
+
+def cache_seeds(work: Path) -> list[bytes]:
+    """Real payloads of every namespace: the demo repo analyzed into a cache under ``work``
+    (plus one flake8 findings entry). A seed is the namespace's index byte, then the payload."""
+    from gyrelint import flake8_plugin
+    from gyrelint.api import analyze, demo_root
+    from gyrelint.index import cache as C
+    from gyrelint.settings import Settings
+
+    cache = work / "cache"
+    analyze(demo_root(), Settings(cache_dir=cache, jobs=1))
+    flake8_plugin._save_findings(cache, "f" * 32, (("a.py", 3, "GYR001", "message"),))
+    store = cachestore.open_store(cache)
+    seeds = []
+    for path in sorted(cache.glob("*/*/*")):
+        folder, key = path.parent.parent.name, path.name
+        payload = store.get(folder, key)
+        ns = folder.split("-")[0]
+        if payload is None or ns not in CACHE_NAMESPACES:
+            continue
+        if ns == "summaries":
+            got = C.decode_entry(key, payload)
+            payload = (C.encode(_SEED_KEY, got) if isinstance(got, C.S.FileSummary)
+                       else C.encode_problem(_SEED_KEY, *got))
+        seeds.append(bytes([CACHE_NAMESPACES.index(ns)]) + payload)
+    return seeds
+
+
+def decode_cache_payload(data: bytes) -> object:
+    """Run the decoder of the namespace ``data[0]`` names on the rest; a bad payload gives
+    None (or raises the decoder's documented error, turned into None here)."""
+    from gyrelint import analysis_cache
+    from gyrelint.codec import CodecError
+    from gyrelint.flake8_plugin import decode_findings
+    from gyrelint.graphs.build import decode_resolution
+    from gyrelint.index import cache as C
+    from gyrelint.semantics.cache import decode as decode_semantics
+    from gyrelint.settings import Settings
+
+    cachestore.unframe(_SEED_KEY, data)  # the store's frame check reads the same untrusted bytes
+    if not data:
+        return None
+    ns, payload = CACHE_NAMESPACES[data[0] % len(CACHE_NAMESPACES)], data[1:]
+    if ns == "summaries":
+        try:
+            return C.decode_entry(_SEED_KEY, payload)
+        except C.CacheError:
+            return None
+    if ns == "analysis":
+        try:
+            got = analysis_cache.decode(payload, Settings(cache_dir=Path("/nonexistent")), Path("/nonexistent"))
+        except CodecError:
+            return None
+        blobs = got.graphs.pending() if isinstance(got.graphs, analysis_cache.LazyGraphs) else None
+        if blobs is not None:  # the graphs decode on first use: decode them here too
+            graphs = analysis_cache.decode_graphs(blobs)
+            assert graphs is None or isinstance(graphs, analysis_cache.Graphs)
+        return got
+    decoder = {"last": analysis_cache.decode_last, "graphs": decode_resolution, "semantics": decode_semantics,
+               "findings": decode_findings}[ns]
+    return decoder(payload)
+
+
 def _cache(data: bytes) -> None:
-    try:
-        decode("k", data)
-    except CacheError:
-        pass
+    decode_cache_payload(data)
 
 
 def run(seconds: float, seed: int) -> list[Target]:
     py_seeds = _read_seeds(SEEDS)
     cfg_seeds = _read_seeds(CONFIG_SEEDS)
     log_seeds = _read_seeds(LOG_SEEDS)
+    with tempfile.TemporaryDirectory(prefix="gyrelint-fuzz-") as work:
+        seeds = cache_seeds(Path(work))
     targets = [
         Target("parse/index", _parse, mutated(py_seeds) | random_text()),
         Target("parse/index, light paths", _parse_light, mutated(py_seeds) | random_text()),
         Target("config readers", _configs, mutated(cfg_seeds) | random_text()),
         Target("log reader", _logs, mutated(log_seeds) | random_text()),
-        Target("cache decoder", _cache, st.binary(max_size=512) | mutated([b"GYRC\x01" + bytes(16) + b"\xff" * 40])),
+        Target("cache decoder", _cache, st.binary(max_size=512) | mutated(seeds)),
     ]
     per_target = seconds / len(targets)
     for target in targets:

@@ -3,14 +3,11 @@ and never trusting an entry it did not write."""
 
 from __future__ import annotations
 
-import hashlib
-import os
-import pickle
 from pathlib import Path
 
 import pytest
 
-from gyrelint import analysis_cache
+from gyrelint import analysis_cache, cachestore
 from gyrelint.api import analyze
 from gyrelint.render.json_report import to_report
 from gyrelint.settings import Settings
@@ -116,21 +113,16 @@ def test_corrupt_and_foreign_entries_are_refused(repo: Path, tmp_path: Path) -> 
     assert len(entries) == 1
     entry = entries[0]
     key = entry.name
+    root = repo.resolve()
+    assert analysis_cache.load(settings, key, root) is not None
     good = entry.read_bytes()
     entry.write_bytes(good[: len(good) // 2])
-    assert analysis_cache.load(settings, key) is None
-
-    class Evil:
-        def __reduce__(self):
-            return (os.system, ("touch " + str(tmp_path / "PWNED"),))
-
-    payload = pickle.dumps(Evil())
-    digest = hashlib.sha256(key.encode() + payload).digest()
-    entry.write_bytes(analysis_cache.MAGIC + digest + payload)  # right digest, hostile content
-    assert analysis_cache.load(settings, key) is None
-    assert not (tmp_path / "PWNED").exists()
+    assert analysis_cache.load(settings, key, root) is None
+    # a payload of another analyzer version, in a valid frame
+    entry.write_bytes(cachestore.frame("analysis", key, b"GYRA\x02" + good[-100:]))
+    assert analysis_cache.load(settings, key, root) is None
     analyze(repo, settings)  # recomputed, and the entry rewritten
-    assert analysis_cache.load(settings, key) is not None
+    assert analysis_cache.load(settings, key, root) is not None
 
 
 def test_no_cache_bypasses_it(repo: Path, tmp_path: Path) -> None:
@@ -208,7 +200,7 @@ def test_reuse_needs_the_old_summary_from_the_cache(repo: Path, tmp_path: Path) 
     files = discover_python(root, repo, settings)
     fp = analysis_cache.fingerprint(root, files, settings, "graph")
     assert analysis_cache.reuse_if_summaries_unchanged(settings, root, files, fp) is not None
-    summary_dirs = [d for d in cache.iterdir() if d.is_dir() and d.name not in ("analysis", "last-analysis", "graphs")]
+    summary_dirs = [d for d in cache.iterdir() if d.is_dir() and d.name.startswith("summaries-")]
     assert summary_dirs
     for d in summary_dirs:
         for entry in d.rglob("*"):

@@ -39,7 +39,7 @@ def test_real_flake8_reports_the_finding_in_its_file_only(repo: Path, tmp_path: 
     assert len(lines) == 1
     assert lines[0].startswith("pkg/sync.py:9:1: GYR008 ")
     # warm: answered from the findings cache
-    assert list((tmp_path / "cache" / "findings").glob("*.json"))
+    assert [p for p in (tmp_path / "cache" / "findings").glob("*/*") if p.is_file()]
     again = flake8(repo, "pkg/sync.py", cache=tmp_path / "cache")
     assert again.stdout == out.stdout
 

@@ -143,7 +143,7 @@ def test_corrupt_truncated_and_foreign_cache_entries_are_rebuilt(tmp_path: Path,
     (repo / "b.py").write_text("def b():\n    return 2\n")
     first = build_index(repo, _settings(cache_dir))
     assert first.stats.parsed == 2
-    entries = sorted(p for p in cache_dir.rglob("*") if p.is_file())
+    entries = sorted(p for p in cache_dir.rglob("*") if p.is_file() and p.name != "CACHEDIR.TAG")
     assert len(entries) == 2
     # truncate one entry, swap the other for a foreign one (valid format, wrong key)
     data_a, data_b = entries[0].read_bytes(), entries[1].read_bytes()
@@ -153,7 +153,7 @@ def test_corrupt_truncated_and_foreign_cache_entries_are_rebuilt(tmp_path: Path,
     assert second.stats.parsed == 2 and second.stats.cached == 0
     assert {f.name for s in second.summaries.values() for f in s.functions} == {"a", "b"}
     # garbage with the right magic is refused too
-    entries = sorted(p for p in cache_dir.rglob("*") if p.is_file())
+    entries = sorted(p for p in cache_dir.rglob("*") if p.is_file() and p.name != "CACHEDIR.TAG")
     entries[0].write_bytes(MAGIC + os.urandom(64))
     third = build_index(repo, _settings(cache_dir))
     assert third.stats.parsed == 1 and third.stats.cached == 1

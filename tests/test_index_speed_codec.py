@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 import gc
 import hashlib
-import marshal
 from pathlib import Path
 
+import msgpack
 import pytest
 
 import gyrelint.index as index_mod
@@ -142,11 +142,14 @@ def test_values_that_do_not_fit_their_hints_use_the_generic_layout() -> None:
         assert _strict_equal(C.decode("key", data), s)
 
 
-def test_the_generic_layout_escapes_values_that_look_like_its_tags() -> None:
-    s = dataclasses.replace(_rich(), flows=[Flow("<module>", "=", ("n", "x"), (C._TAG, 0, ()), 3)],
-                            all_exports=(C._TAG, -1, ()))  # type: ignore[arg-type]
-    assert _strict_equal(C._dec(C._enc(s)), s)
-    assert _strict_equal(C.decode("key", C.encode("key", s)), s)
+def test_lists_inside_untyped_values_come_back_as_lists() -> None:
+    """Arrays decode as tuples; a list inside a value no hint types (a literal, a flow
+    expression) is tagged, so the decoded summary is ``==`` to the stored one."""
+    s = dataclasses.replace(_rich(), flows=[Flow("<module>", "=", ("n", "x"), ("k", [1, (2, [3])], "[x]"), 3)],
+                            calls=[CallSite("<module>", "f", 1, (Arg("lit", [1, 2]), Arg("lit", ("[",))))])
+    data = C.encode("key", s)
+    assert _layout(data) == b"S"
+    assert _strict_equal(C.decode("key", data), s)
 
 
 def test_unstorable_values_are_refused_at_encoding() -> None:
@@ -156,21 +159,23 @@ def test_unstorable_values_are_refused_at_encoding() -> None:
 
 
 def _forge(payload_obj: object, layout: bytes = b"S") -> bytes:
-    payload = marshal.dumps(payload_obj)
+    payload = msgpack.packb(payload_obj, use_bin_type=True)
     return C._HEAD + layout + hashlib.sha256(payload).digest()[:16] + payload
 
 
 @pytest.mark.parametrize("data", [
     b"",
-    b"GYRC\x01" + bytes(40),  # the previous format
+    b"GYRC\x01" + bytes(40),  # an old format
+    b"GYRC\x02" + bytes(40),  # the marshal format
     C.MAGIC + bytes(8) + b"S" + bytes(40),  # another schema
     _forge(("key", (1, 2, 3))),  # right checksum, wrong shape
     _forge(("key", ("p", "m", False, 1, 2, 3, 4, 5, 6, 7, 8, 9, None, None, {}, 0, "", (), ()))),
     _forge(("key", tuple(range(19)))),
-    _forge(("key", compile("open('/tmp/gyrelint-pwned', 'w')", "x", "exec"))),  # a code object is never run
+    _forge(("key", msgpack.ExtType(2, msgpack.packb((999, "x"))))),  # a record type outside the allow-list
     _forge(("other", ("p", "m"))),
     _forge(("key", ("p", "m")), layout=b"Z"),
-    _forge(("key", (C._TAG, 99, ())), layout=b"G"),
+    _forge(("key", msgpack.ExtType(42, b"")), layout=b"G"),
+    _forge(("key", "not a summary"), layout=b"G"),
 ])
 def test_corrupt_or_forged_entries_are_refused(data: bytes) -> None:
     with pytest.raises(C.CacheError):
@@ -287,6 +292,7 @@ def test_the_fast_layout_covers_the_summary_schema() -> None:
     added to summary.py is picked up from the type hints."""
     assert C._SUMMARY is not None
     assert {FileSummary, FunctionDef, Param, Arg, CallSite} <= set(C._TYPES)
+    assert C._CODEC.types == C._TYPES
 
 
 def test_workers_are_forked_only_while_no_other_thread_runs() -> None:

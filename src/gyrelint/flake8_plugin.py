@@ -70,13 +70,10 @@ def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
         settings = read_settings(Path(root))
     except SettingsError:  # as for any input error: no findings (`gyrelint check` says why)
         return ()
-    cache = settings.cache_dir / "findings" / f"{sig}.json"
     if settings.use_cache:
-        try:
-            rows = json.loads(cache.read_text(encoding="utf-8"))
-            return tuple((r[0], int(r[1]), r[2], r[3]) for r in rows)
-        except (OSError, ValueError, TypeError, IndexError, KeyError):
-            pass
+        cached = _load_findings(settings.cache_dir, sig)
+        if cached is not None:
+            return cached
     if multiprocessing.current_process().daemon:
         # flake8 lints in daemonic pool workers, which may not start the index's parser processes:
         # analyze in a fresh interpreter instead
@@ -90,13 +87,7 @@ def _findings(root: str, sig: str) -> tuple[tuple[str, int, str, str], ...]:
             return ()
         out = tuple((f.file, f.line, f.rule, f.message) for f in analysis.findings)
     if settings.use_cache:
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(out), encoding="utf-8")
-            tmp.replace(cache)
-        except OSError:
-            pass
+        _save_findings(settings.cache_dir, sig, out)
     return out
 
 
@@ -129,6 +120,45 @@ def isolated_command(root: str | Path, *args: str) -> tuple[list[str], str]:
 
     path = [home, *(p for p in sys.path if isinstance(p, str) and p != home and trusted(p))]
     return [sys.executable, "-I", "-c", _BOOT, json.dumps(path), *args], home
+
+
+_Rows = tuple[tuple[str, int, str, str], ...]
+_FINDINGS = "findings"  # the cache store's namespace
+
+
+def _rows_codec():  # noqa: ANN202 - a codec registry and plan
+    from .codec import Registry
+
+    registry = Registry(())
+    return registry, registry.plan(_Rows)
+
+
+def _load_findings(cache_dir: Path, sig: str) -> _Rows | None:
+    """The findings stored for this signature; None when absent or bad (checked by the store)."""
+    from .cachestore import open_store
+
+    payload = open_store(cache_dir).get(_FINDINGS, sig)
+    return None if payload is None else decode_findings(payload)
+
+
+def decode_findings(payload: bytes) -> _Rows | None:
+    """The findings a cache payload holds, or None when it is not a good one."""
+    registry, plan = _rows_codec()
+    try:
+        return plan.dec(registry.unpack(payload))  # type: ignore[union-attr,return-value]
+    except Exception:  # noqa: BLE001 - any failure is a miss
+        return None
+
+
+def _save_findings(cache_dir: Path, sig: str, rows: _Rows) -> None:
+    from .cachestore import open_store
+
+    registry, plan = _rows_codec()
+    try:
+        payload = registry.pack(plan.enc(rows))  # type: ignore[union-attr]
+    except (ValueError, TypeError):
+        return
+    open_store(cache_dir).put(_FINDINGS, sig, payload)
 
 
 def _analyze_in_subprocess(root: str) -> tuple[tuple[str, int, str, str], ...] | None:

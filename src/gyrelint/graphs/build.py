@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
-import marshal
 from pathlib import Path
 
-from .. import cache_gc
+from ..cachestore import open_store
+from ..codec import Mismatch, Plan, Registry
 from ..codehash import code_digest
 from ..index import Index
-from ..index.cache import gc_paused, write_atomic
+from ..index.cache import gc_paused
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary
 from ..model import EntryPoint
 from .imports import build_import_graph
@@ -17,6 +19,27 @@ from .model import EXACT, WEAK, ClassInfo, FunctionInfo, Graphs, ResolvedCall
 from .reach import reachable
 from .resolve import Edge, resolve
 from .strings import string_edges
+
+NAMESPACE = "graphs"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Resolution:
+    """The whole-repo call resolution as plain data: what a run where no file changed reuses."""
+
+    sites: dict[tuple[str, int], tuple[tuple[str, str, str], ...]]  # (module, call index) -> edges
+    implicit: dict[tuple[str, str, int, str], tuple[str, ...]]  # (module, scope, line, via) -> targets
+    strings: dict[tuple[str, str, int], tuple[tuple[str, ...], str]]  # (module, scope, line) -> targets, text
+    attr_types: dict[str, dict[str, str]]
+    bases: dict[str, tuple[str, ...]]
+
+
+@functools.cache
+def _codec() -> tuple[Registry, Plan]:
+    registry = Registry((Resolution,))
+    plan = registry.plan(Resolution)
+    assert plan is not None
+    return registry, plan
 
 
 def caller_of(mod: str, scope: str, class_scopes: set[str]) -> str:
@@ -34,41 +57,47 @@ def _resolution_key(sums: list[FileSummary]) -> str:
     return h.hexdigest()
 
 
-def _load_resolution(path: Path) -> dict | None:
+def _load_resolution(cache_dir: Path, key: str) -> Resolution | None:
+    payload = open_store(cache_dir).get(NAMESPACE, key)
+    return None if payload is None else decode_resolution(payload)
+
+
+def decode_resolution(payload: bytes) -> Resolution | None:
+    """The resolution a cache payload holds, or None when it is not a good one."""
+    registry, plan = _codec()
     try:
-        data = marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+        got = plan.dec(registry.unpack(payload))
+    except Exception:  # noqa: BLE001 - any failure is a miss
         return None
-    return data if isinstance(data, dict) and data.get("key") == path.name else None
+    return got if isinstance(got, Resolution) else None
 
 
-def _save_resolution(path: Path, data: dict) -> None:
+def _save_resolution(cache_dir: Path, key: str, data: Resolution) -> None:
+    registry, plan = _codec()
     try:
-        write_atomic(path, marshal.dumps(data))
-    except ValueError:
-        pass  # unmarshallable data: a cache that cannot be written only costs time
+        payload = registry.pack(plan.enc(data))
+    except (Mismatch, TypeError, AttributeError):
+        return  # unstorable data: a cache that cannot be written only costs time
+    open_store(cache_dir).put(NAMESPACE, key, payload)
 
 
-def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> dict:
+def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> Resolution:
     """Whole-repo resolution as plain data; reused as is when no file changed."""
     key = _resolution_key(sums) if cache_dir is not None and all(s.sha for s in sums) else None
-    path = cache_dir / "graphs" / key if cache_dir is not None and key else None
-    if path is not None:
-        got = _load_resolution(path)
+    if cache_dir is not None and key:
+        got = _load_resolution(cache_dir, key)
         if got is not None:
-            cache_gc.touch(path)
             return got
     resolver, res = resolve(sums)
-    data = {
-        "key": key,
-        "sites": {k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
-        "implicit": {k: tuple(sorted(v)) for k, v in res.implicit.items()},
-        "strings": {k: (tuple(sorted(t)), text) for k, (t, text) in string_edges(sums, resolver).items()},
-        "attr_types": res.attr_types,
-        "bases": res.bases,
-    }
-    if path is not None:
-        _save_resolution(path, data)
+    data = Resolution(
+        sites={k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
+        implicit={k: tuple(sorted(v)) for k, v in res.implicit.items()},
+        strings={k: (tuple(sorted(t)), text) for k, (t, text) in string_edges(sums, resolver).items()},
+        attr_types=res.attr_types,
+        bases=res.bases,
+    )
+    if cache_dir is not None and key:
+        _save_resolution(cache_dir, key, data)
     return data
 
 
@@ -96,12 +125,12 @@ def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None)
         for f in s.lambdas:
             g.calls.add_node(f"{s.module}.{f.qualname}", kind="lambda", file=s.path, line=f.line)
     data = _resolve_all(sums, cache_dir)
-    bases, sites = data["bases"], data["sites"]
+    bases, sites = data.bases, data.sites
     for s in sums:
         for c in s.classes:
             q = f"{s.module}.{c.qualname}"
             g.classes[q] = ClassInfo(q, s.module, s.path, c, tuple(bases.get(q, ())))
-    g.attr_types = data["attr_types"]
+    g.attr_types = data.attr_types
 
     edge_data: dict[tuple[str, str], dict] = {}  # added to the graph at the end, in first-seen order
 
@@ -133,11 +162,11 @@ def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None)
             for (kind, via), targets in groups.items():
                 add(caller, s.path, site, targets, kind, via)
     by_mod = {s.module: s for s in sums}
-    for (mod, scope, line, via), targets in sorted(data["implicit"].items()):
+    for (mod, scope, line, via), targets in sorted(data.implicit.items()):
         s = by_mod[mod]
         site = CallSite(scope, f"<{via}>", line)
         add(caller_of(mod, scope, class_scopes[mod]), s.path, site, sorted(targets), EXACT, via)
-    for (mod, scope, line), (targets, text) in sorted(data["strings"].items()):
+    for (mod, scope, line), (targets, text) in sorted(data.strings.items()):
         s = by_mod[mod]
         site = CallSite(scope, "<string>", line, args=())
         add(caller_of(mod, scope, class_scopes[mod]), s.path, site, sorted(targets), EXACT, f"string:{text}")

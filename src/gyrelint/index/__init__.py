@@ -245,8 +245,8 @@ def _work(batch: list[_Item], inline: bool = False) -> list[_Result]:
     """Worker: parse a batch of files, write their cache entries, return summaries.
 
     A worker returns each summary as its encoded cache entry: the bytes it writes to the
-    cache are the ones it sends, and they are cheaper to send and to decode than a pickle
-    of the records. ``inline`` (parsing in the calling process) returns the records.
+    cache are the ones it sends, and they are cheaper to send and to decode than the records
+    themselves. ``inline`` (parsing in the calling process) returns the records.
     """
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     out: list[_Result] = []

@@ -1,17 +1,18 @@
-"""Content-addressed on-disk cache of file summaries.
+"""Content-addressed cache of file summaries, kept in the cache store.
 
-Entries are ``marshal`` data (no code runs on load, unlike pickle) behind a magic, a
-digest of the summary schema, the entry's own key and a digest of the payload: a
+Entries are msgpack data decoded by :mod:`gyrelint.codec` into the summary records only
+(nothing runs on load), behind a magic, a digest of the summary schema, a layout byte
+and a digest of the payload, inside the store's own frame (key and checksum): a
 corrupt, truncated, foreign or outdated entry fails one of the checks and is rebuilt.
-Writes go through a temporary file and an atomic rename, so two concurrent runs never
-see half an entry.
 
-Layout: each record is the tuple of its fields; a field that holds records (``calls``,
+Layout: each record is the array of its fields; a field that holds records (``calls``,
 ``CallSite.args``...) is converted by a plan derived once from the dataclasses' type
 hints, and every other field is stored as it is. Decoding then costs one constructor
 call per record, not one Python call per node of the data (a summary of verl holds
-twice as many strings as records). A summary whose values do not match their hints is
-stored in a slower generic tagged layout instead, so nothing is ever stored wrongly.
+twice as many strings as records). Arrays decode as tuples; a field hinted ``list`` is
+turned back into one by its plan, so a decoded summary is ``==`` to the stored one (the
+early cutoff compares them). A summary whose values do not match their hints is stored
+in a slower tagged layout instead, so nothing is ever stored wrongly.
 
 The same bytes are what a parse worker sends back to the main process: the worker
 encodes a summary once, writes it to the cache and returns it, and the main process
@@ -25,230 +26,32 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
-import marshal
-import operator
-import os
-import tempfile
-import types
-import typing
-from collections.abc import Callable, Iterator
-from itertools import starmap
+from collections.abc import Iterator
 from pathlib import Path
 
+from ..cachestore import open_store, versioned
+from ..codec import Mismatch, Registry
 from . import summary as S
 
-MAGIC = b"GYRC\x02"
+MAGIC = b"GYRC\x03"
 _FAST, _GENERIC, _PROBLEM = b"S", b"G", b"D"
-_TAG = "\x00gyr"
 _TYPES: tuple[type, ...] = tuple(
     t for t in vars(S).values()
     if isinstance(t, type) and dataclasses.is_dataclass(t) and t.__module__ == S.__name__
 )
-_INDEX = {t: i for i, t in enumerate(_TYPES)}
-_FIELDS = [tuple(f.name for f in dataclasses.fields(t)) for t in _TYPES]
-_PLAIN = frozenset({str, int, float, bool, type(None)})  # decoded as they are, without a call
-
-Conv = Callable[[object], object]
+# wire types are not checked field by field here: the entry's two digests cover its
+# bytes, and a summary that claims odd facts is no worse than a file that says them
+_CODEC = Registry(_TYPES, checked=False)
 
 
 class CacheError(Exception):
     pass
 
 
-class _Mismatch(ValueError):
-    """A value does not have the shape its type hint promises."""
-
-
-# -- generic layout: a tagged walk of every node (for summaries that do not fit the hints)
-
-
-def _enc(obj: object) -> object:
-    idx = _INDEX.get(type(obj))
-    if idx is not None:
-        return (_TAG, idx, tuple(_enc(getattr(obj, f)) for f in _FIELDS[idx]))
-    if isinstance(obj, list):
-        return [_enc(x) for x in obj]
-    if isinstance(obj, tuple):
-        enc = tuple(_enc(x) for x in obj)
-        if enc and enc[0] == _TAG:
-            return (_TAG, -1, enc)  # escape a literal that looks like a tag
-        return enc
-    if isinstance(obj, dict):
-        return {k: _enc(v) for k, v in obj.items()}
-    return obj
-
-
-def _dec(obj: object) -> object:
-    if isinstance(obj, tuple):
-        if len(obj) == 3 and obj[0] == _TAG and isinstance(obj[1], int):
-            idx, vals = obj[1], obj[2]
-            if idx == -1:
-                return tuple(_dec(x) for x in vals)
-            if not (0 <= idx < len(_TYPES)) or not isinstance(vals, tuple) or len(vals) != len(_FIELDS[idx]):
-                raise CacheError("bad record")
-            return _TYPES[idx](*(v if type(v) in _PLAIN else _dec(v) for v in vals))
-        return tuple(_dec(x) for x in obj)
-    if isinstance(obj, list):
-        return [x if type(x) in _PLAIN else _dec(x) for x in obj]
-    if isinstance(obj, dict):
-        return {k: _dec(v) for k, v in obj.items()}
-    return obj
-
-
-# -- fast layout: plans derived from the type hints
-
-
-@dataclasses.dataclass(frozen=True)
-class _Plan:
-    enc: Conv
-    dec: Conv
-    record: type | None = None  # set when the value is a record without nested records
-    get: Conv | None = None  # that record's fields as a tuple
-    keeps_empty: bool = True  # an empty or None stored value decodes to itself
-
-
-def _record_plan(cls: type, building: set[type]) -> _Plan:
-    if cls in building:  # a recursive type: no fixed plan
-        raise TypeError(cls)
-    building.add(cls)
+def _summary_plan():  # noqa: ANN202 - a codec plan
     try:
-        hints = typing.get_type_hints(cls)
-        names = _FIELDS[_INDEX[cls]]
-        plans = [_plan(hints[n], building) for n in names]
-    finally:
-        building.discard(cls)
-    n_fields = len(names)
-    get: Conv = operator.attrgetter(*names) if n_fields > 1 else (lambda o: (getattr(o, names[0]),))
-    nested = [(i, p.enc, p.dec) for i, p in enumerate(plans) if p is not None]
-    # fields whose empty or None value decodes to itself are converted only when set
-    lazy = [(i, d) for i, _, d in nested if plans[i].keeps_empty]  # type: ignore[union-attr]
-    eager = [(i, d) for i, _, d in nested if not plans[i].keeps_empty]  # type: ignore[union-attr]
-    if not nested:
-        def enc_flat(obj: object) -> object:
-            if type(obj) is not cls:
-                raise _Mismatch(cls.__name__)
-            return get(obj)
-
-        def dec_flat(vals: object) -> object:
-            if len(vals) != n_fields:  # type: ignore[arg-type]
-                raise CacheError(f"bad {cls.__name__} record")
-            return cls(*vals)  # type: ignore[misc]
-
-        return _Plan(enc_flat, dec_flat, cls, get)
-
-    def enc(obj: object) -> object:
-        if type(obj) is not cls:
-            raise _Mismatch(cls.__name__)
-        vals = list(get(obj))
-        for i, e, _ in nested:
-            vals[i] = e(vals[i])
-        return tuple(vals)
-
-    pick = operator.itemgetter(*[i for i, _ in lazy], 0) if lazy else None  # 0: always a tuple
-
-    def dec(vals: object) -> object:
-        if len(vals) != n_fields:  # type: ignore[arg-type]
-            raise CacheError(f"bad {cls.__name__} record")
-        if not eager and not any(pick(vals)[:-1]):  # type: ignore[misc]
-            return cls(*vals)  # type: ignore[misc]  # nothing nested is set
-        out = list(vals)  # type: ignore[call-overload]
-        for i, d in lazy:
-            if out[i]:
-                out[i] = d(out[i])
-        for i, d in eager:
-            out[i] = d(out[i])
-        return cls(*out)
-
-    return _Plan(enc, dec)
-
-
-def _seq_plan(container: type, elem: _Plan) -> _Plan:
-    if elem.record is not None:  # a sequence of flat records: constructor calls from C
-        cls, get = elem.record, elem.get
-
-        def enc_flat(seq: object) -> object:
-            if type(seq) is not container or not set(map(type, seq)) <= {cls}:  # type: ignore[call-overload]
-                raise _Mismatch(container.__name__)
-            return tuple(map(get, seq))  # type: ignore[arg-type]
-
-        def dec_flat(seq: object) -> object:
-            return container(starmap(cls, seq))  # type: ignore[call-overload]
-
-        return _Plan(enc_flat, dec_flat, keeps_empty=container is tuple)
-    e, d = elem.enc, elem.dec
-
-    def enc(seq: object) -> object:
-        if type(seq) is not container:
-            raise _Mismatch(container.__name__)
-        return tuple(map(e, seq))  # type: ignore[call-overload]
-
-    def dec(seq: object) -> object:
-        return container(map(d, seq))  # type: ignore[call-overload]
-
-    return _Plan(enc, dec, keeps_empty=container is tuple)
-
-
-def _plan(hint: object, building: set[type]) -> _Plan | None:
-    """How to store a value of type ``hint``: None when it holds no record (stored as it is)."""
-    if hint in _INDEX:
-        return _record_plan(hint, building)  # type: ignore[arg-type]
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (types.UnionType, typing.Union):
-        plans = [_plan(a, building) for a in args if a is not type(None)]
-        if all(p is None for p in plans):
-            return None
-        if len(plans) != 1 or len(args) != 2:
-            raise TypeError(hint)  # a union of records: no fixed plan
-        inner = plans[0]
-        assert inner is not None
-        ie, idc = inner.enc, inner.dec
-        return _Plan(lambda v: None if v is None else ie(v), lambda v: None if v is None else idc(v),
-                     keeps_empty=inner.keeps_empty)
-    if origin in (tuple, list) and (origin is list or (len(args) == 2 and args[1] is Ellipsis)):
-        elem = _plan(args[0], building) if args else None
-        return None if elem is None else _seq_plan(origin, elem)
-    if origin is tuple:  # fixed shape, e.g. tuple[str, Arg]
-        parts = [_plan(a, building) for a in args]
-        if all(p is None for p in parts):
-            return None
-        encs = [p.enc if p else None for p in parts]
-        decs = [p.dec if p else None for p in parts]
-        size = len(args)
-
-        def enc_fixed(v: object) -> object:
-            if type(v) is not tuple or len(v) != size:
-                raise _Mismatch("tuple")
-            return tuple([c(x) if c else x for c, x in zip(encs, v, strict=True)])
-
-        def dec_fixed(v: object) -> object:
-            if len(v) != size:  # type: ignore[arg-type]
-                raise CacheError("bad tuple")
-            return tuple([c(x) if c else x for c, x in zip(decs, v, strict=True)])  # type: ignore[call-overload]
-
-        return _Plan(enc_fixed, dec_fixed)
-    if origin is dict:
-        if _plan(args[0], building) is not None:
-            raise TypeError(hint)
-        val = _plan(args[1], building)
-        if val is None:
-            return None
-        ve, vd = val.enc, val.dec
-
-        def enc_dict(v: object) -> object:
-            if type(v) is not dict:
-                raise _Mismatch("dict")
-            return {k: ve(x) for k, x in v.items()}
-
-        return _Plan(enc_dict, lambda v: {k: vd(x) for k, x in v.items()})  # type: ignore[attr-defined]
-    if any(_plan(a, building) is not None for a in args if a is not Ellipsis):
-        raise TypeError(hint)  # another container of records
-    return None
-
-
-def _summary_plan() -> _Plan | None:
-    try:
-        return _record_plan(S.FileSummary, set())
-    except (TypeError, NameError):  # hints this module cannot follow: use the generic layout
+        return _CODEC.plan(S.FileSummary)
+    except (TypeError, NameError):  # hints the codec cannot follow: use the tagged layout
         return None
 
 
@@ -284,24 +87,24 @@ def gc_paused(promote: bool = False) -> Iterator[None]:
             gc.enable()
 
 
+def _frame(kind: bytes, payload: bytes) -> bytes:
+    return _HEAD + kind + hashlib.sha256(payload).digest()[:16] + payload
+
+
 def encode(key: str, summary: S.FileSummary) -> bytes:
     """Bytes of one cache entry; ValueError when the summary holds unstorable values."""
-    kind, payload = _GENERIC, b""
     if _SUMMARY is not None:
-        try:  # a record where the hints promise a plain value makes marshal refuse it
-            kind, payload = _FAST, marshal.dumps((key, _SUMMARY.enc(summary)))
-        except (ValueError, TypeError, AttributeError):
-            kind = _GENERIC
-    if kind == _GENERIC:
-        payload = marshal.dumps((key, _enc(summary)))
-    return _HEAD + kind + hashlib.sha256(payload).digest()[:16] + payload
+        try:
+            return _frame(_FAST, _CODEC.pack((key, _SUMMARY.enc(summary))))
+        except (Mismatch, TypeError, AttributeError):
+            pass
+    return _frame(_GENERIC, _CODEC.pack((key, _CODEC.tagged(summary))))
 
 
 def encode_problem(key: str, line: int, message: str, kind: str) -> bytes:
     """Bytes of a cache entry for a file that cannot be summarised (a syntax error, a bad
     encoding): a warm run reports it again without starting a parser."""
-    payload = marshal.dumps((key, (line, message, kind)))
-    return _HEAD + _PROBLEM + hashlib.sha256(payload).digest()[:16] + payload
+    return _frame(_PROBLEM, _CODEC.pack((key, (line, message, kind))))
 
 
 def decode_entry(key: str, data: bytes) -> S.FileSummary | tuple[int, str, str]:
@@ -312,29 +115,30 @@ def decode_entry(key: str, data: bytes) -> S.FileSummary | tuple[int, str, str]:
     kind, digest, payload = data[len(_HEAD) : len(_HEAD) + 1], data[len(_HEAD) + 1 : head], data[head:]
     if hashlib.sha256(payload).digest()[:16] != digest:
         raise CacheError("checksum mismatch")
-    if kind == _PROBLEM:
-        try:
-            stored_key, (line, message, problem) = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError) as exc:
-            raise CacheError(str(exc)) from exc
-        if stored_key != key or type(line) is not int or type(message) is not str or type(problem) is not str:
-            raise CacheError("bad problem entry")
-        return line, message, problem
+    if kind not in (_FAST, _GENERIC, _PROBLEM):
+        raise CacheError("unknown entry layout")
     with gc_paused():
         try:
-            stored_key, body = marshal.loads(payload)
-        except (ValueError, EOFError, TypeError) as exc:
-            raise CacheError(str(exc)) from exc
-        if stored_key != key:
-            raise CacheError("entry belongs to another file")
-        try:
-            if kind == _FAST and _SUMMARY is not None:
+            got = _CODEC.unpack(payload)
+            if type(got) is not tuple or len(got) != 2:
+                raise CacheError("bad entry")
+            stored_key, body = got
+            if stored_key != key:
+                raise CacheError("entry belongs to another file")
+            if kind == _PROBLEM:
+                if type(body) is not tuple or len(body) != 3 or type(body[0]) is not int \
+                        or type(body[1]) is not str or type(body[2]) is not str:
+                    raise CacheError("bad problem entry")
+                return body  # type: ignore[return-value]
+            if kind == _FAST:
+                if _SUMMARY is None:
+                    raise CacheError("unknown entry layout")
                 result = _SUMMARY.dec(body)
-            elif kind == _GENERIC:
-                result = _dec(body)
             else:
-                raise CacheError("unknown entry layout")
-        except (TypeError, ValueError, AttributeError, IndexError, KeyError, RecursionError) as exc:
+                result = body
+        except CacheError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad entry
             raise CacheError(f"{exc.__class__.__name__}: {exc}") from exc
     if not isinstance(result, S.FileSummary):
         raise CacheError("not a file summary")
@@ -349,11 +153,15 @@ def decode(key: str, data: bytes) -> S.FileSummary:
 
 
 class SummaryCache:
+    """The summaries of one analyzer version: a versioned namespace of the cache store
+    (the store prunes it once another version has replaced it for a week)."""
+
     def __init__(self, directory: Path, version: str) -> None:
-        self.dir = directory / f"v{version}"
+        self.store = open_store(directory)
+        self.namespace = versioned("summaries", version)
 
     def _path(self, key: str) -> Path:
-        return self.dir / key[:2] / key
+        return self.store.path(self.namespace, key)
 
     def get(self, key: str) -> S.FileSummary | None:
         got = self.lookup(key)
@@ -361,23 +169,17 @@ class SummaryCache:
 
     def has(self, key: str) -> bool:
         """Whether ``key`` has an entry (not yet whether it is a good one)."""
-        return self._path(key).is_file()
+        return self.store.has(self.namespace, key)
 
     def lookup(self, key: str) -> S.FileSummary | tuple[int, str, str] | None:
         """The entry of ``key``: a summary, a file's ``(line, message, kind)`` problem, or
-        None when there is none (a bad entry is deleted)."""
-        path = self._path(key)
-        try:
-            data = path.read_bytes()
-        except OSError:
+        None when there is none or it is bad."""
+        data = self.store.get(self.namespace, key)
+        if data is None:
             return None
         try:
             return decode_entry(key, data)
         except CacheError:
-            try:
-                path.unlink()
-            except OSError:
-                pass
             return None
 
     def put(self, key: str, summary: S.FileSummary) -> None:
@@ -389,27 +191,7 @@ class SummaryCache:
 
     def put_bytes(self, key: str, data: bytes) -> None:
         """Store an entry ``encode`` already made."""
-        write_atomic(self._path(key), data)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a cache file through a temporary file and a rename, so concurrent runs never
-    read half an entry; a cache that cannot be written only costs time."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError:
-        pass
+        self.store.put(self.namespace, key, data)
 
 
 def cache_key(version: str, path: str, module: str, content: bytes) -> str:

@@ -140,7 +140,7 @@ class Skip:
 class Flow:
     """One value-flow fact the call-graph resolver propagates (flow-insensitively).
 
-    Expressions are nested tuples (marshal-safe):
+    Expressions are nested tuples of plain values (stored as they are by the cache codec):
     ``("n", name)``, ``("a", base, attr)``, ``("c", func, args, kwargs)`` (an arg may be
     ``("*", e)``; a kwarg ``(name, e)`` or ``("**", e)``), ``("s", base, key)``,
     ``("k", literal)``, ``("fn", qualname)`` (a def or lambda of this file),

@@ -1,20 +1,23 @@
-"""On-disk reuse of the semantics result when no file (and no extra signal) changed.
+"""Reuse of the semantics result when no file (and no extra signal) changed.
 
-The result is stored as plain ``marshal`` data (no code runs on load) under a key made
-of every file's content hash, the gyrelint version and the declared extra signals.
-Reachability is not stored: it depends on entry points found in non-Python files, so
-it is re-read from the graphs on every run.
+The result is stored in the cache store (namespace ``semantics``) as msgpack data,
+decoded by the codec into the report records only, under a key made of every file's
+content hash, the gyrelint version and the declared extra signals. Reachability is not
+stored: it depends on entry points found in non-Python files, so it is re-read from the
+graphs on every run.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
-import marshal
 from pathlib import Path
 
+from ..cachestore import open_store
+from ..codec import Mismatch, Plan, Registry
 from ..codehash import code_digest
 from ..index import Index
-from ..index.cache import write_atomic
 from ..model import (
     Diagnostic,
     Evidence,
@@ -28,67 +31,86 @@ from ..model import (
 )
 from ..settings import Settings
 
+NAMESPACE = "semantics"
 
-def cache_path(index: Index, settings: Settings) -> Path | None:
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Entry:
+    """Where one semantics result is kept: a cache folder and a key."""
+
+    cache_dir: Path
+    key: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Stored:
+    """What a semantics run leaves for the next one."""
+
+    functions: list[FunctionReport]
+    modules: list[ModuleReport]
+    boundary: list[str]
+    handoff: Handoff
+    containers: list[str]
+    diagnostics: list[Diagnostic]
+
+
+@functools.cache
+def _codec() -> tuple[Registry, Plan]:
+    registry = Registry((Side, HandoffKind, Evidence, FunctionReport, ModuleReport, FieldUse, FieldContract,
+                         Handoff, Diagnostic, Stored))
+    plan = registry.plan(Stored)
+    assert plan is not None
+    return registry, plan
+
+
+def cache_path(index: Index, settings: Settings) -> Entry | None:
     if not settings.use_cache or not index.summaries or not all(s.sha for s in index.summaries.values()):
         return None
     h = hashlib.sha256(f"semantics\0{code_digest()}\0{sorted(map(repr, settings.signals))}\0"
                        .encode())
     for s in sorted(index.summaries.values(), key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
-    return Path(settings.cache_dir) / "semantics" / h.hexdigest()
+    return Entry(Path(settings.cache_dir), h.hexdigest())
 
 
-def _uses(d: dict[str, list[FieldUse]]) -> dict:
-    return {k: tuple((u.file, u.line, u.function) for u in v) for k, v in d.items()}
+def dump(sem) -> Stored:
+    return Stored(list(sem.functions.values()), list(sem.modules), list(sem.boundary_modules), sem.handoff,
+                  list(sem.containers), list(sem.diagnostics))
 
 
-def dump(sem) -> dict:
-    h = sem.handoff
-    return {
-        "functions": tuple((f.qualname, f.file, f.line, f.side.value, f.handoff_kind.value if f.handoff_kind else None,
-                            tuple((e.signal, e.file, e.line, e.via) for e in f.evidence))
-                           for f in sem.functions.values()),
-        "modules": tuple((m.module, m.side.value, m.boundary) for m in sem.modules),
-        "boundary": tuple(sem.boundary_modules),
-        "trajectory": tuple(h.trajectory), "weight_sync": tuple(h.weight_sync), "online": h.online,
-        "path": tuple(h.weight_sync_path), "produced": _uses(h.fields.produced), "consumed": _uses(h.fields.consumed),
-        "containers": tuple(sem.containers),
-        "diagnostics": tuple((d.file, d.line, d.message, d.kind) for d in sem.diagnostics),
-    }
-
-
-def load_into(sem, data: dict, reached: set[str]) -> bool:
-    """Fill ``sem`` from cached data; False when the data does not have the expected shape."""
-    try:
-        for q, file, line, side, kind, ev in data["functions"]:
-            sem.functions[q] = FunctionReport(q, file, line, Side(side), HandoffKind(kind) if kind else None,
-                                              q in reached, [Evidence(*e) for e in ev])
-        sem.modules = [ModuleReport(m, Side(s), b) for m, s, b in data["modules"]]
-        sem.boundary_modules = list(data["boundary"])
-        fc = FieldContract(
-            produced={k: [FieldUse(k, *u) for u in v] for k, v in data["produced"].items()},
-            consumed={k: [FieldUse(k, *u) for u in v] for k, v in data["consumed"].items()},
-        )
-        sem.handoff = Handoff(list(data["trajectory"]), list(data["weight_sync"]), bool(data["online"]),
-                              list(data["path"]), fc)
-        sem.containers = list(data["containers"])
-        sem.diagnostics = [Diagnostic(*d) for d in data["diagnostics"]]
-    except (KeyError, TypeError, ValueError):
-        return False
+def load_into(sem, data: Stored, reached: set[str]) -> bool:
+    """Fill ``sem`` from cached data (reachability from this run's graphs)."""
+    sem.functions = {}
+    for f in data.functions:
+        f.reached = f.qualname in reached
+        sem.functions[f.qualname] = f
+    sem.modules = data.modules
+    sem.boundary_modules = data.boundary
+    sem.handoff = data.handoff
+    sem.containers = data.containers
+    sem.diagnostics = data.diagnostics
     return True
 
 
-def read(path: Path) -> dict | None:
+def read(entry: Entry) -> Stored | None:
+    payload = open_store(entry.cache_dir).get(NAMESPACE, entry.key)
+    return None if payload is None else decode(payload)
+
+
+def decode(payload: bytes) -> Stored | None:
+    """The result a cache payload holds, or None when it is not a good one."""
+    registry, plan = _codec()
     try:
-        data = marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+        got = plan.dec(registry.unpack(payload))
+    except Exception:  # noqa: BLE001 - any failure is a miss
         return None
-    return data if isinstance(data, dict) else None
+    return got if isinstance(got, Stored) else None
 
 
-def write(path: Path, data: dict) -> None:
+def write(entry: Entry, data: Stored) -> None:
+    registry, plan = _codec()
     try:
-        write_atomic(path, marshal.dumps(data))
-    except ValueError:
-        pass  # unmarshallable data: a cache that cannot be written only costs time
+        payload = registry.pack(plan.enc(data))
+    except (Mismatch, TypeError, AttributeError):
+        return  # an unstorable result: a cache that cannot be written only costs time
+    open_store(entry.cache_dir).put(NAMESPACE, entry.key, payload)
