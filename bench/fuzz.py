@@ -202,33 +202,40 @@ def _cache(data: bytes) -> None:
     decode_cache_payload(data)
 
 
-def run(seconds: float, seed: int) -> list[Target]:
+def targets() -> list[Target]:
+    """Every stage that reads untrusted bytes, with its input strategy."""
     py_seeds = _read_seeds(SEEDS)
     cfg_seeds = _read_seeds(CONFIG_SEEDS)
     log_seeds = _read_seeds(LOG_SEEDS)
     with tempfile.TemporaryDirectory(prefix="gyrelint-fuzz-") as work:
         seeds = cache_seeds(Path(work))
-    targets = [
+    return [
         Target("parse/index", _parse, mutated(py_seeds) | random_text()),
         Target("parse/index, light paths", _parse_light, mutated(py_seeds) | random_text()),
         Target("config readers", _configs, mutated(cfg_seeds) | random_text()),
         Target("log reader", _logs, mutated(log_seeds) | random_text()),
         Target("cache decoder", _cache, st.binary(max_size=512) | mutated(seeds)),
     ]
-    per_target = seconds / len(targets)
-    for target in targets:
+
+
+def run(seconds: float, seed: int) -> list[Target]:
+    found = targets()
+    per_target = seconds / len(found)
+    for target in found:
         deadline = time.monotonic() + per_target
 
         prop = _property(target)
         while time.monotonic() < deadline:
             prop()
-    return targets
+    return found
 
 
-def _property(target: Target) -> Callable[[], None]:
-    """One round of 100 fresh inputs; the caller repeats rounds until its time is up."""
+def _property(target: Target, examples: int = 100, derandomize: bool = False) -> Callable[[], None]:
+    """One round of ``examples`` inputs; the caller repeats rounds until its time is up (CI runs one
+    derandomized round per target: tests/test_fuzz_budget.py)."""
 
-    @settings(max_examples=100, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=derandomize,
+              suppress_health_check=list(HealthCheck))
     @given(target.inputs)
     def prop(data: bytes) -> None:
         target.tried += 1
