@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import Diagnostic
-from .safeio import InputFileError, inside, read_input_text
+from .safeio import InputFileError, file_kind, inside, read_input_text
 from .settings import Settings
 
 SKIP_DIRS = {
@@ -56,16 +56,6 @@ def _is_utf8(name: str) -> bool:
     return display_name(name) is name
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 _OUTSIDE = "symlink points outside the repository; not followed"
 
 
@@ -84,7 +74,7 @@ def _link_target(path: str, root: str) -> tuple[str | None, bool]:
         return _OUTSIDE, is_dir
     if is_dir or stat.S_ISREG(st.st_mode):
         return None, is_dir
-    return f"a symlink to {_kind(st.st_mode)}, not a regular file; skipped", False
+    return f"a symlink to {file_kind(st.st_mode)}, not a regular file; skipped", False
 
 
 def launcher_kind(rel: str) -> str | None:
@@ -280,7 +270,7 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
                 continue
             if not is_link and not is_file:
                 try:
-                    problem = f"{_kind(entry.stat(follow_symlinks=False).st_mode)}, not a regular file; skipped"
+                    problem = f"{file_kind(entry.stat(follow_symlinks=False).st_mode)}, not a regular file; skipped"
                 except OSError:
                     continue
             if problem is not None or not _is_utf8(entry.name):

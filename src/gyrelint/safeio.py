@@ -35,7 +35,8 @@ class InputFileError(OSError):
         return self.reason
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in a few words for a diagnostic (``a FIFO``, ``a device``...)."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -75,7 +76,7 @@ def read_input(path: str | os.PathLike[str], limit: int, root: str | os.PathLike
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise InputFileError(path, f"{_kind(st.st_mode)}, not a regular file; skipped")
+            raise InputFileError(path, f"{file_kind(st.st_mode)}, not a regular file; skipped")
         if st.st_size > limit:
             raise InputFileError(path, f"larger than {limit} bytes ({st.st_size}); skipped")
         with os.fdopen(os.dup(fd), "rb") as fh:
@@ -104,7 +105,7 @@ def is_regular(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-__all__ = ["InputFileError", "inside", "is_regular", "read_input", "read_input_text", "write_output"]
+__all__ = ["InputFileError", "file_kind", "inside", "is_regular", "read_input", "read_input_text", "write_output"]
 
 
 # -- writing where a hostile repo may have planted a symlink ---------------------------------------

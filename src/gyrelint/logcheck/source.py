@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from ..safeio import file_kind
+
 CHUNK = 1 << 20
 BINARY_SNIFF = 8192
 
@@ -63,15 +65,7 @@ def _size(n: int) -> str:
 
 
 def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a directory; pass a log file (or a glob of them)"
-    return "not a regular file"
+    return "a directory; pass a log file (or a glob of them)" if stat.S_ISDIR(mode) else file_kind(mode)
 
 
 def open_fd(path: Path, display: str, *, allow_fifo: bool = False) -> tuple[int, os.stat_result]:
