@@ -135,3 +135,22 @@ def test_a_broken_file_is_named_and_the_rest_is_still_checked(repo: Path):
     r = CliRunner().invoke(main, ["check", str(repo), "--select", "GYR008", "--no-cache"])
     assert r.exit_code == 1 and "pkg/sync.py:9: GYR008" in r.output
     assert "pkg/broken.py" in r.output and "syntax error" in r.output
+
+
+def test_check_warns_about_skipped_and_partly_indexed_files(tmp_path: Path):
+    """A finding can hide in a file the index skipped (a FIFO) or only partly read (a data module):
+    the linter says so on stderr, one escaped line each."""
+    import os
+    import subprocess
+    import sys
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo)
+    (repo / "pkg" / "vocab.py").write_text("TABLE = [" + ", ".join(str(i) for i in range(12_000)) + "]\n")
+    os.mkfifo(repo / "pkg" / "pipe.py")
+    proc = subprocess.run([sys.executable, "-m", "gyrelint", "check", str(repo)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "GYRELINT_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode in (0, 1), proc.stderr
+    warnings = [x for x in proc.stderr.splitlines() if x.startswith("gyrelint: warning:")]
+    assert any("pkg/vocab.py" in x and "literal data left out" in x for x in warnings), proc.stderr
+    assert any("pkg/pipe.py" in x and "FIFO" in x for x in warnings), proc.stderr

@@ -40,7 +40,7 @@ class Diagnostic:
     file: str
     line: int
     message: str
-    kind: str = "input"  # "parse" | "decode" | "size" | "config" | "entry" | "input" | "cache"
+    kind: str = "input"  # "parse" | "decode" | "size" | "data-module" | "config" | "entry" | "input" | "cache"
 
     def __str__(self) -> str:
         loc = f"{self.file}:{self.line}" if self.line else self.file
