@@ -130,3 +130,21 @@ def test_a_path_that_no_longer_passes_a_weight_sync_step_is_broken():
                          handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.gen.rollout"]))
     r = compare(base, head, "b", "h")
     assert r.weight_sync == "broken" and r.regressed
+
+
+def test_diff_entry_reaches_both_revisions(repo: Path, monkeypatch):
+    """`diff --entry FILE` was accepted and ignored: both revisions are now analyzed with it."""
+    import gyrelint.api as api
+
+    seen: list[list[str]] = []
+    real = api.analyze
+
+    def spy(path, *args, **kw):
+        seen.append(list(kw.get("extra_entries") or []))
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(api, "analyze", spy)
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--entry", "pkg/sync.py",
+                                  "--format", "json"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert seen == [["pkg/sync.py"], ["pkg/sync.py"]]

@@ -176,24 +176,26 @@ def render_text(r: DiffReport, markdown: bool = False) -> str:
     return term_block("\n".join(out))
 
 
-def _analyze(path: Path, jobs: int | None, no_cache: bool) -> Analysis:
+def _analyze(path: Path, jobs: int | None, no_cache: bool, entries: tuple[str, ...] = ()) -> Analysis:
     from ..api import analyze
 
-    return analyze(path, **settings_overrides(jobs, no_cache))
+    return analyze(path, extra_entries=list(entries), **settings_overrides(jobs, no_cache))
 
 
-def run_diff(path: str, base: str, head: str | None, jobs: int | None = None, no_cache: bool = False) -> DiffReport:
+def run_diff(path: str, base: str, head: str | None, jobs: int | None = None, no_cache: bool = False,
+             entries: tuple[str, ...] = ()) -> DiffReport:
+    """Both revisions analyzed alike: the same flags and the same extra entry points (``--entry``)."""
     top, prefix = repo_prefix(Path(path).resolve())
     base_sha = resolve(top, base)
     head_sha = resolve(top, head) if head else None
     with tempfile.TemporaryDirectory(prefix="gyrelint-diff-") as tmp:
         base_dir = export(top, base_sha, prefix, Path(tmp) / "base")
-        base_a = _analyze(base_dir, jobs, no_cache)
+        base_a = _analyze(base_dir, jobs, no_cache, entries)
         if head_sha:
             head_dir = export(top, head_sha, prefix, Path(tmp) / "head")
-            head_a = _analyze(head_dir, jobs, no_cache)
+            head_a = _analyze(head_dir, jobs, no_cache, entries)
         else:
-            head_a = _analyze(Path(path), jobs, no_cache)
+            head_a = _analyze(Path(path), jobs, no_cache, entries)
     return compare(base_a, head_a, f"{base} ({base_sha[:10]})",
                    f"{head} ({head_sha[:10]})" if head_sha else "working tree")
 
@@ -214,7 +216,7 @@ def command(path: str, base: str, head: str | None, fmt: str, fail_on_new: bool,
     weight-sync path broken or restored, cross-process config keys added and new
     findings. Exit 1 when the loop regresses (online -> not online, or a chain lost)."""
     try:
-        report = run_diff(path, base, head, jobs, no_cache)
+        report = run_diff(path, base, head, jobs, no_cache, entries)
     except GitError as exc:
         from ..escape import term
 
