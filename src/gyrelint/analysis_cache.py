@@ -434,8 +434,11 @@ class Fingerprint:
 def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> Fingerprint:
     """The repo's cache key, and each readable Python file's summary key (``build_index``
     reuses them instead of reading and hashing every file a second time)."""
+    from .rules.catalog import catalog_key  # installed rule packs change the findings too
+
     stable = dataclasses.replace(settings, jobs=0)
-    head = hashlib.sha256(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{stable!r}\0".encode()).hexdigest()
+    rules = catalog_key() if run_rules else ""
+    head = hashlib.sha256(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{rules}\0{stable!r}\0".encode()).hexdigest()
     h = hashlib.sha256(head.encode())
     rest = hashlib.sha256()
     file_keys: dict[str, str] = {}

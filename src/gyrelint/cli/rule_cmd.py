@@ -25,7 +25,7 @@ def find_rule(name: str):
             return r
     digits = key.removeprefix("gyr")
     if digits.isdigit():
-        return next((r for r in RULES if int(r.id[3:]) == int(digits)), None)
+        return next((r for r in RULES if r.id.startswith("GYR") and int(r.id[3:]) == int(digits)), None)
     return None
 
 

@@ -13,41 +13,23 @@ from typing import TYPE_CHECKING
 
 from ..model import Diagnostic, Finding, Severity
 from ..settings import Settings
-from . import (
-    gyr001_no_sampling_chain,
-    gyr002_no_training_chain,
-    gyr003_loop_not_online,
-    gyr004_unproduced_field,
-    gyr005_unchecked_link,
-    gyr006_missing_counters,
-    gyr007_silent_drop,
-    gyr008_high_timeout,
-    gyr009_missing_entry_target,
-    gyr010_unversioned_weight_sync,
-    gyr011_config_code_disagree,
-)
 from .base import Rule, RuleContext
+from .catalog import by_id, catalog
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
 
-RULES: tuple[type[Rule], ...] = tuple(
-    m.RULE
-    for m in (
-        gyr001_no_sampling_chain,
-        gyr002_no_training_chain,
-        gyr003_loop_not_online,
-        gyr004_unproduced_field,
-        gyr005_unchecked_link,
-        gyr006_missing_counters,
-        gyr007_silent_drop,
-        gyr008_high_timeout,
-        gyr009_missing_entry_target,
-        gyr010_unversioned_weight_sync,
-        gyr011_config_code_disagree,
-    )
-)
-BY_ID: dict[str, type[Rule]] = {r.id: r for r in RULES}
+
+def __getattr__(name: str) -> object:
+    """``RULES`` and ``BY_ID`` are the discovered catalog, found on first use (PEP 562) so that
+    importing the rules stage never loads a rule pack it does not need."""
+    if name == "RULES":
+        return catalog()
+    if name == "BY_ID":
+        return by_id()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 SEVERITIES = ("error", "warning", "info")
 
 
@@ -57,7 +39,7 @@ def matches(rule_id: str, patterns: Iterable[str]) -> bool:
 
 
 def unknown_codes(codes: Iterable[str]) -> list[str]:
-    return [c for c in codes if c.strip() and not any(r.startswith(c.strip().upper()) for r in BY_ID)]
+    return [c for c in codes if c.strip() and not any(r.startswith(c.strip().upper()) for r in by_id())]
 
 
 def enabled(rule_id: str, settings: Settings) -> bool:
@@ -74,11 +56,11 @@ def severity_for(rule: type[Rule], settings: Settings) -> Severity:
     return Severity(value) if value in SEVERITIES else rule.severity
 
 
-def evaluate(analysis: Analysis, rules: Iterable[type[Rule]] = RULES) -> list[Finding]:
+def evaluate(analysis: Analysis, rules: Iterable[type[Rule]] | None = None) -> list[Finding]:
     """Every finding of the given rules at default severity, before settings and suppressions."""
     ctx = RuleContext(analysis)
     out: list[Finding] = []
-    for rule_cls in rules:
+    for rule_cls in catalog() if rules is None else rules:
         try:
             out.extend(rule_cls().check(ctx))
         except Exception as exc:  # noqa: BLE001 - one broken rule must not sink the report
@@ -110,7 +92,7 @@ def suppressed(f: Finding, analysis: Analysis) -> bool:
 def apply_settings(findings: list[Finding], analysis: Analysis, settings: Settings) -> list[Finding]:
     out = []
     for f in findings:
-        rule = BY_ID.get(f.rule)
+        rule = by_id().get(f.rule)
         if rule is None or not enabled(f.rule, settings) or suppressed(f, analysis):
             continue
         f.severity = severity_for(rule, settings)
@@ -123,7 +105,7 @@ def check_settings(settings: Settings) -> None:
     checked against this registry already; these come from Python code (``Settings(rules=...)``)."""
     from ..settings.schema import Where, check_rules
 
-    ids = frozenset(BY_ID)
+    ids = frozenset(by_id())
     where = Where("Settings", "", ids)
     check_rules({r.rule: r.severity for r in settings.rules}, where.sub("rules"))
     for key, codes in (("select", settings.select), ("ignore", settings.ignore)):
@@ -135,5 +117,5 @@ def check_settings(settings: Settings) -> None:
 def run_rules(analysis: Analysis, settings: Settings) -> list[Finding]:
     """All rule findings for the analysis, with the user's settings applied."""
     check_settings(settings)
-    rules = [r for r in RULES if enabled(r.id, settings)]
+    rules = [r for r in catalog() if enabled(r.id, settings)]
     return apply_settings(evaluate(analysis, rules), analysis, settings)
