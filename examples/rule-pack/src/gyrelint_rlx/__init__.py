@@ -1,0 +1,1 @@
+"""An example gyrelint rule pack (docs/rules/writing-rules.md in gyrelint)."""
