@@ -157,7 +157,7 @@ def test_settings_accept_a_packs_ids_and_still_refuse_unknown_ones(monkeypatch, 
 
 # -- end to end: the example pack installed with pip ------------------------------------------------------
 
-BAD_REPO = {"rollout.py": "import torch\n\n\ndef sample(policy, x):\n    return policy.generate(x)\n"}
+BAD_REPO = {"rollout.py": "import torch\n\n\ndef sample(policy, x):\n    return torch.multinomial(policy(x), 1)\n"}
 
 
 def run(args: list[str], site: Path | None, cache: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -195,8 +195,8 @@ def test_check_reports_the_packs_finding_and_rule_prints_its_docs(installed, tmp
     assert after.returncode == 1, after.stderr
     assert "rollout.py:5: RLX001 [warning]" in after.stdout and after.stderr.count("warning: rule pack") == 0
     doc = run(["-m", "gyrelint", "rule", "RLX001"], site, cache)
-    assert doc.returncode == 0 and doc.stdout.startswith("RLX001  generate-with-grad")
-    assert "Wrap the call in `with torch.no_grad():`" in doc.stdout
+    assert doc.returncode == 0 and doc.stdout.startswith("RLX001  sample-with-grad")
+    assert "Wrap the loop in `with torch.no_grad():`" in doc.stdout
 
 
 def test_importing_the_rules_stage_loads_no_pack(installed, tmp_path):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from gyrelint_rlx.rlx001_sample_with_grad import SampleWithGrad as RULE
+
 from gyrelint.api import analyze
 from gyrelint.rules.catalog import by_id
 from gyrelint.rules.docs import render_rule_doc
 from gyrelint.settings import Settings
-
-from gyrelint_rlx.rlx001_generate_with_grad import GenerateWithGrad as RULE
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 CASES = [("bad", i) for i in range(len(RULE.bad))] + [("good", i) for i in range(len(RULE.good))]
