@@ -84,13 +84,14 @@ def main(argv: list[str] | None = None) -> int:
     import sys
     from pathlib import Path
 
-    from .registry import RULES
+    from .catalog import builtin_rules
 
+    rules = builtin_rules()  # gyrelint's own pages only, never an installed pack's
     target = Path((argv or sys.argv[1:] or ["docs/rules"])[0])
     target.mkdir(parents=True, exist_ok=True)
-    for r in RULES:
+    for r in rules:
         (target / f"{r.id}.md").write_text(render_rule_doc(r), encoding="utf-8")
-    (target / "README.md").write_text(render_index(list(RULES)), encoding="utf-8")
+    (target / "README.md").write_text(render_index(list(rules)), encoding="utf-8")
     return 0
 
 
