@@ -96,14 +96,15 @@ def head_findings(path: str, **run: object) -> OldFindings | None:
     return OldFindings(Baseline(Counter(f.fingerprint for f in analysis.findings)), "in HEAD")
 
 
-def old_findings(path: str, baseline_file: str | None, **run: object) -> OldFindings | None:
-    """``--new-only``'s reference: --baseline, else the repo's own baseline file, else HEAD."""
+def baseline_file_findings(path: str, baseline_file: str | None) -> OldFindings | None:
+    """``--new-only``'s reference when a file gives it: --baseline, else the repo's own baseline
+    file (read before the analysis, so a bad one is exit 2 whatever the tree holds)."""
     if baseline_file:
         return OldFindings(_read_baseline(Path(baseline_file)), f"in the baseline {baseline_file}")
     found = repo_baseline(path)
     if found is not None:
         return OldFindings(_read_baseline(found), f"in the baseline {DEFAULT_NAME}")
-    return head_findings(path, **run)
+    return None
 
 
 def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
@@ -174,15 +175,16 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     sel, ign = codes(select), codes(ignore)
     run = {"select": sel, "ignore": ign, "jobs": jobs, "no_cache": no_cache, "entries": entries}
     new_only = new_only and not all_findings
+    old = baseline_file_findings(path, baseline_file) if new_only else None
     baseline = None
     if baseline_file and not new_only:
         baseline = _read_baseline(Path(baseline_file))
     analysis = run_check(path, **run)  # type: ignore[arg-type]
     findings = analysis.findings
-    old = None
-    if new_only and findings:  # a clean tree has nothing old to look up
-        old = old_findings(path, baseline_file, **run)
-        baseline = old.baseline if old is not None else None
+    if new_only and old is None and findings:  # HEAD is analyzed only when there is something to match
+        old = head_findings(path, **run)
+    if old is not None:
+        baseline = old.baseline
     if baseline is not None:
         findings = baseline.new(findings)
     baselined = len(analysis.findings) - len(findings)
