@@ -115,3 +115,17 @@ def test_bad_repo_baseline_is_one_line_exit_2(repo: Path):
     r = check(str(repo), "--new-only")
     assert r.exit_code == 2
     assert "not valid JSON" in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_bad_config_in_head_does_not_sink_the_check_of_the_tree(committed: Path):
+    """HEAD's broken pyproject.toml (the staged change fixes it): a warning naming HEAD's file,
+    then every finding counts as new; not exit 2 with a temporary folder in the message."""
+    good = (committed / "pyproject.toml").read_text()
+    (committed / "pyproject.toml").write_text("[tool.gyrelint\n")
+    git("commit", "-q", "-am", "broken config", cwd=committed)
+    (committed / "pyproject.toml").write_text(good)
+    r = check(str(committed), "--new-only")
+    assert r.exit_code == 1, r.output
+    assert "pkg/sync.py:9: GYR008" in r.stdout
+    assert "cannot analyze the last commit (HEAD:pyproject.toml: invalid TOML" in r.stderr
+    assert "gyrelint-head-" not in r.stderr

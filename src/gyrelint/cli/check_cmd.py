@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 from collections import Counter
@@ -81,6 +82,7 @@ def head_findings(path: str, **run: object) -> OldFindings | None:
     touched; the whole-run cache, keyed by content, makes it cheap after the first commit).
     None outside a git repository or before the first commit: then everything is new."""
     from ..gitrev import GitError, export, repo_prefix, resolve
+    from .common import _is_input_error
 
     try:
         top, prefix = repo_prefix(Path(path).resolve())
@@ -92,7 +94,17 @@ def head_findings(path: str, **run: object) -> OldFindings | None:
             head_dir = export(top, sha, prefix, Path(tmp) / "head")
         except GitError as exc:
             fail(f"cannot read HEAD of {top}: {exc}; pass --baseline FILE or --all")
-        analysis = run_check(str(head_dir), **run)  # type: ignore[arg-type]
+        try:
+            analysis = run_check(str(head_dir), **run)  # type: ignore[arg-type]
+        except Exception as exc:
+            if not _is_input_error(exc):
+                raise
+            # HEAD's own bad input (a broken config the change fixes) must not sink the check of
+            # the tree: every finding counts as new, and the line says why
+            reason = str(exc).replace(f"{head_dir}{os.sep}", f"HEAD:{prefix}/" if prefix else "HEAD:")
+            click.echo(f"gyrelint: warning: cannot analyze the last commit ({term(reason)}); every finding "
+                       "counts as new", err=True)
+            return None
     return OldFindings(Baseline(Counter(f.fingerprint for f in analysis.findings)), "in HEAD")
 
 
