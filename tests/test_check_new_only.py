@@ -129,3 +129,11 @@ def test_bad_config_in_head_does_not_sink_the_check_of_the_tree(committed: Path)
     assert "pkg/sync.py:9: GYR008" in r.stdout
     assert "cannot analyze the last commit (HEAD:pyproject.toml: invalid TOML" in r.stderr
     assert "gyrelint-head-" not in r.stderr
+
+
+def test_explicit_baseline_wins_over_head(committed: Path, tmp_path: Path):
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"schema": "gyrelint-baseline/1", "findings": []}')
+    r = check(str(committed), "--new-only", "--baseline", str(empty))
+    assert r.exit_code == 1 and "pkg/sync.py:9: GYR008" in r.stdout
+    assert "already" not in r.stderr
