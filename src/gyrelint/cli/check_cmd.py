@@ -143,7 +143,6 @@ EXAMPLES = """\b
 Examples:
   gyrelint check .                                  # text, exit 1 on a warning or an error
   gyrelint check . --format sarif -o gyrelint.sarif --exit-zero
-  gyrelint check . --baseline .gyrelint-baseline.json --format github --fail-on error
   gyrelint check --new-only                         # the pre-commit hook: only what the change adds
 """
 
