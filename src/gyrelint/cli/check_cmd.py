@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from ..api import Analysis, analyze
-from ..baseline import DEFAULT_NAME, BaselineError
+from ..baseline import DEFAULT_NAME, Baseline, BaselineError
 from ..baseline import read as read_baseline
 from ..escape import term, term_block
 from ..model import Finding, Severity
@@ -42,6 +46,79 @@ def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...
         progress.close()
 
 
+@dataclass(frozen=True, slots=True)
+class OldFindings:
+    """What counts as already there for ``--new-only``, and the words naming it (``in HEAD``)."""
+
+    baseline: Baseline
+    where: str
+
+
+def _read_baseline(path: Path) -> Baseline:
+    try:
+        return read_baseline(path)
+    except BaselineError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits
+
+
+def repo_baseline(path: str) -> Path | None:
+    """``.gyrelint-baseline.json`` at the root of the checked repo, when there is one. The repo
+    may have planted it as a symlink out of the tree: such a file is refused, not read."""
+    from ..safeio import inside
+
+    root = Path(path)
+    candidate = root / DEFAULT_NAME
+    if not candidate.is_symlink() and not candidate.exists():
+        return None
+    if not inside(root, candidate):
+        fail(f"{candidate}: a symlink that leaves the repository; replace it with `gyrelint baseline`")
+    return candidate
+
+
+def head_findings(path: str, **run: object) -> OldFindings | None:
+    """The findings of the last commit: ``HEAD`` exported with ``git archive`` to a temp folder
+    and analyzed there with the same flags (the user's checkout, index and hooks are never
+    touched; the whole-run cache, keyed by content, makes it cheap after the first commit).
+    None outside a git repository or before the first commit: then everything is new."""
+    from ..gitrev import GitError, export, repo_prefix, resolve
+    from .common import _is_input_error
+
+    try:
+        top, prefix = repo_prefix(Path(path).resolve())
+        sha = resolve(top, "HEAD")
+    except (GitError, OSError):
+        return None
+    with tempfile.TemporaryDirectory(prefix="gyrelint-head-") as tmp:
+        try:
+            head_dir = export(top, sha, prefix, Path(tmp) / "head")
+        except GitError as exc:
+            fail(f"cannot read HEAD of {top}: {exc}; pass --baseline FILE or --all")
+        try:
+            analysis = run_check(str(head_dir), **run)  # type: ignore[arg-type]
+        except Exception as exc:
+            if not _is_input_error(exc):
+                raise
+            # HEAD's own bad input (a broken config the change fixes) must not sink the check of
+            # the tree: every finding counts as new, and the line says why
+            reason = str(exc).replace(f"{head_dir}{os.sep}", f"HEAD:{prefix}/" if prefix else "HEAD:")
+            click.echo(f"gyrelint: warning: cannot analyze the last commit ({term(reason)}); every finding "
+                       "counts as new", err=True)
+            return None
+    return OldFindings(Baseline(Counter(f.fingerprint for f in analysis.findings)), "in HEAD")
+
+
+def baseline_file_findings(path: str, baseline_file: str | None) -> OldFindings | None:
+    """``--new-only``'s reference when a file gives it: --baseline, else the repo's own baseline
+    file (read before the analysis, so a bad one is exit 2 whatever the tree holds)."""
+    if baseline_file:
+        return OldFindings(_read_baseline(Path(baseline_file)), f"in the baseline {baseline_file}")
+    found = repo_baseline(path)
+    if found is not None:
+        return OldFindings(_read_baseline(found), f"in the baseline {DEFAULT_NAME}")
+    return None
+
+
 def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
     lines = []
     for f in findings:
@@ -66,7 +143,7 @@ EXAMPLES = """\b
 Examples:
   gyrelint check .                                  # text, exit 1 on a warning or an error
   gyrelint check . --format sarif -o gyrelint.sarif --exit-zero
-  gyrelint check . --baseline .gyrelint-baseline.json --format github --fail-on error
+  gyrelint check --new-only                         # the pre-commit hook: only what the change adds
 """
 
 
@@ -80,6 +157,11 @@ Examples:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, help="Write the report to a file.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False), default=None,
               help=f"Report only findings not in this baseline (written by `gyrelint baseline`, {DEFAULT_NAME}).")
+@click.option("--new-only", is_flag=True, help=f"Fail only on findings the change adds: those not in --baseline, "
+              f"else {DEFAULT_NAME} at the repo root, else the last commit (HEAD). Old ones are counted on "
+              "one stderr line. Used by the pre-commit hook.")
+@click.option("--all", "all_findings", is_flag=True, help="Report every finding of the repo (cancels --new-only "
+              "and the automatic baseline).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (report-only CI steps); "
               "bad input still exits 2.")
 @click.option("--verbose", "-v", is_flag=True, help="Print every evidence step.")
@@ -88,8 +170,9 @@ Examples:
 @analysis_options
 @input_errors
 def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, fmt: str,
-            output: str | None, baseline_file: str | None, exit_zero: bool, verbose: bool, list_rules: bool, demo: bool,
-            jobs: int | None, no_cache: bool, entries: tuple[str, ...]) -> None:
+            output: str | None, baseline_file: str | None, new_only: bool, all_findings: bool, exit_zero: bool,
+            verbose: bool, list_rules: bool, demo: bool, jobs: int | None, no_cache: bool,
+            entries: tuple[str, ...]) -> None:
     """Lint the online-RL loop of the repository at PATH (default: the current folder).
 
     Exit 0 when clean, 1 when a finding is at or above --fail-on, 2 on bad input."""
@@ -101,17 +184,25 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
 
         path = str(demo_root())
     sel, ign = codes(select), codes(ignore)
+    run = {"select": sel, "ignore": ign, "jobs": jobs, "no_cache": no_cache, "entries": entries}
+    new_only = new_only and not all_findings
+    old = baseline_file_findings(path, baseline_file) if new_only else None
     baseline = None
-    if baseline_file:
-        try:
-            baseline = read_baseline(Path(baseline_file))
-        except BaselineError as exc:
-            fail(str(exc))
-    analysis = run_check(path, select=sel, ignore=ign, jobs=jobs, no_cache=no_cache, entries=entries)
+    if baseline_file and not new_only:
+        baseline = _read_baseline(Path(baseline_file))
+    analysis = run_check(path, **run)  # type: ignore[arg-type]
     findings = analysis.findings
+    if new_only and old is None and findings:  # HEAD is analyzed only when there is something to match
+        old = head_findings(path, **run)
+    if old is not None:
+        baseline = old.baseline
     if baseline is not None:
         findings = baseline.new(findings)
     baselined = len(analysis.findings) - len(findings)
+    if old is not None and baselined:
+        # one line, so the first commit after installing the hook is not buried under old findings
+        click.echo(f"gyrelint: {baselined} finding{'s' if baselined != 1 else ''} already {term(old.where)} "
+                   "(not blocking); run gyrelint check --all to see them", err=True)
     text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined)
     if output:
         try:
