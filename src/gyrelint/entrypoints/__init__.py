@@ -446,8 +446,9 @@ class _Finder:
         s = self._summary(path)
         if s is None:
             return None
-        got = self.symbols.resolve_dotted(f"{s.module}.{attr}")
-        return got if got in self.symbols.definitions or not self.symbols.is_repo_name(got) else None
+        got = self.symbols.attribute(s.module, attr)
+        return got if got is not None and (got in self.symbols.definitions or not self.symbols.is_repo_name(got)) \
+            else None
 
     def _canonical(self, s: FileSummary, text: str) -> str:
         """A decorator's dotted name as the module's imports say (``@main`` of ``from hydra import main``)."""

@@ -135,6 +135,10 @@ class SymbolTable:
         return (name in self.locals.get((module, MODULE_SCOPE), _EMPTY) or any(i.name == "*" for i in s.imports)
                 or any(a.target == name for a in s.assignments if a.scope == MODULE_SCOPE))
 
+    def from_imported(self, module: str) -> frozenset[str]:
+        """Local names ``from x import name`` binds in the module (any scope, star imports excluded)."""
+        return frozenset(b.name for b in self.bindings.get(module, ()) if b.imported is not None and not b.star)
+
     def class_of_method(self, qualname: str) -> str | None:
         d = self.definitions.get(qualname)
         return d.owner if d is not None else None
@@ -183,6 +187,14 @@ class SymbolTable:
         come back as they are."""
         return self._dotted(name, 0) or name
 
+    def attribute(self, module: str, attr: str) -> str | None:
+        """What ``module.attr`` (an attribute chain) names when the module is imported: what the
+        module binds beats a submodule of the same name (``pkg.cli:main`` where
+        ``pkg/cli/__init__.py`` does ``from .main import main`` is the function)."""
+        head, *rest = attr.split(".")
+        got = self._member(module, head, 0)
+        return None if got is None else self._join(got, rest, 0)
+
     def resolve_in(self, module: str, scope: str, text: str) -> str | None:
         """What a local name or attribute chain means as seen from ``scope`` of ``module``
         (Python's scoping: enclosing functions, not class bodies, then the module, then
@@ -193,6 +205,22 @@ class SymbolTable:
             return self._memo[key]
         got = self._memo[key] = self._resolve_in(module, scope, text, 0)
         return got
+
+    def imported(self, module: str, scope: str, name: str) -> str | None:
+        """The dotted name an import binds ``name`` to as seen from ``scope`` (re-exports
+        followed); None when no import binds it there (a local, a def, a builtin, unknown)."""
+        s, first = scope, True
+        classes = self.class_scopes.get(module, _EMPTY)
+        while s != MODULE_SCOPE:
+            if name in self.globals.get((module, s), _EMPTY):
+                break
+            if (first or s not in classes) and name in self.locals.get((module, s), _EMPTY):
+                b = self.binding(module, s, name)
+                return None if b is None else self._dotted(b.target, 0) or b.target
+            first = False
+            s = s.rsplit(".", 1)[0] if "." in s else MODULE_SCOPE
+        b = self.binding(module, MODULE_SCOPE, name)
+        return None if b is None else self._dotted(b.target, 0) or b.target
 
     def binding(self, module: str, scope: str, name: str) -> Binding | None:
         """The import that binds ``name`` in exactly ``scope`` of ``module`` (star imports included)."""
@@ -284,15 +312,15 @@ class SymbolTable:
         """What ``module.name`` is: a definition or submodule, or what an import / star import /
         ``name = other`` at module level binds it to, followed (re-exports)."""
         q = f"{module}.{name}"
-        if q in self.definitions or q in self.modules:
+        if q in self.definitions:
             return q
         b = self.binding(module, MODULE_SCOPE, name)
-        if b is not None:
+        if b is not None and b.target != q:  # ``from .main import main`` in a package: the function
             return self._dotted(b.target, depth + 1) or b.target
         alias = self._module_alias.get((module, name))
         if alias is not None and depth < _DEPTH:
             return self._resolve_in(module, MODULE_SCOPE, alias, depth + 1)
-        return None
+        return q if q in self.modules else None
 
 
 def _c3(seqs: list[list[str]]) -> list[str]:
