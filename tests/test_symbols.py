@@ -202,3 +202,23 @@ def test_only_the_symbol_table_resolves_imports() -> None:
             elif isinstance(node, ast.FunctionDef) and node.name in ("import_map", "_aliases"):
                 offenders.append(f"{rel}:{node.lineno} defines {node.name}")
     assert not offenders, "resolve names through gyrelint.graphs.symbols:\n" + "\n".join(offenders)
+
+
+def test_rules_follow_relative_imports_like_the_table(tmp_path: Path) -> None:
+    """GYR008 looked an imported constant up by the import's text (``consts`` of ``from .consts
+    import ...``), which names no module, so a ten-hour group timeout kept in a sibling module
+    went unseen (failed before the symbol table)."""
+    from gyrelint.index import parse_source
+    from gyrelint.model import Side
+    from gyrelint.rules import run_rules
+    from gyrelint.rules.testing import fn, make_analysis
+
+    files = {
+        "pkg/consts.py": "import datetime\n\nGROUP_TIMEOUT = datetime.timedelta(hours=10)\n",
+        "pkg/sync.py": ("import torch.distributed as dist\n\nfrom .consts import GROUP_TIMEOUT\n\n\n"
+                        "def join(addr):\n    dist.init_process_group('nccl', init_method=addr, timeout=GROUP_TIMEOUT)\n"),
+    }
+    sums = [parse_source(p, p[:-3].replace("/", "."), text.encode())[0] for p, text in files.items()]
+    a = make_analysis([fn("pkg.sync.join", Side.HANDOFF, kind="weight_sync")], summaries=sums)
+    found = [f for f in run_rules(a, a.settings) if f.rule == "GYR008"]
+    assert len(found) == 1 and "GROUP_TIMEOUT" in found[0].message

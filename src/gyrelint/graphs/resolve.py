@@ -166,7 +166,7 @@ class Resolver:
                     self.called_names[f"{mod}.{site.scope}"].add(site.func)
                 if site.func == "setattr" and len(site.args) >= 2 and site.args[0].value == "self" \
                         and site.args[1].kind != "lit":
-                    cq = self._class_of_scope(mod, site.scope)
+                    cq = self.symbols.class_of_scope(mod, site.scope)
                     if cq is not None:
                         self.dynamic_classes.add(cq)
             for fl in s.flows:
@@ -180,14 +180,6 @@ class Resolver:
         self._collect_option_paths()
         self.flows += [(b.module, _ImportFlow(b.scope, b.name, b.value, b.line)) for b in st.stars]
         self._flush()
-
-    def _class_of_scope(self, mod: str, scope: str) -> str | None:
-        """The class whose method (or a function nested in one) ``scope`` is."""
-        parts = scope.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            if ".".join(parts[:i]) in self.class_scopes.get(mod, ()):
-                return f"{mod}.{'.'.join(parts[:i])}"
-        return None
 
     def _collect_option_paths(self) -> None:
         """``add_argument("--rollout-fn-path", default="pkg.mod.fn")``: reading ``.rollout_fn_path``
@@ -740,7 +732,7 @@ class Resolver:
         res: set[str] = set()
         args = [a for a in e[2] if not (isinstance(a, tuple) and a and a[0] == "*")]
         if name == "super":
-            cls = self._enclosing_class(mod, scope)
+            cls = self.symbols.class_of_scope(mod, scope)
             if cls is not None:
                 f = self.funcs.get(f"{mod}.{scope}")
                 selfs = self._get(f"{mod}.{scope}.{f.params[0].name}") if f is not None and f.params else _EMPTY
@@ -824,15 +816,6 @@ class Resolver:
             keys = self._keys(mod, scope, args[0]) if args and meth == "get" else []
             return targets, self._read(cid, keys)
         return targets, set()
-
-    def _enclosing_class(self, mod: str, scope: str) -> str | None:
-        classes = self.class_scopes.get(mod, ())
-        s = scope
-        while "." in s:
-            s = s.rsplit(".", 1)[0]
-            if s in classes:
-                return f"{mod}.{s}"
-        return None
 
     # ---- assignment -----------------------------------------------------------------
     def assign(self, mod: str, scope: str, t: object, vals) -> None:

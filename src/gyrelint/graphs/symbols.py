@@ -371,8 +371,9 @@ def symbols_of(index: Index) -> SymbolTable:
 
 def build_symbols(summaries: Iterable[FileSummary]) -> SymbolTable:
     """The symbol table of the summaries (in their order; a module named twice: the last wins)."""
-    sums = {s.module: s for s in summaries}
-    files = {s.path: s.module for s in sums.values()}
+    every = list(summaries)
+    sums = {s.module: s for s in every}
+    files = {s.path: s.module for s in every}
     definitions: dict[str, Definition] = {}
     functions: dict[str, FunctionDef] = {}
     class_scopes: dict[str, set[str]] = defaultdict(set)

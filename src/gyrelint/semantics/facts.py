@@ -653,12 +653,9 @@ def fallback_edges(facts: Facts) -> dict[str, list[tuple[str, str]]]:
 
 
 def _method_in_class(cls: str, name: str, facts: Facts) -> str | None:
-    if cls not in facts.classes:
-        return None
-    for c in facts.mro(cls):
-        if name in facts.classes[c].methods:
-            return f"{c}.{name}"
-    return None
+    """The method ``name`` of repo class ``cls`` or of its bases: the symbol table's MRO."""
+    assert facts.symbols is not None
+    return facts.symbols.method_of(cls, name)
 
 
 def _fallback_target(c: CallFact, fn: FnFacts, facts: Facts) -> tuple[tuple[str, ...], str]:
