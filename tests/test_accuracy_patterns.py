@@ -93,3 +93,11 @@ def test_a_queue_inside_one_side_is_no_handoff():
     """E2: a sampler's own prompt and result queues (both ends on the sampling side) are plumbing;
     a carrier class whose ends sit on no side of their own stays the trajectory handoff."""
     assert wrong_labels("accuracy_queue_sides") == []
+
+
+# ---- patterns F, H, L, Q (catalog gaps, operation names in strings, ambiguous signals, registries)
+def test_catalog_covers_engine_apis_routes_tools_stores_graders_and_duck_typed_envs():
+    """F: an engine's own request/generate APIs, a server-side generate route, tool execution,
+    an external key-value store of batches, a grader by shape called from the rollout, an env
+    from an unlisted library (stepped and reset), and a record's own (de)serialisation."""
+    assert wrong_labels("accuracy_catalog") == []

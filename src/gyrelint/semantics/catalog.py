@@ -173,6 +173,8 @@ def _rollout_payload(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _checkpointish(c: CallFact, fn: FnFacts, s: float) -> float:
+    if fn.definition.name in ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__"):
+        return 0.0  # an object (de)serialising itself is no checkpoint: what it is decides
     toks = _arg_tokens(c) | set(tokens_of(c.site.func))
     if toks & {"state_dict", "checkpoint", "ckpt", "model", "optimizer", "save_pretrained", "from_pretrained"}:
         return s
@@ -421,7 +423,7 @@ def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     from .fields import container_ops  # containers are found after a first labelling pass
 
     ops = container_ops(fn, facts)
-    return ((ops[0][0], MEDIUM),) if ops else ()
+    return ((ops[0][0], MEDIUM),) if ops else tuple(_container_serialise(fn, facts))
 
 
 _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "query", "solution", "generated",
@@ -488,6 +490,109 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_ROUTE_VERBS = frozenset({"post", "get", "put", "route", "api_route", "websocket", "add_api_route", "add_route"})
+
+
+def _generate_route(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A server's handler registered on a generation path (``@app.post("/generate")``) that
+    hands the request to the engine: the serving end of the sampler.
+
+    The route's path is a literal of the decorator call, which sits in the enclosing scope
+    just above the ``def``.
+    """
+    if not any(d.rsplit(".", 1)[-1].replace("()", "") in _ROUTE_VERBS for d in fn.definition.decorators):
+        return ()
+    if not fn.calls:
+        return ()  # answers from its own body (health, version): serves no generation
+    ctx = facts.contexts.get(fn.module)
+    if ctx is None:
+        return ()
+    lo = fn.line - 8 - len(fn.definition.decorators)
+    for c in ctx.s.calls:
+        if lo <= c.line < fn.line and c.func.rsplit(".", 1)[-1] in _ROUTE_VERBS:
+            for a in c.args:
+                if a.kind == "lit" and isinstance(a.value, str) and _GEN_ENDPOINT.search(a.value):
+                    return ((fn.line, MEDIUM),)
+    return ()
+
+
+_SERIALISE = frozenset({"save", "load", "dumps", "loads", "dump", "packb", "unpackb", "serialize", "deserialize",
+                        "tobytes", "frombuffer", "save_file", "load_file"})
+_STATE_DUNDERS = ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__")
+
+
+def _container_serialise(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A trajectory container (de)serialising itself to cross a process boundary."""
+    if fn.definition.name not in _STATE_DUNDERS or fn.cls not in facts.containers:
+        return ()
+    for c in fn.calls:
+        if c.method in _SERIALISE:
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
+def _tool_call(c: CallFact, fn: FnFacts, s: float) -> float:
+    """Running a tool the agent picked: a tool object, a registry of tools, an MCP client."""
+    if _resolved_to_repo(c, fn):
+        return 0.0  # the repo's own tool class: its body decides
+    if c.names and any(n.startswith("mcp.") for n in c.names):
+        return max(s, STRONG)
+    return s
+
+
+def _store_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A key-value store put/get whose payload is a batch of samples, not a flag or the weights."""
+    toks = _arg_tokens(c) | set(tokens_of(c.method))
+    for a in fn.assigns:  # ``batch = store.get(keys)``: what the result is called
+        if a.line == c.site.line and a.value_kind == "call":
+            toks.update(tokens_of(a.target))
+    if _weighty(toks):
+        return 0.0  # parameters through a store: the weight sync, not this
+    if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
+        return s
+    return 0.0
+
+
+_WRITTEN = ("response", "completion", "reply", "prediction", "pred", "output", "generated", "generation",
+            "solution", "answer", "text", "sequence")
+_EXPECTED = ("label", "reference", "ref", "ground_truth", "gt", "expected", "target", "gold", "answer", "solution",
+             "truth")
+_SCORE_WORDS = frozenset({"score", "reward", "grade", "verify", "judge", "correct", "accuracy", "acc", "match"})
+_NUMBER_TYPES = frozenset({"float", "int", "bool", "Tensor", "torch.Tensor", "np.ndarray", "numpy.ndarray"})
+
+
+def grader_shaped(fn: FnFacts) -> bool:
+    """A grader by its shape: takes a generated text and what was expected (or says it scores), returns a number.
+
+    Rule-based rewards and verifiers have no library to recognise them by; what marks them is
+    the signature (a response/completion and a label/reference) and a numeric result. Whether
+    one is rollout-side scoring depends on who calls it (see ``sides.rollout_scoring``).
+    """
+    params = [p.lower() for p in fn.params]
+    if not params or not fn.definition.returned or fn.definition.yields:
+        return False
+    written = [p for p in params if any(w in p for w in _WRITTEN)]
+    if not written:
+        return False
+    expected = [p for p in params if p not in written[:1] and any(w in p for w in _EXPECTED)]
+    if not expected and not _SCORE_WORDS & set(tokens_of(fn.definition.name)):
+        return False
+    ret = fn.definition.returns
+    if ret is not None:
+        return ret.split("[", 1)[0] in _NUMBER_TYPES
+    returned = set()
+    for r in fn.definition.returned:
+        returned.update(tokens_of(r))
+    if returned & (_SCORE_WORDS | {"scores", "rewards"}):
+        return True  # ``return score``
+    # ``return 1.0 if ok else 0.0``, ``return len(a & b) / len(b)``: an expression, said to score or doing
+    # arithmetic (an f-string or a joined text is an expression too)
+    return "<expr>" in fn.definition.returned and bool(
+        _SCORE_WORDS & set(tokens_of(fn.definition.name)) or fn.called() & {"float", "int", "len", "sum", "mean"})
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -537,6 +642,47 @@ SIGNALS: tuple[Signal, ...] = (
            "        return await self.inference_engine.async_generate(input_ids=ids, sampling_params=params)\n",
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        return self.table.generate_rows(x)\n",)),
+    _s(id="engine-generate-api", side=SAMPLING, weight=3.0,
+       rationale="An inference engine's own request-level generate APIs (a serving manager's generate_request, "
+                 "an engine's generate_async) run the policy on one request.",
+       methods=("generate_request", "generate_async", "agenerate", "async_generate_request"), name_only=True,
+       check=_specific_api,
+       examples_match=(
+           "class Bridge:\n    async def target(self, req):\n"
+           "        return await self.manager.generate_request(req).__anext__()\n",
+           "class Bridge:\n    async def target(self, ids, params):\n"
+           "        return await self.backend.generate_async(ids, params)\n",
+       ),
+       examples_nomatch=(
+           "class Book:\n    def generate_request(self, n):\n        return {'n': n}\n\n"
+           "    def target(self, n):\n        return self.generate_request(n)\n",
+           "def target(mailer, body):\n    return mailer.send_request(body)\n",
+       )),
+    _s(id="generate-route", side=SAMPLING, weight=3.0,
+       rationale="A server handler registered on a /generate or /completions path hands requests to the engine.",
+       body=_generate_route,
+       examples_match=(
+           "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.post('/generate')\n"
+           "async def target(request):\n    return await STATE.engine.handle(await request.json())\n",
+       ),
+       examples_nomatch=(
+           "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.get('/health')\n"
+           "async def target():\n    return await STATE.engine.ping()\n",
+           "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.post('/v1/completions')\n"
+           "async def target():\n    return {'ok': True}\n",
+       )),
+    _s(id="tool-execute", side=SAMPLING, weight=2.0,
+       rationale="Executing a tool the agent called (a tool from a registry of tools, an MCP client) is an "
+                 "environment step of the rollout.",
+       calls=("mcp.*.call_tool",),
+       methods=("execute", "call_tool", "run_tool", "invoke_tool", "aexecute", "acall_tool", "execute_tool"),
+       roles=("tool",), check=_tool_call,
+       examples_match=(
+           "async def target(tools, call):\n    return await tools[call.name].execute(call.id, call.args)\n",
+           "class Agent:\n    async def target(self, name, args):\n"
+           "        return await self.mcp_client.call_tool(name, args)\n",
+       ),
+       examples_nomatch=("def target(cursor, sql):\n    return cursor.execute(sql)\n",)),
     _s(id="sglang-engine", side=SAMPLING, weight=1.5, setup=True,
        rationale="Building an SGLang engine or server sets up the inference side.",
        calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server"),
@@ -933,6 +1079,21 @@ SIGNALS: tuple[Signal, ...] = (
        check=_rollout_payload,
        examples_match=("import torch\n\ndef target(rollouts, path):\n    torch.save(rollouts, path)\n",),
        examples_nomatch=("import torch\n\ndef target(model, path):\n    torch.save(model.state_dict(), path)\n",)),
+    _s(id="kv-store-batch", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Putting batches of samples into an external key-value/transfer store (or getting them out) "
+                 "carries rollouts between the sides.",
+       calls=("mooncake.*.put*", "mooncake.*.get*", "mooncake.*.batch_put*", "mooncake.*.batch_get*"),
+       methods=("put", "get", "batch_put", "batch_get", "put_batch", "get_batch", "kv_put", "kv_get",
+                "kv_batch_put", "kv_batch_get", "mput", "mget", "put_tensor", "get_tensor"),
+       roles=("kv_store",), check=_store_payload,
+       examples_match=(
+           "class Stash:\n    def target(self, keys, batch):\n        self.kv.kv_batch_put(keys=keys, fields=batch)\n",
+           "class Stash:\n    def target(self, keys):\n        samples = self.data_store.get(keys)\n        return samples\n",
+       ),
+       examples_nomatch=(
+           "class Stash:\n    def target(self, key):\n        self.kv.put(key, 'seen')\n",
+           "class Stash:\n    def target(self, key, state_dict):\n        self.kv.put(key, state_dict)\n",
+       )),
     _s(id="pipe-transport", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
        rationale="A multiprocessing Pipe carries requests and results between processes.",
        calls=("multiprocessing.Pipe", "multiprocessing.*.Pipe", "torch.multiprocessing.Pipe"),

@@ -13,7 +13,7 @@ from .catalog import SIGNALS, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
-from .sides import SideResult, assign_sides, call_edges, caller_context
+from .sides import SideResult, assign_sides, call_edges, caller_context, rollout_scoring
 from .signals import SAMPLING, Match, Matcher
 
 
@@ -92,6 +92,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if added:
             sides = assign_sides(facts, matches, graphs)
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
+    rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     join_queue_side(facts, sides, internal, dropped)
     sem.sides = sides
     for q, fn in facts.functions.items():
