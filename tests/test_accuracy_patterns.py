@@ -101,3 +101,9 @@ def test_catalog_covers_engine_apis_routes_tools_stores_graders_and_duck_typed_e
     an external key-value store of batches, a grader by shape called from the rollout, an env
     from an unlisted library (stepped and reset), and a record's own (de)serialisation."""
     assert wrong_labels("accuracy_catalog") == []
+
+
+def test_decode_loop_is_generation_and_data_resampling_is_not():
+    """L: a forward pass in a loop that draws a token and appends it is generation; a multinomial
+    draw over data weights that the trainer calls is resampling, not acting with the policy."""
+    assert wrong_labels("accuracy_decode_loop") == []

@@ -366,6 +366,8 @@ def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if _decode_line(fn) is not None:
+        return ()  # the log-prob of each token a decoding loop draws is recorded, not recomputed
     if _has_call(fn, "log_softmax") and _has_call(fn, "gather", "take_along_dim"):
         return ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
     if _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
@@ -405,11 +407,84 @@ def _param_stream(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 _MODEL_OUT = ("logprob", "log_prob", "logps", "logp", "value", "entropy", "logit")
+_DRAWS = frozenset({"multinomial", "argmax", "sample", "gumbel_softmax", "categorical", "top_k_top_p_sampling"})
+_GROWS = frozenset({"cat", "concat", "concatenate", "hstack", "column_stack", "append", "extend"})
+
+
+def _decode_line(fn: FnFacts) -> int | None:
+    """Where the body decodes by hand: it runs the model, draws a token, and grows the very input
+    it feeds the model with (``ids = torch.cat([ids, nxt])`` before ``policy(ids)`` again).
+
+    A trainer's forward pass reads stored sequences; it never feeds its own draws back.
+    """
+    fed: set[str] = set()
+    line = None
+    for c in fn.calls:
+        if c.obj_role == "hf_model" and c.method not in ("generate",) and not c.method[:1].isupper():
+            for a in (*c.site.args, *(a for _, a in c.site.kwargs)):
+                if a.kind == "name" and isinstance(a.value, str):
+                    fed.add(a.value)
+            line = line or c.site.line
+    if not fed or not any(c.method in _DRAWS for c in fn.calls):
+        return None
+    grown = {a.target for a in fn.assigns if a.value_kind == "call" and isinstance(a.value, str)
+             and a.value.rsplit(".", 1)[-1] in _GROWS}
+    grown.update(c.site.receiver for c in fn.calls if c.method in ("append", "extend") and c.site.receiver)
+    return line if fed & grown else None
+
+
+def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A hand-written decoding loop: the model run on its own drawn tokens, one step at a time."""
+    line = _decode_line(fn)
+    return ((line, STRONG),) if line is not None else ()
+
+
+_DRAW_CONTEXT = ("logit", "softmax", "temperature", "top_p", "top_k", "vocab", "next_token", "action", "policy")
+
+
+def _draws_from_policy(fn: FnFacts) -> bool:
+    """The body's multinomial draws from a distribution the model gave (logits, softmax, a policy)."""
+    if _tok_has(fn, *_DRAW_CONTEXT) or _has_call(fn, "softmax", "log_softmax"):
+        return True
+    return any(c.obj_role == "hf_model" for c in fn.calls)
+
+
+def drop_resampling(facts: Facts, matches: dict[str, list]) -> None:
+    """``torch.multinomial`` over data weights, called by training code, is resampling (pattern L).
+
+    A draw with nothing of a policy around it (no logits, softmax, temperature, model call) is
+    acting with the policy only when the rollout calls it; when every caller holds training
+    evidence of its own, the draw picks examples, and its sampling evidence is dropped.
+    """
+    cands = {q for q, ms in matches.items()
+             if any(m.signal.id == "logits-sampling" for m in ms) and not _draws_from_policy(facts.functions[q])}
+    if not cands:
+        return
+    callers: dict[str, set[str]] = {}
+    for q, fn in facts.functions.items():
+        for c in fn.calls:
+            for t in c.targets:
+                if t in cands and t != q:
+                    callers.setdefault(t, set()).add(q)
+        for targets, _ in fn.extra:
+            for t in targets:
+                if t in cands and t != q:
+                    callers.setdefault(t, set()).add(q)
+
+    def trains(q: str) -> bool:
+        ms = matches.get(q, ())
+        own_t = sum(m.score for m in ms if m.signal.side == TRAINING)
+        return own_t >= 1.0 and not any(m.signal.side == SAMPLING and m.signal.id != "logits-sampling" for m in ms)
+
+    for q in sorted(cands):
+        cs = callers.get(q)
+        if cs and all(trains(c) for c in cs):
+            matches[q] = [m for m in matches[q] if m.signal.id != "logits-sampling"]
 
 
 def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Calling the policy/critic module itself to get log-probs, values or entropies."""
-    if not _tok_has(fn, *_MODEL_OUT):
+    if not _tok_has(fn, *_MODEL_OUT) or _decode_line(fn) is not None:
         return ()
     if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
@@ -766,6 +841,21 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "import random\n\ndef target(items):\n    return random.sample(items, 3)\n",
            "def target(sampler):\n    return sampler.sample()\n",
+       )),
+    _s(id="decode-loop", side=SAMPLING, weight=2.5,
+       rationale="A model run on its own drawn tokens step by step (forward, draw, append, forward again) is "
+                 "generation, however the draw is made.",
+       body=_decode_loop,
+       examples_match=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, ids):\n        return ids\n\n\n"
+           "def target(net: Net, ids, steps):\n    for _ in range(steps):\n"
+           "        nxt = net(ids)[:, -1].argmax(-1, keepdim=True)\n        ids = torch.cat([ids, nxt], -1)\n"
+           "    return ids\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+           "def target(net: Net, batches):\n    hits = []\n    for x, y in batches:\n"
+           "        hits.append((net(x).argmax(-1) == y).float().mean())\n    return hits\n",
        )),
     _s(id="reward-scoring", side=SAMPLING, weight=2.0,
        rationale="Scoring freshly generated completions with reward functions, reward models or verifiers is the rollout path.",

@@ -9,7 +9,7 @@ from ..index import Index
 from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
 from . import cache
-from .catalog import SIGNALS, user_signals
+from .catalog import SIGNALS, drop_resampling, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
@@ -68,6 +68,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         m = matcher.match(fn, facts)
         if m:
             matches[q] = m
+    drop_resampling(facts, matches)  # a data-weight draw under training callers picks examples (pattern L)
     sides = assign_sides(facts, matches, graphs)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
