@@ -107,3 +107,10 @@ def test_decode_loop_is_generation_and_data_resampling_is_not():
     """L: a forward pass in a loop that draws a token and appends it is generation; a multinomial
     draw over data weights that the trainer calls is resampling, not acting with the policy."""
     assert wrong_labels("accuracy_decode_loop") == []
+
+
+def test_operation_named_by_a_string_outside_the_calling_body():
+    """H: a route literal handed to a helper that builds the URL (f-string or concatenation), a
+    method-name literal handed to a ``getattr``/RPC helper, and a sender of request objects built
+    with an endpoint elsewhere."""
+    assert wrong_labels("accuracy_endpoints") == []

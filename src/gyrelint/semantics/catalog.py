@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
@@ -540,11 +541,125 @@ def _http_call(fn: FnFacts) -> bool:
     return False
 
 
+def _is_http(c: CallFact) -> bool:
+    n = c.names[0] if c.names else ""
+    return n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.", "http.client")) or \
+        (c.method in _HTTP_METHODS and c.site.receiver is not None)
+
+
+_RPC_BY_NAME = frozenset({"collective_rpc", "execute_method", "run_method", "call_method", "invoke_method",
+                          "remote_method", "call_remote"})
+
+
+def _tree_names(tree: object, out: set[str], depth: int = 0) -> None:
+    """Plain names in a value tree, through unions (``a + "/" + b``, ``x or y``)."""
+    if depth > 8 or not isinstance(tree, tuple) or not tree:
+        return
+    if tree[0] == "n" and len(tree) == 2 and isinstance(tree[1], str):
+        out.add(tree[1])
+    elif tree[0] == "u" and len(tree) == 2 and isinstance(tree[1], tuple):
+        for t in tree[1]:
+            _tree_names(t, out, depth + 1)
+
+
+def _used_names(fn: FnFacts) -> set[str]:
+    """Heads of the names the body hands to calls or assigns (what an f-string hole did not take)."""
+    used: set[str] = set()
+    for c in fn.calls:
+        used.add(c.site.func.split(".", 1)[0])
+        for a in (*c.site.args, *(a for _, a in c.site.kwargs)):
+            if a.kind in ("name", "call") and isinstance(a.value, str):
+                used.add(a.value.split(".", 1)[0])
+    for a in fn.assigns:
+        if isinstance(a.value, str):
+            used.update(tokens_of(a.value))
+    return used
+
+
+def named_by_param(fn: FnFacts, facts: Facts) -> tuple[set[str], bool]:
+    """Parameters of ``fn`` that name the operation it performs, and whether it is an HTTP request.
+
+    A parameter flows into the URL of an HTTP call (directly, through a local built by
+    concatenation, or into a hole of an f-string URL when the body uses it nowhere else), or
+    into the name of a method run by name (``getattr(obj, p)(...)``, an RPC helper's method
+    argument). A caller's literal at that parameter then names an endpoint or engine method.
+    """
+    params = [p.name for p in fn.definition.params if p.name not in ("self", "cls") and p.kind in ("pos", "kwonly")]
+    if not params:
+        return set(), False
+    out: set[str] = set()
+    http = False
+    flows = None
+    for c in fn.calls:
+        expr = c.site.expr
+        args = expr[2] if isinstance(expr, tuple) and len(expr) == 4 and expr[0] == "c" else ()
+        if c.method == "getattr" and len(args) >= 2:
+            _tree_names(args[1], out)
+        elif c.method in _RPC_BY_NAME and args:
+            _tree_names(args[0], out)
+        elif _is_http(c) and (c.site.args or any(k == "url" for k, _ in c.site.kwargs)):
+            first = c.site.args[0] if c.site.args else next(a for k, a in c.site.kwargs if k == "url")
+            if args:
+                tree = args[0]
+            else:
+                kws = expr[3] if isinstance(expr, tuple) and len(expr) == 4 else ()
+                tree = next((v for k, v in kws if k == "url"), None)
+            names: set[str] = set()
+            _tree_names(tree, names)
+            if first.kind == "name" and isinstance(first.value, str) and "." not in first.value:
+                if flows is None:
+                    ctx = facts.contexts.get(fn.module)
+                    scope = fn.definition.qualname
+                    flows = [f for f in ctx.s.flows if f.scope == scope and f.op == "="] if ctx is not None else []
+                for f in flows:
+                    if f.target == ("n", first.value):
+                        _tree_names(f.value, names)
+            if tree == ("k", ""):  # an f-string (its value tree keeps no holes): what fills them is unseen
+                used = _used_names(fn)
+                names.update(p for p in params if p not in used)
+            hit = names & set(params)
+            if hit:
+                out |= hit
+                http = True
+    return out & set(params), http
+
+
+def _literal_operands(fn: FnFacts, facts: Facts) -> Iterable[tuple[str, int, bool]]:
+    """String literals this body hands to a repo helper at a parameter that names the operation."""
+    for c in fn.calls:
+        if not c.targets or c.kind != EXACT:
+            continue
+        lits = [(i, a.value) for i, a in enumerate(c.site.args) if a.kind == "lit" and isinstance(a.value, str)]
+        kw = [(k, a.value) for k, a in c.site.kwargs if a.kind == "lit" and isinstance(a.value, str)]
+        if not lits and not kw:
+            continue
+        for t in c.targets:
+            callee = facts.functions.get(t)
+            if callee is None or t == fn.qualname:
+                continue
+            named, http = named_by_param(callee, facts)
+            if not named:
+                continue
+            pos = [p.name for p in callee.definition.params if p.kind == "pos"]
+            if pos and pos[0] in ("self", "cls") and callee.cls:
+                pos = pos[1:]
+            for i, v in lits:
+                if i < len(pos) and pos[i] in named:
+                    yield v, c.site.line, http
+            for k, v in kw:
+                if k in named:
+                    yield v, c.site.line, http
+
+
 def _endpoint(rx: re.Pattern[str]):
     def body(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         for value, line in fn.literals():
             if "/" in value and rx.search(value):
                 return ((line, STRONG if _http_call(fn) else MEDIUM),)
+        # the operation named here, performed by a helper (pattern H)
+        for value, line, http in _literal_operands(fn, facts):
+            if len(value) < 80 and rx.search("/" + value.lstrip("/")):
+                return ((line, STRONG if http else MEDIUM),)
         return ()
 
     return body
@@ -1218,8 +1333,15 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "import requests\n\ndef target(url, path):\n"
            "    return requests.post(f'{url}/update_weights_from_disk', json={'model_path': path})\n",
+           # the route named by the caller, the URL built by a helper
+           "import requests\n\nclass Link:\n    def _send(self, route, body):\n"
+           "        return requests.post(f'{self.base}/{route}', json=body)\n\n"
+           "    def target(self, meta):\n        return self._send('update_weights_from_tensor', meta)\n",
        ),
-       examples_nomatch=("import requests\n\ndef target(url):\n    return requests.post(f'{url}/flush_cache')\n",)),
+       examples_nomatch=("import requests\n\ndef target(url):\n    return requests.post(f'{url}/flush_cache')\n",
+                         "import requests\n\nclass Link:\n    def _send(self, route, body):\n"
+                         "        return requests.post(f'{self.base}/{route}', json=body)\n\n"
+                         "    def target(self):\n        return self._send('flush_cache', {})\n")),
     _s(id="collective-rpc", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
        rationale="vLLM collective_rpc runs a method on every worker, the usual path into the engine's weights.",
        calls=("vllm.*.collective_rpc",), methods=("collective_rpc",), roles=("llm_engine",), name_only=True,
