@@ -114,3 +114,9 @@ def test_operation_named_by_a_string_outside_the_calling_body():
     method-name literal handed to a ``getattr``/RPC helper, and a sender of request objects built
     with an endpoint elsewhere."""
     assert wrong_labels("accuracy_endpoints") == []
+
+
+def test_registry_dispatch_reaches_rollout_side_checkers_worlds_and_tools():
+    """Q: classes collected by ``__subclasses__()``, a registering decorator and a ``{name: Cls}``
+    literal, looked up by a string and called inside the rollout: their methods are rollout-side."""
+    assert wrong_labels("accuracy_registry") == []

@@ -777,10 +777,27 @@ def grader_shaped(fn: FnFacts) -> bool:
         returned.update(tokens_of(r))
     if returned & (_SCORE_WORDS | {"scores", "rewards"}):
         return True  # ``return score``
+    if any(r in ("float()", "int()", "bool()") for r in fn.definition.returned):
+        return True  # ``return float(a == b)``
     # ``return 1.0 if ok else 0.0``, ``return len(a & b) / len(b)``: an expression, said to score or doing
     # arithmetic (an f-string or a joined text is an expression too)
     return "<expr>" in fn.definition.returned and bool(
         _SCORE_WORDS & set(tokens_of(fn.definition.name)) or fn.called() & {"float", "int", "len", "sum", "mean"})
+
+
+_ACTS = frozenset({"step", "reset"})
+_RUNS_TOOL = frozenset({"execute", "aexecute", "call_tool", "run_tool", "execute_tool", "invoke_tool"})
+
+
+def rollout_interface(fn: FnFacts, facts: Facts) -> bool:
+    """A method the rollout drives an environment or a tool through: ``step``/``reset`` of a class
+    that has both (an environment by duck typing), or a tool's ``execute``/``call_tool``."""
+    if fn.cls is None:
+        return False
+    name = fn.definition.name
+    if name in _ACTS:
+        return facts.class_role(fn.cls) == "env"
+    return name in _RUNS_TOOL
 
 
 # ---------------------------------------------------------------- the catalog
