@@ -541,10 +541,19 @@ def _http_call(fn: FnFacts) -> bool:
     return False
 
 
+_HTTP_CLIENTS = ("session", "client", "http", "requests", "httpx", "aiohttp", "conn")
+
+
 def _is_http(c: CallFact) -> bool:
+    """An HTTP request: a client library's call, or a verb on a receiver that looks like a client
+    (``self.phases.get(name)`` on a dict is no request)."""
     n = c.names[0] if c.names else ""
-    return n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.", "http.client")) or \
-        (c.method in _HTTP_METHODS and c.site.receiver is not None)
+    if n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.", "http.client")):
+        return True
+    if c.method not in _HTTP_METHODS or c.site.receiver is None or c.names:
+        return False
+    recv = c.site.receiver.lower()
+    return c.method not in ("get", "_get", "put") or any(w in recv for w in _HTTP_CLIENTS)
 
 
 _RPC_BY_NAME = frozenset({"collective_rpc", "execute_method", "run_method", "call_method", "invoke_method",
@@ -906,6 +915,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "import requests\n\ndef target(url):\n    return requests.get(f'{url}/health')\n",
            "def target(path):\n    return open('/tmp/generated.txt').read()\n",
+           # a phase name handed to a dict lookup, not a route handed to an HTTP helper
+           "class Record:\n    def _total(self, phase):\n        return sum(self.phases.get(phase, []))\n\n"
+           "    def target(self):\n        return self._total('generate')\n",
        )),
     _s(id="openai-completions", side=SAMPLING, weight=2.5,
        rationale="An OpenAI-compatible chat/completions call samples from a served policy (agent rollouts).",
