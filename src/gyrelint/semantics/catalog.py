@@ -367,13 +367,14 @@ def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if _decode_line(fn) is not None:
-        return ()  # the log-prob of each token a decoding loop draws is recorded, not recomputed
     if _has_call(fn, "log_softmax") and _has_call(fn, "gather", "take_along_dim"):
-        return ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
-    if _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
-        return ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
-    return ()
+        out = ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
+    elif _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
+        out = ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
+    else:
+        return ()
+    # the log-prob of each token a decoding loop draws is recorded there, not recomputed for a loss
+    return () if _decode_line(fn) is not None else out
 
 
 def _trainer_hook(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -485,13 +486,13 @@ def drop_resampling(facts: Facts, matches: dict[str, list]) -> None:
 
 def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Calling the policy/critic module itself to get log-probs, values or entropies."""
-    if not _tok_has(fn, *_MODEL_OUT) or _decode_line(fn) is not None:
+    if not _tok_has(fn, *_MODEL_OUT):
         return ()
     if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",):
-            return ((c.site.line, MEDIUM),)
+            return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
     return ()
 
 
@@ -585,7 +586,7 @@ def _used_names(fn: FnFacts) -> set[str]:
     return used
 
 
-def named_by_param(fn: FnFacts, facts: Facts) -> tuple[set[str], bool]:
+def named_by_param(fn: FnFacts, facts: Facts) -> tuple[frozenset[str], bool]:
     """Parameters of ``fn`` that name the operation it performs, and whether it is an HTTP request.
 
     A parameter flows into the URL of an HTTP call (directly, through a local built by
@@ -593,9 +594,18 @@ def named_by_param(fn: FnFacts, facts: Facts) -> tuple[set[str], bool]:
     into the name of a method run by name (``getattr(obj, p)(...)``, an RPC helper's method
     argument). A caller's literal at that parameter then names an endpoint or engine method.
     """
+    if fn._named is None:
+        fn._named = _named_by_param(fn, facts)
+    return fn._named
+
+
+_NAMING_CALLS = frozenset(_HTTP_METHODS | _RPC_BY_NAME | {"getattr"})
+
+
+def _named_by_param(fn: FnFacts, facts: Facts) -> tuple[frozenset[str], bool]:
     params = [p.name for p in fn.definition.params if p.name not in ("self", "cls") and p.kind in ("pos", "kwonly")]
-    if not params:
-        return set(), False
+    if not params or not fn.called() & _NAMING_CALLS:
+        return frozenset(), False
     out: set[str] = set()
     http = False
     flows = None
@@ -630,7 +640,7 @@ def named_by_param(fn: FnFacts, facts: Facts) -> tuple[set[str], bool]:
             if hit:
                 out |= hit
                 http = True
-    return out & set(params), http
+    return frozenset(out & set(params)), http
 
 
 def _literal_operands(fn: FnFacts, facts: Facts) -> Iterable[tuple[str, int, bool]]:

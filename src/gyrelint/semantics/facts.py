@@ -166,6 +166,7 @@ class FnFacts:
     _token_text: str | None = None
     _called: frozenset[str] | None = None
     _literals: list[tuple[str, int]] | None = None
+    _named: tuple[frozenset[str], bool] | None = None  # catalog.named_by_param, memoised
 
     @property
     def line(self) -> int:
