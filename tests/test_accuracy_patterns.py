@@ -120,3 +120,9 @@ def test_registry_dispatch_reaches_rollout_side_checkers_worlds_and_tools():
     """Q: classes collected by ``__subclasses__()``, a registering decorator and a ``{name: Cls}``
     literal, looked up by a string and called inside the rollout: their methods are rollout-side."""
     assert wrong_labels("accuracy_registry") == []
+
+
+def test_training_maths_without_the_usual_words():
+    """G (rest): masked token whitening, per-token log-probs from an unreduced cross-entropy, and a
+    hand-written parameter update from the gradients; a plain feature scaling stays neutral."""
+    assert wrong_labels("accuracy_math_rest") == []

@@ -377,6 +377,35 @@ def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return () if _decode_line(fn) is not None else out
 
 
+def _masked_whiten(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Whitening per-token values under a response mask: ``(x - mean) * rsqrt(var + eps)`` with masked statistics.
+
+    The mask parameter is what makes it token-level RL maths: a normalisation layer (RMSNorm) or a
+    feature scaler takes none.
+    """
+    if not any("mask" in p.lower() for p in fn.params):
+        return ()
+    if _has_call(fn, "rsqrt"):
+        return ((_lines_of(fn, lambda c: c.method == "rsqrt"), MEDIUM),)
+    if _has_call(fn, "std", "var") and _has_call(fn, "mean", "sum") and _tok_has(fn, "whiten", "norm", "shift"):
+        return ((_lines_of(fn, lambda c: c.method in ("std", "var")), MEDIUM),)
+    return ()
+
+
+_IN_PLACE_UPDATE = frozenset({"add_", "sub_", "addcdiv_", "addcmul_", "_foreach_add_", "_foreach_sub_",
+                              "_foreach_addcdiv_", "lerp_"})
+
+
+def _manual_step(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A parameter update written by hand: reads ``.grad`` and updates tensors in place (``p.add_(p.grad, alpha=-lr)``)."""
+    if not any(a.attr == "grad" and a.mode == "read" for a in fn.attrs):
+        return ()
+    for c in fn.calls:
+        if c.method in _IN_PLACE_UPDATE:
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
 def _trainer_hook(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if fn.cls is None or fn.definition.name not in ("compute_loss", "training_step"):
         return ()
@@ -1190,6 +1219,25 @@ SIGNALS: tuple[Signal, ...] = (
            "    loss = torch.max((values - returns) ** 2, (values_clipped - returns) ** 2)\n    return 0.5 * loss.mean()\n",
        ),
        examples_nomatch=("def target(values, x):\n    return max(values) + x\n",)),
+    _s(id="masked-whiten", side=TRAINING, weight=2.0,
+       rationale="Whitening per-token values (advantages, rewards) under a response mask is trainer-side RL maths.",
+       body=_masked_whiten,
+       examples_match=(
+           "import torch\n\ndef target(values, mask, eps=1e-8):\n    mu = (values * mask).sum() / mask.sum()\n"
+           "    var = (((values - mu) ** 2) * mask).sum() / mask.sum()\n    return (values - mu) * torch.rsqrt(var + eps)\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\ndef target(hidden, eps=1e-6):\n    var = hidden.pow(2).mean(-1, keepdim=True)\n"
+           "    return hidden * torch.rsqrt(var + eps)\n",
+       )),
+    _s(id="manual-optimizer-step", side=TRAINING, weight=3.0,
+       rationale="Updating parameters in place from their .grad is an optimizer step written by hand.",
+       body=_manual_step,
+       examples_match=(
+           "import torch\n\ndef target(params, lr):\n    with torch.no_grad():\n        for p in params:\n"
+           "            p.add_(p.grad, alpha=-lr)\n",
+       ),
+       examples_nomatch=("def target(total, x):\n    total.add_(x)\n    return total\n",)),
     _s(id="token-logprobs", side=TRAINING, weight=1.2,
        rationale="log_softmax + gather over logits recomputes per-token log-probs for the loss.",
        body=_token_logprobs,
