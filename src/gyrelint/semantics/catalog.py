@@ -701,7 +701,10 @@ def _literal_operands(fn: FnFacts, facts: Facts) -> Iterable[tuple[str, int, boo
 
 def _endpoint(rx: re.Pattern[str]):
     def body(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-        for value, line in fn.literals():
+        lits = fn.literals()
+        if not lits:
+            return ()  # no string here: neither a URL nor a name handed to a helper
+        for value, line in lits:
             if "/" in value and rx.search(value):
                 return ((line, STRONG if _http_call(fn) else MEDIUM),)
         # the operation named here, performed by a helper (pattern H)
