@@ -570,6 +570,8 @@ class Resolver:
             return out
         if tag == "i:" or tag == "c:":
             cq = v[2:]
+            if tag == "c:" and attr == "__subclasses__":
+                return {f"sbc:{cq}"}  # a registry built from a base's subclasses (pattern Q)
             out = self.class_attr(cq, attr, cq if tag == "i:" else None)
             if not out and attr in ("remote", "options"):
                 return {f"{'rem' if attr == 'remote' else 'opt'}:{v}"}
@@ -725,7 +727,18 @@ class Resolver:
             return [], (set(self.eval(mod, scope, e[2][0])) if e[2] else set())
         if tag == "cm:":
             return self._call_container(mod, scope, v[3:], e)
+        if tag == "sbc:":
+            return [], self._subclasses(v[4:])
         return [], set()
+
+    def _subclasses(self, cq: str) -> set[str]:
+        """``Base.__subclasses__()``: a list of the repo classes below ``Base`` (at any depth: registries
+        that walk the tree and those that take one level are both after the concrete classes)."""
+        cid = f"{cq}.<subclasses>"
+        if cid not in self.ckeys:
+            subs = {f"c:{c}" for c in sorted(self.classes) if c != cq and cq in self.mro(c)}
+            self._write(cid, "*", subs)
+        return {f"l:{cid}"}
 
     def _call_builtin(self, mod: str, scope: str, name: str, e: tuple, bind: bool) -> tuple[list, set[str]]:
         targets: list[tuple[str, str]] = [(f"<builtin>.{name}", "call")]

@@ -77,6 +77,12 @@ _ROLE_NAMES: tuple[tuple[str, re.Pattern[str], re.Pattern[str] | None], ...] = (
                            r"nccl_group|nccl_comm|comm_group)$"), None),
     ("hf_model", re.compile(r"(^|_)(model|policy|actor|policy_model|actor_model|unwrapped_model|lm|module)$"), None),
     ("tokenizer", re.compile(r"(^|_)(tokenizer|processor|processing_class)$"), None),
+    # an agent's tools (a registry of them, an MCP client) and an external key-value store of batches
+    ("tool", re.compile(r"(^|_)(tool|tools|toolbox|toolset|tool_map|tools_map|tool_registry|tool_client|"
+                        r"tools_client|mcp_client|tool_server|tool_manager|tool_executor)$"), None),
+    ("kv_store", re.compile(r"(^|_)(kv|kvstore|kv_store|kv_client|store_client|data_store|transfer_store|"
+                            r"object_store|storage_client|batch_store|sample_store|rollout_store)$"),
+     re.compile(r"(^|_)store$")),
 )
 
 # A repo class whose methods look like one of these interfaces plays that role.
@@ -159,6 +165,7 @@ class FnFacts:
     _token_text: str | None = None
     _called: frozenset[str] | None = None
     _literals: list[tuple[str, int]] | None = None
+    _named: tuple[frozenset[str], bool] | None = None  # catalog.named_by_param, memoised
 
     @property
     def line(self) -> int:
@@ -468,7 +475,35 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
                         cf.appended.add(rec[5:])
     if resolved:
         _merge_resolved(facts, graphs)
+    duck_typed_envs(facts)
     return facts
+
+
+_NOT_ENV_ROLES = frozenset({"optimizer", "scheduler", "scaler", "ds_engine", "accelerator", "hf_model", "llm_engine",
+                            "queue", "dist_sampler", "tokenizer"})
+
+
+def duck_typed_envs(facts: Facts) -> None:
+    """An object that is both stepped with an action and reset is an environment, whatever its library.
+
+    The env role from types covers a few libraries and from names only receivers called
+    ``env``; a world from any other library (``self.world.step(action)`` next to
+    ``self.world.reset()`` in the same class or function) is found by what is done to it.
+    Objects already typed as optimizers, schedulers, models or engines keep their role.
+    """
+    groups: dict[tuple[str, str], list[CallFact]] = {}
+    for fn in facts.functions.values():
+        for c in fn.calls:
+            if c.method not in ("step", "reset") or not c.site.receiver or c.role in _NOT_ENV_ROLES:
+                continue
+            rec = c.site.receiver
+            owner = fn.cls if rec.startswith("self.") and fn.cls else fn.qualname
+            groups.setdefault((owner, rec), []).append(c)
+    for cs in groups.values():
+        if any(c.method == "reset" for c in cs) and any(c.method == "step" and (c.site.args or c.site.kwargs)
+                                                         for c in cs):
+            for c in cs:
+                c.role, c.role_strength = "env", STRONG
 
 
 def _call_fact(site: CallSite, fn: FnFacts, facts: Facts, interesting: frozenset[str] | None = None) -> CallFact:
