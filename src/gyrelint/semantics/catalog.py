@@ -656,9 +656,9 @@ def _named_by_param(fn: FnFacts, facts: Facts) -> tuple[frozenset[str], bool]:
             _tree_names(tree, names)
             if first.kind == "name" and isinstance(first.value, str) and "." not in first.value:
                 if flows is None:
-                    ctx = facts.contexts.get(fn.module)
+                    summary = facts.summaries.get(fn.module)
                     scope = fn.definition.qualname
-                    flows = [f for f in ctx.s.flows if f.scope == scope and f.op == "="] if ctx is not None else []
+                    flows = [f for f in summary.flows if f.scope == scope and f.op == "="] if summary is not None else []
                 for f in flows:
                     if f.target == ("n", first.value):
                         _tree_names(f.value, names)
@@ -745,11 +745,11 @@ def _generate_route(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     if not fn.calls:
         return ()  # answers from its own body (health, version): serves no generation
-    ctx = facts.contexts.get(fn.module)
-    if ctx is None:
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
         return ()
     lo = fn.line - 8 - len(fn.definition.decorators)
-    for c in ctx.s.calls:
+    for c in summary.calls:
         if lo <= c.line < fn.line and c.func.rsplit(".", 1)[-1] in _ROUTE_VERBS:
             for a in c.args:
                 if a.kind == "lit" and isinstance(a.value, str) and _GEN_ENDPOINT.search(a.value):

@@ -242,6 +242,7 @@ class Facts:
     symbols: SymbolTable | None = None  # what names mean: the one symbol table of the graphs stage
     methods_by_name: dict[str, list[str]] = field(default_factory=dict)
     contexts: dict[str, str] = field(default_factory=dict)  # module -> file, every module of the index
+    summaries: dict[str, FileSummary] = field(default_factory=dict)  # module -> its summary (flows, calls)
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
@@ -390,6 +391,7 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
     # pass 1: functions and classes
     for s in index.summaries.values():
         facts.contexts[s.module] = s.path
+        facts.summaries[s.module] = s
         by_scope: dict[str, FnFacts] = {}
         for f in s.functions:
             q = f"{s.module}.{f.qualname}"
