@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import analysis_cache
 from .analysis import Analysis
+from .compare import DiffReport, compare  # noqa: F401 - `gyrelint diff`'s comparison is part of the API
 from .index import Index, Progress, build_index
 from .model import Diagnostic, Stats
 from .repo import RepoFiles, discover
