@@ -228,3 +228,20 @@ def test_analyze_reuses_the_last_analysis_when_summaries_are_unchanged(repo: Pat
     monkeypatch.setattr(api, "build_index", lambda *a, **k: ran.append(1) or real(*a, **k))
     analyze(repo, settings)
     assert ran == [1]
+
+
+def test_counters_are_stored_with_the_analysis(repo: Path, tmp_path: Path) -> None:
+    """The counters are part of the analysis: a warm run has them without reading any file summary
+    (the text report computed them from every summary on each run before)."""
+    from gyrelint.render.text import render_text
+
+    (repo / "loop" / "main.py").write_text(LOOP.replace(
+        "        t.update(", "        print(f\"global_step={_} num_samples_generated=4\")\n        t.update("))
+    cold = analyze(repo, _settings(tmp_path))
+    assert cold.counters.found["step"] and cold.counters.found["sampled"]
+    warm = analyze(repo, _settings(tmp_path))
+    assert warm.stats.cached == 2 and warm.counters == cold.counters
+    assert isinstance(warm.index.summaries, analysis_cache.LazySummaries)
+    text = render_text(warm)
+    assert "training steps: 'global_step=" in text
+    assert warm.index.summaries._loaded == {}

@@ -95,6 +95,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     from .entrypoints import find_entry_points
     from .graphs import build_graphs
     from .semantics import tag
+    from .semantics.counters import logged_counters
     from .topology import analyze_topology
 
     entries, entry_diags = find_entry_points(index, settings)
@@ -118,6 +119,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         topology=topology,
         diagnostics=diagnostics,
         stats=index.stats,
+        counters=logged_counters(index),
     )
     if run_rules:
         from .rules import run_rules as _run

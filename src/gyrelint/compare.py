@@ -5,7 +5,7 @@ Pure functions over two :class:`~gyrelint.analysis.Analysis` records; exporting 
 (``gitrev``) and rendering the report (``render.diff``) live elsewhere. A loop regresses when a
 chain is no longer reached, when the weight-sync path stops passing through a weight-sync step,
 or when a weight-sync step the loop relied on loses its call: the push itself disappeared (the
-function is no longer a weight-sync step) or every caller that reached it dropped the call.
+function is no longer a weight-sync step) or a caller that reached it calls it at fewer places.
 """
 
 from __future__ import annotations
@@ -79,22 +79,23 @@ def _is_sync(f: FunctionReport | None) -> bool:
     return f is not None and f.side == Side.HANDOFF and f.handoff_kind == HandoffKind.WEIGHT_SYNC
 
 
-def _callers(a: Analysis, q: str) -> dict[str, int]:
-    """Functions that call ``q`` in ``a``'s call graph, each with the line of its first call."""
+def _callers(a: Analysis, q: str) -> dict[str, list[int]]:
+    """Functions that call ``q`` by an exact edge of ``a``'s call graph, each with its call lines."""
     g = a.graphs.calls
     if q not in g:
         return {}
-    return {u: min(d.get("lines") or [0]) for u, d in g.pred[q].items() if u in a.functions}
+    return {u: sorted(d.get("lines") or [0]) for u, d in g.pred[q].items()
+            if u in a.functions and d.get("kind") != "weak"}
 
 
 def lost_syncs(base: Analysis, head: Analysis) -> list[Finding]:
     """GYR003 at each function of ``head`` where a weight-sync step of ``base`` lost its call.
 
     A reached weight-sync step of the base is lost when, in the head, the function is gone or no
-    longer a weight-sync step (its push was removed: the finding is at the function), or it is
-    still one but no entry point reaches it because its callers dropped the call (the finding is
-    at each caller that called it in the base and no longer does). A push that moved (the head
-    reaches a weight-sync step the base did not have) is a change, not a loss."""
+    longer a weight-sync step (its push was removed: the finding is at the function), or when a
+    reached caller calls it at fewer places than before (a call replaced or deleted: the finding
+    is at the caller). A push that moved (the head reaches a weight-sync step the base did not
+    have) is a change, not a loss."""
     from .rules.gyr003_loop_not_online import RULE
 
     rule = RULE()
@@ -111,17 +112,21 @@ def lost_syncs(base: Analysis, head: Analysis) -> list[Finding]:
             what = "no longer pushes weights" if new is not None else "was removed"
             out.append(rule.finding(f"{q} {what}: it was a weight-sync step of the online loop, so the sampler "
                                     f"never receives new weights", where, f"lost\0{q}", [where, *ev]))
-        elif not new.reached:
-            now = _callers(head, q)
-            for caller, line in sorted(_callers(base, q).items()):
-                f = head.functions.get(caller)
-                if caller in now or f is None or not base.functions[caller].reached:
-                    continue
-                where = Location(f.file, max(f.line, 1), caller)
-                ev = [where, Location(base.functions[caller].file, max(line, 1), f"in the base: calls {q}"),
-                      Location(new.file, max(new.line, 1), f"weight sync no entry point reaches now: {q}")]
-                out.append(rule.finding(f"{caller} no longer calls the weight sync {q}: the sampler never receives "
-                                        f"new weights", where, f"dropped\0{caller}\0{q}", ev))
+            continue
+        now = _callers(head, q)
+        for caller, lines in sorted(_callers(base, q).items()):
+            f, kept = head.functions.get(caller), len(now.get(caller, ()))
+            if f is None or kept >= len(lines) or not base.functions[caller].reached:
+                continue
+            where = Location(f.file, max(f.line, 1), caller)
+            ev = [where, *(Location(base.functions[caller].file, max(ln, 1), f"in the base: calls {q}")
+                           for ln in lines),
+                  Location(new.file, max(new.line, 1), f"weight sync: {q}")]
+            msg = (f"{caller} no longer calls the weight sync {q}: the sampler never receives new weights from it"
+                   if not kept else
+                   f"{caller} calls the weight sync {q} at {kept} places instead of {len(lines)}: where the call "
+                   f"was removed, the sampler never receives the new weights")
+            out.append(rule.finding(msg, where, f"dropped\0{caller}\0{q}", ev))
     return out
 
 
