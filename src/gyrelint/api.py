@@ -129,3 +129,81 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     if fp is not None:
         analysis_cache.store(settings, fp.key, result, fp)
     return result
+
+
+def analyze_graphs(path: str | Path, settings: Settings | None = None, *, progress: Progress | None = None,
+                   **overrides) -> Analysis:
+    """The pipeline up to the call and import graphs (what ``gyrelint graph`` prints): an
+    ``Analysis`` whose index, entry points and graphs are filled and whose later stages are
+    empty. A whole analysis of the same inputs in the cache answers too (``analyze`` then
+    ``graph`` parses nothing twice); otherwise the partial result is cached under its own key."""
+    start = time.perf_counter()
+    root, settings, diags = load(path, settings, **overrides)
+    files = discover_python(root, path, settings)
+    fp = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
+    if fp is not None:
+        whole = analysis_cache.fingerprint_as(fp, files, settings, True)
+        hit = analysis_cache.load(settings, whole.key, root) or analysis_cache.find(settings, root, files, fp)
+        if hit is not None:
+            hit.given_root = str(path)
+            hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
+                              seconds=round(time.perf_counter() - start, 3))
+            return hit
+    index = build_index(root, settings, progress, files=files, keys=fp.file_keys if fp is not None else None)
+    from .entrypoints import find_entry_points
+    from .graphs import build_graphs
+    from .model import Handoff, Topology
+
+    entries, entry_diags = find_entry_points(index, settings)
+    graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None)
+    result = Analysis(root=root, given_root=str(path), settings=settings, index=index, entry_points=entries,
+                      graphs=graphs, functions={}, modules=[], boundary_modules=[], handoff=Handoff(),
+                      topology=Topology(), diagnostics=list(diags) + list(index.diagnostics) + list(entry_diags),
+                      stats=index.stats)
+    result.stats.seconds = round(time.perf_counter() - start, 3)
+    if fp is not None:
+        analysis_cache.store(settings, fp.key, result, fp)
+    return result
+
+
+def graph_roots(a: Analysis, entries: tuple[str, ...] | list[str]) -> list[str]:
+    """The module nodes of ``--entry`` files (a path, relative to the working folder or the repo
+    root, or a dotted module); an InputError names one that is not a module of the repo."""
+    by_path = dict(a.index.files.modules)
+    mods = set(by_path.values())
+    roots = []
+    for e in entries:
+        p = Path(e)
+        try:
+            rel = (p if p.is_absolute() else Path.cwd() / p).resolve().relative_to(a.index.root).as_posix()
+        except ValueError:
+            rel = None
+        found = by_path.get(rel or "") or by_path.get(e) or (e if e in mods else None)
+        if found is None:
+            from .escape import term
+
+            raise InputError(f"--entry {term(e)}: not a Python file or module of {term(a.index.root)}; "
+                             "pass a .py file inside PATH")
+        roots.append(found)
+    return roots
+
+
+def graph_selection(a: Analysis, entries: tuple[str, ...] | list[str], *, imports: bool) -> set[str] | None:
+    """The graph nodes ``--entry`` keeps: what the entry modules reach by calls (and, with
+    ``imports``, every module they import transitively); None (everything) without entries."""
+    if not entries:
+        return None
+    from .graphs.reach import reachable
+
+    roots = graph_roots(a, entries)
+    nodes = reachable(a.graphs, roots)
+    if imports:
+        g, seen, stack = a.graphs.imports, set(), list(roots)
+        while stack:
+            n = stack.pop()
+            if n in seen or n not in g:
+                continue
+            seen.add(n)
+            stack.extend(g.adj[n])
+        nodes |= seen
+    return nodes
