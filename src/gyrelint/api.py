@@ -8,7 +8,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import analysis_cache
 from .analysis import Analysis
@@ -17,6 +19,9 @@ from .index import Index, Progress, build_index
 from .model import Diagnostic, Stats
 from .repo import RepoFiles, discover
 from .settings import Settings, SettingsError, read_settings
+
+if TYPE_CHECKING:
+    from .baseline import OldFindings
 
 
 class InputError(Exception):
@@ -207,3 +212,36 @@ def graph_selection(a: Analysis, entries: tuple[str, ...] | list[str], *, import
             stack.extend(g.adj[n])
         nodes |= seen
     return nodes
+
+
+def head_findings(path: str | Path, *, warn: Callable[[str], None], progress: Progress | None = None,
+                  extra_entries: list[str] | None = None, **overrides) -> OldFindings | None:
+    """The findings of the last commit, for ``check --new-only``: ``HEAD`` exported with ``git
+    archive`` to a temporary folder and analyzed there with the same options (the user's checkout,
+    index and hooks are never touched; the whole-run cache, keyed by content, makes it cheap after
+    the first commit). None outside a git repository or before the first commit, and when HEAD's
+    own input is bad (a broken config the change fixes): then every finding is new, and ``warn``
+    gets one line saying why."""
+    import os
+    import tempfile
+
+    from .baseline import OldFindings
+    from .gitrev import GitError, export, repo_prefix, resolve
+
+    try:
+        top, prefix = repo_prefix(Path(path).resolve())
+        sha = resolve(top, "HEAD")
+    except (GitError, OSError):
+        return None
+    with tempfile.TemporaryDirectory(prefix="gyrelint-head-") as tmp:
+        try:
+            head_dir = export(top, sha, prefix, Path(tmp) / "head")
+        except GitError as exc:
+            raise InputError(f"cannot read HEAD of {top}: {exc}; pass --baseline FILE or --all") from None
+        try:
+            analysis = analyze(str(head_dir), progress=progress, extra_entries=extra_entries, **overrides)
+        except (InputError, SettingsError) as exc:
+            reason = str(exc).replace(f"{head_dir}{os.sep}", f"HEAD:{prefix}/" if prefix else "HEAD:")
+            warn(f"cannot analyze the last commit ({reason}); every finding counts as new")
+            return None
+    return OldFindings.of(analysis.findings, "in HEAD")
