@@ -208,3 +208,32 @@ def test_demo_unchanged_or_harmless_edit_is_no_regression(demo_repo: Path, tmp_p
     _edit(demo_repo / "minirl" / "trainer.py", '"""Send a copy of the weights', '"""Send the weights')
     code, data = _diff(demo_repo, tmp_path / "cache")
     assert code == 0 and data["regressed"] is False and data["weight_sync"]["lost"] == []
+
+
+def _with_calls(a, *edges: tuple[str, str, list[int]]):
+    for u, v, lines in edges:
+        a.graphs.calls.add_edge(u, v, kind="exact", via="call", lines=lines)
+    return a
+
+
+def test_compare_weight_sync_calls_removed_fewer_places_and_orphaned():
+    def loop(fit_lines: list[int], with_fit: bool = True, push_reached: bool = True):
+        fns = [fn("p.gen.rollout", Side.SAMPLING), fn("p.train.step", Side.TRAINING),
+               fn("p.sync.push", Side.HANDOFF, kind="weight_sync", reached=push_reached)]
+        if with_fit:
+            fns.append(fn("p.train.fit", Side.DRIVER))
+        a = make_analysis(fns, handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.sync.push"]))
+        return _with_calls(a, *([("p.train.fit", "p.sync.push", fit_lines)] if fit_lines else []))
+
+    base = loop([10, 40])
+    r = compare(base, loop([10]), "b", "h")
+    assert r.regressed and r.weight_sync == "broken" and r.online_after is False
+    assert [(f.rule, f.file) for f in r.sync_lost] == [("GYR003", "p/train.py")]
+    assert "at 1 place instead of 2" in r.sync_lost[0].message
+    gone = compare(base, loop([], with_fit=False, push_reached=False), "b", "h")
+    assert gone.regressed and "p.sync.push is no longer reached: p.train.fit" in gone.sync_lost[0].message
+    # the call moved to another line, or a second sync step took over: no loss
+    assert not compare(base, loop([12, 44]), "b", "h").sync_lost
+    moved = loop([10])
+    moved.functions["p.sync.stream"] = fn("p.sync.stream", Side.HANDOFF, kind="weight_sync")
+    assert not compare(base, moved, "b", "h").regressed

@@ -116,7 +116,14 @@ def lost_syncs(base: Analysis, head: Analysis) -> list[Finding]:
         now = _callers(head, q)
         for caller, lines in sorted(_callers(base, q).items()):
             f, kept = head.functions.get(caller), len(now.get(caller, ()))
-            if f is None or kept >= len(lines) or not base.functions[caller].reached:
+            if kept >= len(lines) or not base.functions[caller].reached:
+                continue
+            if f is None:  # the caller itself was deleted: a loss only when nothing else reaches the sync
+                if not new.reached:
+                    where = Location(new.file, max(new.line, 1), q)
+                    out.append(rule.finding(f"{q} is no longer reached: {caller}, which called it, was removed, so "
+                                            f"the sampler never receives new weights", where,
+                                            f"orphan\0{caller}\0{q}", [where]))
                 continue
             where = Location(f.file, max(f.line, 1), caller)
             ev = [where, *(Location(base.functions[caller].file, max(ln, 1), f"in the base: calls {q}")
@@ -124,7 +131,7 @@ def lost_syncs(base: Analysis, head: Analysis) -> list[Finding]:
                   Location(new.file, max(new.line, 1), f"weight sync: {q}")]
             msg = (f"{caller} no longer calls the weight sync {q}: the sampler never receives new weights from it"
                    if not kept else
-                   f"{caller} calls the weight sync {q} at {kept} places instead of {len(lines)}: where the call "
+                   f"{caller} calls the weight sync {q} at {kept} place{'s' if kept != 1 else ''} instead of {len(lines)}: where the call "
                    f"was removed, the sampler never receives the new weights")
             out.append(rule.finding(msg, where, f"dropped\0{caller}\0{q}", ev))
     return out
