@@ -142,12 +142,12 @@ def _graph_json(root: Path, cache: Path) -> str:
 
 
 def _no_pipeline(monkeypatch) -> None:
-    from gyrelint.cli import graph_cmd
+    from gyrelint.graphs import build as graph_stage
 
     def boom(*a, **k):
         raise AssertionError("the pipeline ran")
 
-    monkeypatch.setattr(graph_cmd, "build_graphs", boom)
+    monkeypatch.setattr(graph_stage, "build_graphs", boom)
 
 
 def test_edit_that_summarises_the_same_reuses_the_last_graph(repo: Path, tmp_path: Path, monkeypatch) -> None:
@@ -178,10 +178,10 @@ def test_edit_that_changes_what_stages_read_runs_the_pipeline(repo: Path, tmp_pa
     else:
         (repo / "config.yaml").write_text("trainer:\n  nnodes: 2\n")
     calls = []
-    from gyrelint.cli import graph_cmd
+    from gyrelint.graphs import build as graph_stage
 
-    real = graph_cmd.build_graphs
-    monkeypatch.setattr(graph_cmd, "build_graphs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = graph_stage.build_graphs
+    monkeypatch.setattr(graph_stage, "build_graphs", lambda *a, **k: calls.append(1) or real(*a, **k))
     after = _graph_json(repo, cache)
     assert calls == [1]
     if edit == "code":
@@ -228,3 +228,35 @@ def test_analyze_reuses_the_last_analysis_when_summaries_are_unchanged(repo: Pat
     monkeypatch.setattr(api, "build_index", lambda *a, **k: ran.append(1) or real(*a, **k))
     analyze(repo, settings)
     assert ran == [1]
+
+
+def test_counters_are_stored_with_the_analysis(repo: Path, tmp_path: Path) -> None:
+    """The counters are part of the analysis: a warm run has them without reading any file summary
+    (the text report computed them from every summary on each run before)."""
+    from gyrelint.render.text import render_text
+
+    (repo / "loop" / "main.py").write_text(LOOP.replace(
+        "        t.update(", "        print(f\"global_step={_} num_samples_generated=4\")\n        t.update("))
+    cold = analyze(repo, _settings(tmp_path))
+    assert cold.counters.found["step"] and cold.counters.found["sampled"]
+    warm = analyze(repo, _settings(tmp_path))
+    assert warm.stats.cached == 2 and warm.counters == cold.counters
+    assert isinstance(warm.index.summaries, analysis_cache.LazySummaries)
+    text = render_text(warm)
+    assert "training steps: 'global_step=" in text
+    assert warm.index.summaries._loaded == {}
+
+
+def test_graph_after_analyze_reads_the_whole_analysis(repo: Path, tmp_path: Path, monkeypatch) -> None:
+    """`graph` is the API's pipeline stopped after the graphs, so the entry `analyze` wrote answers
+    it (it ran an index and graph build of its own before)."""
+    cache = tmp_path / "cache"
+    analyze(repo, Settings(cache_dir=cache))
+    with monkeypatch.context() as m:
+        _no_pipeline(m)
+        from gyrelint.api import analyze_graphs
+
+        got = analyze_graphs(repo, Settings(cache_dir=cache))
+        assert got.stats.parsed == 0 and "loop.main.Learner.update" in got.graphs.calls
+        out = _graph_json(repo, cache)
+    assert '"loop.main.Learner.update"' in out

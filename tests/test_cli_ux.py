@@ -143,3 +143,19 @@ def test_top_level_help_ends_with_examples():
     r = gyrelint("--help")
     assert r.exit_code == 0 and "Examples:" in r.stdout
     assert "gyrelint rule GYR008" in r.stdout.split("Examples:", 1)[1]
+
+
+def test_analyze_json_carries_the_counters_the_text_report_shows(tmp_path: Path):
+    """Counters were computed by the text renderer, so `--format json` had none."""
+    cache = str(tmp_path / "cache")
+    doc = json.loads(gyrelint("analyze", "--demo", "--format", "json", "--cache-dir", cache).stdout)
+    jsonschema.validate(doc, schema("report"))
+    counters = doc["counters"]
+    assert counters["missing"] == []
+    assert [(u["key"], u["file"]) for u in counters["sampled"]] == [("sampled", "minirl/sampler.py")]
+    assert ("step", "minirl/trainer.py") in [(u["key"], u["file"]) for u in counters["step"]]
+    text = gyrelint("analyze", "--demo", "--cache-dir", cache).stdout  # from the whole-run cache
+    assert f"trajectories sampled: 'sampled' (minirl/sampler.py:{counters['sampled'][0]['line']})" in text
+    broken = dict(doc, counters={**counters, "step": [{"key": 1, "file": "x", "line": 0}]})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema("report"))

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gyrelint.cli import main
-from gyrelint.cli.diff_cmd import compare
+from gyrelint.compare import compare
 from gyrelint.gitrev import GitError, check_ref
 from gyrelint.model import ConfigKey, Handoff, Side, Topology
 from gyrelint.rules.testing import fn, make_analysis
@@ -113,13 +113,13 @@ def test_compare_finds_what_moved():
                                                         ConfigKey("lr", "other", "1", "c.yaml", 5)]))
     r = compare(base, head, "base", "head")
     assert [(c.qualname, c.before, c.after) for c in r.side_changes] == [("p.util.pack", "neutral", "handoff")]
-    assert (r.boundary_added, r.boundary_removed) == (["p.util"], ["p.proto"])
-    assert r.weight_sync == "broken" and r.chains_lost == ["sampling"] and r.regressed
-    assert [k["key"] for k in r.keys_added] == ["rollout.port"]
+    assert (r.boundary_added, r.boundary_removed) == (("p.util",), ("p.proto",))
+    assert r.weight_sync == "broken" and r.chains_lost == ("sampling",) and r.regressed
+    assert [k.key for k in r.keys_added] == ["rollout.port"]
     back = compare(head, base, "head", "base")
-    assert back.weight_sync == "restored" and not back.regressed and back.chains_gained == ["sampling"]
+    assert back.weight_sync == "restored" and not back.regressed and back.chains_gained == ("sampling",)
     same = compare(base, base, "a", "b")
-    assert not same.regressed and same.side_changes == [] and same.weight_sync == "unchanged"
+    assert not same.regressed and same.side_changes == () and same.weight_sync == "unchanged"
 
 
 def test_a_path_that_no_longer_passes_a_weight_sync_step_is_broken():
@@ -148,3 +148,92 @@ def test_diff_entry_reaches_both_revisions(repo: Path, monkeypatch):
                                   "--format", "json"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     assert seen == [["pkg/sync.py"], ["pkg/sync.py"]]
+
+
+# -- a fork that breaks the bundled demo's loop ---------------------------------------------------
+
+@pytest.fixture
+def demo_repo(tmp_path: Path) -> Path:
+    """A git copy of the bundled demo, one commit."""
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    from gyrelint.api import demo_root
+
+    r = tmp_path / "minirl"
+    shutil.copytree(demo_root(), r)
+    git(r, "init", "-q", "-b", "main")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "demo")
+    return r
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new))
+
+
+def _diff(repo: Path, cache: Path) -> tuple[int, dict]:
+    r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD", "--format", "json", "--cache-dir", str(cache)],
+                           catch_exceptions=False)
+    return r.exit_code, json.loads(r.output)
+
+
+def test_demo_weight_push_replaced_by_pass_is_a_regression_at_that_function(demo_repo: Path, tmp_path: Path):
+    """Failed before: the receiver still matched, so the diff said 'weight-sync path unchanged', exit 0."""
+    _edit(demo_repo / "minirl" / "trainer.py", "q.put_nowait((self.version, state_dict))", "pass")
+    code, data = _diff(demo_repo, tmp_path / "cache")
+    assert code == 1 and data["regressed"] is True
+    ws = data["weight_sync"]
+    assert ws["status"] == "broken" and ws["online_before"] is True and ws["online_after"] is False
+    assert [(f["rule"], f["file"]) for f in ws["lost"]] == [("GYR003", "minirl/trainer.py")]
+    lost = ws["lost"][0]
+    assert "Trainer.sync_weights" in lost["message"] and "never receives new weights" in lost["message"]
+    assert lost["line"] == (demo_repo / "minirl" / "trainer.py").read_text().splitlines().index(
+        "    def sync_weights(self):") + 1
+    text = CliRunner().invoke(main, ["diff", str(demo_repo), "--base", "HEAD", "--cache-dir", str(tmp_path / "cache")])
+    assert text.exit_code == 1 and "REGRESSED" in text.output and "sync_weights" in text.output
+
+
+def test_demo_call_of_the_weight_sync_dropped_is_a_regression_at_the_caller(demo_repo: Path, tmp_path: Path):
+    _edit(demo_repo / "minirl" / "trainer.py", "                self.sync_weights()\n", "                pass\n")
+    code, data = _diff(demo_repo, tmp_path / "cache")
+    assert code == 1 and data["weight_sync"]["status"] == "broken"
+    lost = data["weight_sync"]["lost"]
+    assert len(lost) == 1 and lost[0]["message"].startswith("minirl.trainer.Trainer.fit no longer calls the weight "
+                                                             "sync minirl.trainer.Trainer.sync_weights")
+
+
+def test_demo_unchanged_or_harmless_edit_is_no_regression(demo_repo: Path, tmp_path: Path):
+    _edit(demo_repo / "minirl" / "trainer.py", '"""Send a copy of the weights', '"""Send the weights')
+    code, data = _diff(demo_repo, tmp_path / "cache")
+    assert code == 0 and data["regressed"] is False and data["weight_sync"]["lost"] == []
+
+
+def _with_calls(a, *edges: tuple[str, str, list[int]]):
+    for u, v, lines in edges:
+        a.graphs.calls.add_edge(u, v, kind="exact", via="call", lines=lines)
+    return a
+
+
+def test_compare_weight_sync_calls_removed_fewer_places_and_orphaned():
+    def loop(fit_lines: list[int], with_fit: bool = True, push_reached: bool = True):
+        fns = [fn("p.gen.rollout", Side.SAMPLING), fn("p.train.step", Side.TRAINING),
+               fn("p.sync.push", Side.HANDOFF, kind="weight_sync", reached=push_reached)]
+        if with_fit:
+            fns.append(fn("p.train.fit", Side.DRIVER))
+        a = make_analysis(fns, handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.sync.push"]))
+        return _with_calls(a, *([("p.train.fit", "p.sync.push", fit_lines)] if fit_lines else []))
+
+    base = loop([10, 40])
+    r = compare(base, loop([10]), "b", "h")
+    assert r.regressed and r.weight_sync == "broken" and r.online_after is False
+    assert [(f.rule, f.file) for f in r.sync_lost] == [("GYR003", "p/train.py")]
+    assert "at 1 place instead of 2" in r.sync_lost[0].message
+    gone = compare(base, loop([], with_fit=False, push_reached=False), "b", "h")
+    assert gone.regressed and "p.sync.push is no longer reached: p.train.fit" in gone.sync_lost[0].message
+    # the call moved to another line, or a second sync step took over: no loss
+    assert not compare(base, loop([12, 44]), "b", "h").sync_lost
+    moved = loop([10])
+    moved.functions["p.sync.stream"] = fn("p.sync.stream", Side.HANDOFF, kind="weight_sync")
+    assert not compare(base, moved, "b", "h").regressed

@@ -227,7 +227,7 @@ def test_resolution_cache_reused_only_when_nothing_changed(tmp_path: Path, monke
 
 
 def test_graph_json_records_are_what_json_dumps_writes() -> None:
-    from gyrelint.cli.graph_cmd import _flat_json
+    from gyrelint.render.graph_dump import flat_json as _flat_json
 
     records = [
         {"id": "m.f", "kind": "function", "file": "pkg/ü.py", "line": 3},

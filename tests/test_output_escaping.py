@@ -347,11 +347,14 @@ def test_dot_mermaid_sarif_json_escapers():
 
 
 def test_diff_text_and_markdown_escape_repo_text():
-    from gyrelint.cli.diff_cmd import DiffReport, render_text
+    from gyrelint.compare import DiffReport
+    from gyrelint.model import ConfigKey
+    from gyrelint.render.diff import render_text
 
-    key = {"key": "port\n::add-mask::x " + HOSTILE, "class": "port", "value": HOSTILE, "file": "c\x1b.yaml", "line": 2}
-    r = DiffReport("upstream/main", "HEAD", keys_added=[key], new_findings=[
-        Finding("GYR009", Severity.ERROR, "command " + HOSTILE, "README\u202e.md", 4, "fix", [], "0" * 20)])
+    key = ConfigKey("port\n::add-mask::x " + HOSTILE, "port", HOSTILE, "c\x1b.yaml", 2)
+    lost = Finding("GYR003", Severity.ERROR, "lost " + HOSTILE, "t\x1b.py", 3, "fix", [], "1" * 20)
+    r = DiffReport("upstream/main", "HEAD", keys_added=(key,), weight_sync="broken", sync_lost=(lost,), new_findings=(
+        Finding("GYR009", Severity.ERROR, "command " + HOSTILE, "README\u202e.md", 4, "fix", [], "0" * 20),))
     text = render_text(r)
     assert_terminal_safe(text)
     assert "\\x1b]8;;https://evil.example/" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -466,3 +467,111 @@ def test_gyr003_online_verdict_whose_path_skips_every_weight_sync_step():
                        weight_sync_path=["pkg.loop.train", "pkg.loop.rollout"])
     found = only("GYR003", make_analysis([*LOOP, sync], handoff=path_bad))
     assert [(f.file, f.line) for f in found] == [("pkg/sync.py", 5)]
+
+
+# -- GYR004 on the bundled demo and on reads through a batch's items -----------------------------
+
+def _demo_copy(tmp_path):
+    import shutil
+
+    from gyrelint.api import demo_root
+
+    root = tmp_path / "minirl"
+    shutil.copytree(demo_root(), root)
+    return root
+
+
+def test_demo_fields_read_through_the_batch_items_are_consumed(tmp_path):
+    """The trainer reads obs/actions/log_probs/policy_version from every trajectory of the batch
+    (``for t in batch``, ``enumerate(batch)``); the report said 0 fields read by training."""
+    from gyrelint.api import analyze
+
+    a = analyze(_demo_copy(tmp_path), use_cache=False)
+    consumed = a.handoff.fields.consumed
+    assert {"obs", "actions", "log_probs", "policy_version", "rewards", "group_id"} <= set(consumed)
+    assert a.handoff.fields.missing == []
+    assert "GYR004" not in ids(a.findings)
+
+
+def test_demo_field_renamed_on_the_producer_side_only_is_gyr004(tmp_path):
+    from click.testing import CliRunner
+
+    from gyrelint.cli import main
+
+    root = _demo_copy(tmp_path)
+    sampler = root / "minirl" / "sampler.py"
+    src = sampler.read_text()
+    assert '"obs": torch.stack(observations)' in src
+    sampler.write_text(src.replace('"obs": torch.stack(observations)', '"observation": torch.stack(observations)'))
+    r = CliRunner().invoke(main, ["check", str(root), "--no-cache", "--format", "json"], catch_exceptions=False)
+    assert r.exit_code == 1, r.output
+    found = [f for f in json.loads(r.output)["findings"] if f["rule"] == "GYR004"]
+    assert [(f["file"], "'obs'" in f["message"]) for f in found] == [("minirl/trainer.py", True)]
+
+
+_ITEM_LOOP = '''\
+import dataclasses
+
+import torch
+from vllm import LLM, SamplingParams
+
+
+@dataclasses.dataclass
+class Episode:
+    tokens: list
+    reward: float
+    behaviour_logp: list
+
+
+def collect(llm, prompts):
+    outs = llm.generate(prompts, SamplingParams(temperature=1.0))
+    return [Episode(tokens=o.outputs[0].token_ids, reward=0.0, behaviour_logp=[]) for o in outs]
+
+
+def to_rows(llm, prompts):
+    outs = llm.generate(prompts, SamplingParams(temperature=1.0))
+    return [{"ids": o.outputs[0].token_ids, "score": 1.0, "mask": None} for o in outs]
+
+
+def learn_from_episodes(model, optimizer, episodes):
+    rewards = torch.tensor([e.reward for e in episodes])
+    logps = [e.behaviour_logp for e in episodes]
+    loss = -(model(logps) * rewards).mean()
+    loss.backward()
+    optimizer.step()
+
+
+def learn_from_rows(model, optimizer, rows):
+    total = 0.0
+    for i in range(len(rows)):
+        total += rows[i]["score"]
+    for k, row in enumerate(rows):
+        total += model(row["ids"]).sum() * row["advantage"]
+    loss = -total
+    loss.backward()
+    optimizer.step()
+
+
+def main(model, llm, prompts):
+    optimizer = torch.optim.AdamW(model.parameters())
+    for _ in range(10):
+        learn_from_episodes(model, optimizer, collect(llm, prompts))
+        learn_from_rows(model, optimizer, to_rows(llm, prompts))
+
+
+if __name__ == "__main__":
+    main(torch.nn.Linear(4, 4), LLM("m"), ["hi"])
+'''
+
+
+def test_fields_read_on_items_of_a_batch_dicts_and_dataclasses(tmp_path):
+    """``[e.x for e in episodes]`` on a dataclass, ``rows[i]["x"]`` and ``for k, row in enumerate(rows)``:
+    reads on the items are reads of the batch; the one never produced is reported."""
+    from gyrelint.api import analyze
+
+    (tmp_path / "loop.py").write_text(_ITEM_LOOP)
+    a = analyze(tmp_path, use_cache=False)
+    fc = a.handoff.fields
+    assert {"reward", "behaviour_logp", "score", "ids"} <= set(fc.consumed)
+    assert fc.missing == ["advantage"]
+    assert [re.findall(r"'(\w+)'", f.message)[0] for f in a.findings if f.rule == "GYR004"] == ["advantage"]

@@ -11,7 +11,17 @@ from pathlib import Path
 
 from .graphs.model import Graphs
 from .index import Index
-from .model import Diagnostic, EntryPoint, Finding, FunctionReport, Handoff, ModuleReport, Stats, Topology
+from .model import (
+    Counters,
+    Diagnostic,
+    EntryPoint,
+    Finding,
+    FunctionReport,
+    Handoff,
+    ModuleReport,
+    Stats,
+    Topology,
+)
 from .settings import Settings
 
 
@@ -31,3 +41,4 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
+    counters: Counters = field(default_factory=Counters)  # where the code logs sampled/consumed/step/version

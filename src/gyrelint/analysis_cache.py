@@ -40,8 +40,8 @@ from .settings import Settings
 if TYPE_CHECKING:
     from .analysis import Analysis
 
-MAGIC = b"GYRA\x03"
-FORMAT = 3  # bump when what is stored changes
+MAGIC = b"GYRA\x04"
+FORMAT = 4  # bump when what is stored changes (4: the analysis keeps its counters)
 NAMESPACE, LAST = "analysis", "last"
 
 
@@ -366,7 +366,7 @@ def _codec() -> tuple[Registry, Plan, Plan, bytes]:
 
     records = (M.Side, M.HandoffKind, M.Severity, M.Diagnostic, M.EntryPoint, M.Evidence, M.FunctionReport,
                M.ModuleReport, M.FieldUse, M.FieldContract, M.Handoff, M.ConfigKey, M.CodeEvidence, M.Topology,
-               M.Location, M.Finding, M.Stats, GM.FunctionInfo, GM.ClassInfo, GM.ResolvedCall, GM.Graphs,
+               M.Location, M.Finding, M.Stats, M.CounterUse, M.Counters, GM.FunctionInfo, GM.ClassInfo, GM.ResolvedCall, GM.Graphs,
                RepoFiles, Index, *SUMMARY_TYPES, Analysis, LastRun)
     settings_plan = Plan(lambda v: None, lambda v: None, (type(None),))  # the loader sets the run's own
     lazy = Plan(_enc_lazy, _dec_lazy, (tuple,))
@@ -438,16 +438,10 @@ class Fingerprint:
 def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: bool | str) -> Fingerprint:
     """The repo's cache key, and each readable Python file's summary key (``build_index``
     reuses them instead of reading and hashing every file a second time)."""
-    from .rules.catalog import catalog_key  # installed rule packs change the findings too
-
-    stable = dataclasses.replace(settings, jobs=0)
-    rules = catalog_key() if run_rules else ""
-    head = hashlib.sha256(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{rules}\0{stable!r}\0".encode()).hexdigest()
-    h = hashlib.sha256(head.encode())
+    head = _head(settings, run_rules)
     rest = hashlib.sha256()
     file_keys: dict[str, str] = {}
     for path in files.python:
-        h.update(path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             p = root / path
             st = p.stat()
@@ -455,7 +449,6 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
                 rest.update(f"{path}\0big:{st.st_size}:{st.st_mtime_ns}".encode("utf-8", "surrogateescape"))
             else:
                 file_keys[path] = cache_key(code_digest("index"), path, files.modules[path], p.read_bytes())
-                h.update(file_keys[path].encode())
         except OSError:
             rest.update(f"{path}\0unreadable".encode("utf-8", "surrogateescape"))
     for path in files.other:
@@ -469,8 +462,34 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
                 rest.update(hashlib.sha256(p.read_bytes()).digest())
         except OSError:
             rest.update(b"unreadable")
-    h.update(rest.digest())
-    return Fingerprint(h.hexdigest(), head, rest.hexdigest(), file_keys, dict(files.modules))
+    return Fingerprint(_key(head, files.python, file_keys, rest.hexdigest()), head, rest.hexdigest(), file_keys,
+                       dict(files.modules))
+
+
+def _head(settings: Settings, run_rules: bool | str) -> str:
+    """The part of a key that is not the repo's content: analyzer code, format, command, settings."""
+    from .rules.catalog import catalog_key  # installed rule packs change the findings too
+
+    stable = dataclasses.replace(settings, jobs=0)
+    rules = catalog_key() if run_rules else ""
+    return hashlib.sha256(f"{code_digest()}\0{FORMAT}\0{run_rules}\0{rules}\0{stable!r}\0".encode()).hexdigest()
+
+
+def _key(head: str, python: list[str], file_keys: dict[str, str], rest: str) -> str:
+    h = hashlib.sha256(head.encode())
+    for path in python:
+        h.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        if path in file_keys:
+            h.update(file_keys[path].encode())
+    h.update(bytes.fromhex(rest))
+    return h.hexdigest()
+
+
+def fingerprint_as(fp: Fingerprint, files: RepoFiles, settings: Settings, run_rules: bool | str) -> Fingerprint:
+    """``fp`` for another command (``graph`` looking for a whole ``analyze`` entry), without
+    reading or hashing the files again."""
+    head = _head(settings, run_rules)
+    return dataclasses.replace(fp, key=_key(head, files.python, fp.file_keys, fp.rest), head=head)
 
 
 def load(settings: Settings, key: str, root: Path) -> Analysis | None:

@@ -8,14 +8,20 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import analysis_cache
 from .analysis import Analysis
+from .compare import DiffReport, compare  # noqa: F401 - `gyrelint diff`'s comparison is part of the API
 from .index import Index, Progress, build_index
 from .model import Diagnostic, Stats
 from .repo import RepoFiles, discover
 from .settings import Settings, SettingsError, read_settings
+
+if TYPE_CHECKING:
+    from .baseline import OldFindings
 
 
 class InputError(Exception):
@@ -95,6 +101,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     from .graphs import build_graphs
     from .graphs.symbols import symbols_of
     from .semantics import tag
+    from .semantics.counters import logged_counters
     from .topology import analyze_topology
 
     symbols = symbols_of(index)  # one symbol table: the entry points and the graphs share it
@@ -120,6 +127,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         topology=topology,
         diagnostics=diagnostics,
         stats=index.stats,
+        counters=logged_counters(index),
     )
     if run_rules:
         from .rules import run_rules as _run
@@ -129,3 +137,117 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     if fp is not None:
         analysis_cache.store(settings, fp.key, result, fp)
     return result
+
+
+def analyze_graphs(path: str | Path, settings: Settings | None = None, *, progress: Progress | None = None,
+                   **overrides) -> Analysis:
+    """The pipeline up to the call and import graphs (what ``gyrelint graph`` prints): an
+    ``Analysis`` whose index, entry points and graphs are filled and whose later stages are
+    empty. A whole analysis of the same inputs in the cache answers too (``analyze`` then
+    ``graph`` parses nothing twice); otherwise the partial result is cached under its own key."""
+    start = time.perf_counter()
+    root, settings, diags = load(path, settings, **overrides)
+    files = discover_python(root, path, settings)
+    fp = analysis_cache.fingerprint(root, files, settings, "graph") if settings.use_cache else None
+    if fp is not None:
+        whole = analysis_cache.fingerprint_as(fp, files, settings, True)
+        hit = analysis_cache.load(settings, whole.key, root) or analysis_cache.find(settings, root, files, fp)
+        if hit is not None:
+            hit.given_root = str(path)
+            hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
+                              seconds=round(time.perf_counter() - start, 3))
+            return hit
+    index = build_index(root, settings, progress, files=files, keys=fp.file_keys if fp is not None else None)
+    from .entrypoints import find_entry_points
+    from .graphs import build_graphs
+    from .graphs.symbols import symbols_of
+    from .model import Handoff, Topology
+
+    symbols = symbols_of(index)  # one symbol table for both stages, as in analyze
+    entries, entry_diags = find_entry_points(index, settings, symbols)
+    graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None,
+                          symbols=symbols)
+    result = Analysis(root=root, given_root=str(path), settings=settings, index=index, entry_points=entries,
+                      graphs=graphs, functions={}, modules=[], boundary_modules=[], handoff=Handoff(),
+                      topology=Topology(), diagnostics=list(diags) + list(index.diagnostics) + list(entry_diags),
+                      stats=index.stats)
+    result.stats.seconds = round(time.perf_counter() - start, 3)
+    if fp is not None:
+        analysis_cache.store(settings, fp.key, result, fp)
+    return result
+
+
+def graph_roots(a: Analysis, entries: tuple[str, ...] | list[str]) -> list[str]:
+    """The module nodes of ``--entry`` files (a path, relative to the working folder or the repo
+    root, or a dotted module); an InputError names one that is not a module of the repo."""
+    by_path = dict(a.index.files.modules)
+    mods = set(by_path.values())
+    roots = []
+    for e in entries:
+        p = Path(e)
+        try:
+            rel = (p if p.is_absolute() else Path.cwd() / p).resolve().relative_to(a.index.root).as_posix()
+        except ValueError:
+            rel = None
+        found = by_path.get(rel or "") or by_path.get(e) or (e if e in mods else None)
+        if found is None:
+            from .escape import term
+
+            raise InputError(f"--entry {term(e)}: not a Python file or module of {term(a.index.root)}; "
+                             "pass a .py file inside PATH")
+        roots.append(found)
+    return roots
+
+
+def graph_selection(a: Analysis, entries: tuple[str, ...] | list[str], *, imports: bool) -> set[str] | None:
+    """The graph nodes ``--entry`` keeps: what the entry modules reach by calls (and, with
+    ``imports``, every module they import transitively); None (everything) without entries."""
+    if not entries:
+        return None
+    from .graphs.reach import reachable
+
+    roots = graph_roots(a, entries)
+    nodes = reachable(a.graphs, roots)
+    if imports:
+        g, seen, stack = a.graphs.imports, set(), list(roots)
+        while stack:
+            n = stack.pop()
+            if n in seen or n not in g:
+                continue
+            seen.add(n)
+            stack.extend(g.adj[n])
+        nodes |= seen
+    return nodes
+
+
+def head_findings(path: str | Path, *, warn: Callable[[str], None], progress: Progress | None = None,
+                  extra_entries: list[str] | None = None, **overrides) -> OldFindings | None:
+    """The findings of the last commit, for ``check --new-only``: ``HEAD`` exported with ``git
+    archive`` to a temporary folder and analyzed there with the same options (the user's checkout,
+    index and hooks are never touched; the whole-run cache, keyed by content, makes it cheap after
+    the first commit). None outside a git repository or before the first commit, and when HEAD's
+    own input is bad (a broken config the change fixes): then every finding is new, and ``warn``
+    gets one line saying why."""
+    import os
+    import tempfile
+
+    from .baseline import OldFindings
+    from .gitrev import GitError, export, repo_prefix, resolve
+
+    try:
+        top, prefix = repo_prefix(Path(path).resolve())
+        sha = resolve(top, "HEAD")
+    except (GitError, OSError):
+        return None
+    with tempfile.TemporaryDirectory(prefix="gyrelint-head-") as tmp:
+        try:
+            head_dir = export(top, sha, prefix, Path(tmp) / "head")
+        except GitError as exc:
+            raise InputError(f"cannot read HEAD of {top}: {exc}; pass --baseline FILE or --all") from None
+        try:
+            analysis = analyze(str(head_dir), progress=progress, extra_entries=extra_entries, **overrides)
+        except (InputError, SettingsError) as exc:
+            reason = str(exc).replace(f"{head_dir}{os.sep}", f"HEAD:{prefix}/" if prefix else "HEAD:")
+            warn(f"cannot analyze the last commit ({reason}); every finding counts as new")
+            return None
+    return OldFindings.of(analysis.findings, "in HEAD")

@@ -78,3 +78,39 @@ def read(path: Path) -> Baseline:
         if isinstance(row, dict) and isinstance(row.get("fingerprint"), str):
             fps[row["fingerprint"]] += 1
     return Baseline(fps)
+
+
+@dataclass(frozen=True, slots=True)
+class OldFindings:
+    """What counts as already there for ``check --new-only``, and the words naming it (``in HEAD``)."""
+
+    baseline: Baseline
+    where: str
+
+    @classmethod
+    def of(cls, findings: list[Finding], where: str) -> OldFindings:
+        return cls(Baseline(Counter(f.fingerprint for f in findings)), where)
+
+
+def repo_baseline(root: Path) -> Path | None:
+    """``.gyrelint-baseline.json`` at the root of the checked repo, when there is one. The repo
+    may have planted it as a symlink out of the tree: such a file is refused (BaselineError), not read."""
+    from .safeio import inside
+
+    candidate = root / DEFAULT_NAME
+    if not candidate.is_symlink() and not candidate.exists():
+        return None
+    if not inside(root, candidate):
+        raise BaselineError(f"{candidate}: a symlink that leaves the repository; replace it with `gyrelint baseline`")
+    return candidate
+
+
+def reference(root: Path, baseline_file: str | None) -> OldFindings | None:
+    """``--new-only``'s reference when a file gives it: ``baseline_file``, else the repo's own
+    baseline file; None when neither exists (then the last commit is the reference)."""
+    if baseline_file:
+        return OldFindings(read(Path(baseline_file)), f"in the baseline {baseline_file}")
+    found = repo_baseline(root)
+    if found is not None:
+        return OldFindings(read(found), f"in the baseline {DEFAULT_NAME}")
+    return None

@@ -177,3 +177,23 @@ COUNTERS = ("sampled", "consumed", "step", "policy_version")
 COUNTER_ALIASES = {"steps": "step", "version": "policy_version", "policy-version": "policy_version",
                    "weights_version": "policy_version", "sample": "sampled", "consume": "consumed"}
 COUNTER_MODES = ("total", "delta", "value")  # a running total, an increment per line, a reported value
+
+
+@dataclass(frozen=True, slots=True)
+class CounterUse:
+    """One place in code that logs a run counter: the metric key (or probe call) and where."""
+
+    key: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Counters:
+    """Where the code logs each run counter (``COUNTERS``): what verifies a run from its log."""
+
+    found: dict[str, tuple[CounterUse, ...]] = field(default_factory=dict)  # counter -> uses, by file and line
+
+    @property
+    def missing(self) -> list[str]:
+        return [c for c in COUNTERS if not self.found.get(c)]

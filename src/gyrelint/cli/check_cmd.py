@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from ..api import Analysis, analyze
-from ..baseline import DEFAULT_NAME, Baseline, BaselineError
+from ..baseline import DEFAULT_NAME, Baseline, BaselineError, OldFindings, reference
 from ..baseline import read as read_baseline
-from ..escape import term, term_block
+from ..escape import term
 from ..model import Finding, Severity
 from ..rules.registry import unknown_codes
 from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
@@ -46,14 +42,6 @@ def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...
         progress.close()
 
 
-@dataclass(frozen=True, slots=True)
-class OldFindings:
-    """What counts as already there for ``--new-only``, and the words naming it (``in HEAD``)."""
-
-    baseline: Baseline
-    where: str
-
-
 def _read_baseline(path: Path) -> Baseline:
     try:
         return read_baseline(path)
@@ -62,75 +50,29 @@ def _read_baseline(path: Path) -> Baseline:
         raise  # unreachable: fail exits
 
 
-def repo_baseline(path: str) -> Path | None:
-    """``.gyrelint-baseline.json`` at the root of the checked repo, when there is one. The repo
-    may have planted it as a symlink out of the tree: such a file is refused, not read."""
-    from ..safeio import inside
-
-    root = Path(path)
-    candidate = root / DEFAULT_NAME
-    if not candidate.is_symlink() and not candidate.exists():
-        return None
-    if not inside(root, candidate):
-        fail(f"{candidate}: a symlink that leaves the repository; replace it with `gyrelint baseline`")
-    return candidate
-
-
-def head_findings(path: str, **run: object) -> OldFindings | None:
-    """The findings of the last commit: ``HEAD`` exported with ``git archive`` to a temp folder
-    and analyzed there with the same flags (the user's checkout, index and hooks are never
-    touched; the whole-run cache, keyed by content, makes it cheap after the first commit).
-    None outside a git repository or before the first commit: then everything is new."""
-    from ..gitrev import GitError, export, repo_prefix, resolve
-    from .common import _is_input_error
-
+def _reference(path: str, baseline_file: str | None) -> OldFindings | None:
+    """``--new-only``'s reference from a file (read before the analysis, so a bad one is exit 2
+    whatever the tree holds)."""
     try:
-        top, prefix = repo_prefix(Path(path).resolve())
-        sha = resolve(top, "HEAD")
-    except (GitError, OSError):
-        return None
-    with tempfile.TemporaryDirectory(prefix="gyrelint-head-") as tmp:
-        try:
-            head_dir = export(top, sha, prefix, Path(tmp) / "head")
-        except GitError as exc:
-            fail(f"cannot read HEAD of {top}: {exc}; pass --baseline FILE or --all")
-        try:
-            analysis = run_check(str(head_dir), **run)  # type: ignore[arg-type]
-        except Exception as exc:
-            if not _is_input_error(exc):
-                raise
-            # HEAD's own bad input (a broken config the change fixes) must not sink the check of
-            # the tree: every finding counts as new, and the line says why
-            reason = str(exc).replace(f"{head_dir}{os.sep}", f"HEAD:{prefix}/" if prefix else "HEAD:")
-            click.echo(f"gyrelint: warning: cannot analyze the last commit ({term(reason)}); every finding "
-                       "counts as new", err=True)
-            return None
-    return OldFindings(Baseline(Counter(f.fingerprint for f in analysis.findings)), "in HEAD")
+        return reference(Path(path), baseline_file)
+    except BaselineError as exc:
+        fail(str(exc))
+        raise  # unreachable: fail exits
 
 
-def baseline_file_findings(path: str, baseline_file: str | None) -> OldFindings | None:
-    """``--new-only``'s reference when a file gives it: --baseline, else the repo's own baseline
-    file (read before the analysis, so a bad one is exit 2 whatever the tree holds)."""
-    if baseline_file:
-        return OldFindings(_read_baseline(Path(baseline_file)), f"in the baseline {baseline_file}")
-    found = repo_baseline(path)
-    if found is not None:
-        return OldFindings(_read_baseline(found), f"in the baseline {DEFAULT_NAME}")
-    return None
+def _head_findings(path: str, run: dict) -> OldFindings | None:
+    from ..api import head_findings
 
-
-def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
-    lines = []
-    for f in findings:
-        lines.append(f"{term(f.file)}:{f.line}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
-        lines.append(f"    what to do: {term(f.fix)}")
-        if verbose or len(f.evidence) > 1:
-            for e in f.evidence[: None if verbose else 4]:
-                lines.append(f"    evidence: {term(e.file)}:{e.line} {term(e.note)}".rstrip())
-    counts = {s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")}
-    tally = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n) or "no findings"
-    lines.append(f"gyrelint: {tally} ({analysis.stats.files} files)")
-    return term_block("\n".join(lines))
+    overrides = settings_overrides(run["jobs"], run["no_cache"])
+    for key in ("select", "ignore"):
+        if run[key]:
+            overrides[key] = run[key]
+    progress = Progress()
+    try:
+        return head_findings(path, progress=progress, extra_entries=list(run["entries"]),
+                             warn=lambda line: click.echo(f"gyrelint: warning: {term(line)}", err=True), **overrides)
+    finally:
+        progress.close()
 
 
 def list_rules() -> str:
@@ -186,14 +128,14 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     sel, ign = codes(select), codes(ignore)
     run = {"select": sel, "ignore": ign, "jobs": jobs, "no_cache": no_cache, "entries": entries}
     new_only = new_only and not all_findings
-    old = baseline_file_findings(path, baseline_file) if new_only else None
+    old = _reference(path, baseline_file) if new_only else None
     baseline = None
     if baseline_file and not new_only:
         baseline = _read_baseline(Path(baseline_file))
     analysis = run_check(path, **run)  # type: ignore[arg-type]
     findings = analysis.findings
     if new_only and old is None and findings:  # HEAD is analyzed only when there is something to match
-        old = head_findings(path, **run)
+        old = _head_findings(path, run)
     if old is not None:
         baseline = old.baseline
     if baseline is not None:
@@ -255,4 +197,6 @@ def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool 
         from ..render.github import render_github
 
         return render_github(findings)
-    return render_text(findings, analysis, verbose)
+    from ..render.findings_text import render_findings_text
+
+    return render_findings_text(findings, analysis, verbose)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..escape import json_safe
+from ..model import COUNTERS
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -86,6 +87,11 @@ def _report(a: Analysis) -> dict[str, Any]:
             }
             for f in a.findings
         ],
+        "counters": {
+            **{name: [{"key": u.key, "file": u.file, "line": u.line} for u in a.counters.found.get(name, ())]
+               for name in COUNTERS},
+            "missing": a.counters.missing,
+        },
         "diagnostics": [{"file": d.file, "line": d.line, "message": d.message, "kind": d.kind} for d in a.diagnostics],
         "stats": {
             "files": a.stats.files,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model import COUNTERS
 from .findings_json import SCHEMA as FINDINGS_ID
 from .json_report import SCHEMA as REPORT_ID
 
@@ -113,6 +114,12 @@ def report_schema() -> dict[str, Any]:
         "link_checks": _arr(code),
     }, required=["verdict", "config_keys", "code_evidence", "trajectory_transport", "weight_transport"])
     finding = _obj(_FINDING_CORE, required=["rule", "severity", "message", "file", "line"])
+    counter_uses = _arr(_obj({"key": {"type": "string", "description": "the metric key, log text or probe call"},
+                              "file": _STR, "line": _LINE}))
+    counters = _obj({**{name: counter_uses for name in COUNTERS},
+                     "missing": _arr({"enum": list(COUNTERS)})},
+                    description="Where the code logs each run counter (sampled, consumed, step, policy_version): "
+                                "what lets `gyrelint logcheck` verify a run; `missing` lists those logged nowhere.")
     return {
         "$schema": DRAFT,
         "$id": BASE + "report-1.json",
@@ -130,6 +137,7 @@ def report_schema() -> dict[str, Any]:
             "handoff": handoff,
             "topology": topology,
             "findings": _arr(finding),
+            "counters": counters,
             "diagnostics": _arr(_obj({"file": _STR, "line": _LINE, "message": _STR, "kind": _STR})),
             "stats": _obj({"files": _INT, "parsed": _INT, "cached": _INT, "functions": _INT,
                            "seconds": {"type": "number", "minimum": 0}}),

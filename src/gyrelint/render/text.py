@@ -6,8 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ..escape import term, term_block
-from ..model import FunctionReport, HandoffKind, Side
-from ..semantics.counters import COUNTERS, logged_counters
+from ..model import COUNTERS, FunctionReport, HandoffKind, Side
 from ..semantics.handoff import is_test_module
 
 if TYPE_CHECKING:
@@ -17,7 +16,7 @@ _MAX_LIST = 8
 _COUNTER_TITLES = {
     "sampled": "trajectories sampled",
     "consumed": "trajectories consumed",
-    "steps": "training steps",
+    "step": "training steps",
     "policy_version": "policy version",
 }
 
@@ -127,7 +126,7 @@ def render_text(a: Analysis) -> str:
     else:
         w("   no code pushes trainer weights into the sampler")
     # counters
-    counters = logged_counters(a.index)
+    counters = a.counters
     w("Counters logged (to verify a run):")
     for name in COUNTERS:
         uses = counters.found.get(name, [])

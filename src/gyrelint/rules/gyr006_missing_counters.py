@@ -94,15 +94,10 @@ def counters_found(ctx: RuleContext) -> dict[str, tuple[str, int, str]]:
                 found.setdefault(counter, (s.path, line, name))
         if len(found) == len(COUNTERS):
             break
-    try:  # what the semantics stage reports as logged counts too, so `analyze` and `check` agree
-        from ..semantics.counters import logged_counters
-
-        theirs = logged_counters(ctx.analysis.index)
-        for name, mine in (("sampled", "sampled"), ("consumed", "consumed"), ("steps", "step")):
-            for use in theirs.found.get(name, [])[:1]:
-                found.setdefault(mine, (use.file, use.line, use.key))
-    except Exception:  # noqa: BLE001 - an older or missing semantics stage leaves our own detection
-        pass
+    # what the analysis reports as logged counts too, so `analyze` and `check` agree
+    for name in COUNTERS:
+        for use in ctx.analysis.counters.found.get(name, ())[:1]:
+            found.setdefault(name, (use.file, use.line, use.key))
     return found
 
 

@@ -31,8 +31,9 @@ def make_analysis(functions: list[FunctionReport] = (), *, summaries: list[FileS
     files = RepoFiles(root=root, python=sorted(s.path for s in summaries), other=list(other_files),
                       modules={s.path: s.module for s in summaries})
     index = Index(root=root, files=files, summaries={s.path: s for s in summaries})
+    from ..semantics.counters import logged_counters
     return Analysis(
         root=root, given_root=str(root), settings=settings or Settings(), index=index,
         entry_points=list(entry_points), graphs=Graphs(), functions={f.qualname: f for f in functions},
         modules=[], boundary_modules=list(boundary_modules), handoff=handoff or Handoff(),
-        topology=topology or Topology())
+        topology=topology or Topology(), counters=logged_counters(index))

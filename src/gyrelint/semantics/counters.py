@@ -9,11 +9,11 @@ writes in the same function).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ..index import Index
+from ..model import COUNTERS, Counters, CounterUse
 
-COUNTERS = ("sampled", "consumed", "steps", "policy_version")
+__all__ = ["COUNTERS", "CounterUse", "Counters", "logged_counters"]
 
 _PRINT_METHODS = frozenset({"print", "info", "warning", "debug", "write"})
 _PROBE_RECEIVER = re.compile(r"probe|metric|counter|tracker|stats|monitor|telemetry", re.I)
@@ -26,27 +26,11 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
                           r"sampled|generated_tokens|num_gen", re.I),
     "consumed": re.compile(r"consum|(samples|tokens|trajector\w*)_?(trained|used)|trained_(samples|on|tokens)|"
                            r"num_train(ed)?_(samples|tokens)|train/(num_)?samples", re.I),
-    "steps": re.compile(r"global_step|(train|training|optim|optimizer|update|gradient)_?steps?\b|num_updates|"
+    "step": re.compile(r"global_step|(train|training|optim|optimizer|update|gradient)_?steps?\b|num_updates|"
                         r"(^|/|_)steps?$|(^|/)iteration|epoch_step|\bstep\s*[=:]", re.I),
     "policy_version": re.compile(r"(policy|weight|weights|model|param|params|actor)_?version|staleness|"
                                  r"(^|/|_)version$", re.I),
 }
-
-
-@dataclass(slots=True)
-class CounterUse:
-    key: str
-    file: str
-    line: int
-
-
-@dataclass(slots=True)
-class Counters:
-    found: dict[str, list[CounterUse]] = field(default_factory=dict)  # counter -> uses
-
-    @property
-    def missing(self) -> list[str]:
-        return [c for c in COUNTERS if not self.found.get(c)]
 
 
 def _logging_scopes(index: Index) -> dict[str, set[str]]:
@@ -76,8 +60,8 @@ def _probe_and_print_keys(s) -> list[tuple[str, int]]:
 
 
 def logged_counters(index: Index) -> Counters:
-    """Counter keys found in functions that log metrics."""
-    res = Counters()
+    """Counter keys found in functions that log metrics (the analysis keeps them: ``Analysis.counters``)."""
+    found: dict[str, list[CounterUse]] = {}
     scopes = _logging_scopes(index)
     seen: set[tuple[str, str]] = set()
     for s in index.summaries.values():
@@ -96,7 +80,6 @@ def logged_counters(index: Index) -> Counters:
             for name, rx in _PATTERNS.items() if name_ok else ():
                 if rx.search(key) and (name, key) not in seen:
                     seen.add((name, key))
-                    res.found.setdefault(name, []).append(CounterUse(key, s.path, line))
-    for uses in res.found.values():
-        uses.sort(key=lambda u: (u.file, u.line))
-    return res
+                    found.setdefault(name, []).append(CounterUse(key, s.path, line))
+    return Counters({name: tuple(sorted(found[name], key=lambda u: (u.file, u.line)))
+                     for name in COUNTERS if name in found})

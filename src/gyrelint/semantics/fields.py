@@ -155,8 +155,106 @@ def trajectory_containers(facts: Facts, sides: dict[str, SideResult],
     return used
 
 
+_ITEM_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter", "islice"})
+
+
+def _loop_flows(index: Index) -> dict[tuple[str, str], list[tuple[object, object]]]:
+    """``for`` targets and what they iterate, by (file, scope): loops and comprehensions alike."""
+    out: dict[tuple[str, str], list[tuple[object, object]]] = {}
+    for path, s in index.summaries.items():
+        for f in s.flows:
+            if f.op == "for":
+                out.setdefault((path, f.scope), []).append((f.target, f.value))
+    return out
+
+
+def _iter_roots(value: object) -> list[tuple[str, bool]]:
+    """Names a loop iterates, and whether an ``enumerate`` puts an index before each item."""
+    if type(value) is not tuple or not value:
+        return []
+    if value[0] == "n":
+        return [(value[1], False)]
+    if value[0] == "s":  # ``batch[i:j]``, ``groups[k]``: items of a slice or of a nested batch
+        return [(r, False) for r, _ in _iter_roots(value[1])]
+    if value[0] == "c" and type(value[1]) is tuple and value[1][:1] == ("n",) and value[1][1] in _ITEM_WRAPPERS:
+        indexed = value[1][1] == "enumerate"
+        return [(r, indexed) for a in value[2] for r, _ in _iter_roots(a)]
+    return []
+
+
+def _target_names(target: object, skip_index: bool) -> list[str]:
+    if type(target) is not tuple or not target:
+        return []
+    if target[0] == "n":
+        return [target[1]]
+    if target[0] == "l" and len(target) == 3:
+        items = target[2][1:] if skip_index else target[2]
+        return [n for t in items for n in _target_names(t, False)]
+    return []
+
+
+def _batch_items(loops: object, derived: set[str]) -> dict[str, str]:
+    """Names bound to the items of a batch the function takes in (``for t in batch``,
+    ``[t.x for t in trajs]``, ``for i, t in enumerate(batch)``), each with the batch it comes
+    from: a field read on an item is a field read on the batch."""
+    items: dict[str, str] = {}
+    for _ in range(3):  # nested loops: items of items
+        grew = False
+        for target, value in loops:  # type: ignore[attr-defined]
+            roots = [r for r in _iter_roots(value) if r[0] in derived or r[0] in items]
+            if not roots:
+                continue
+            batch = items.get(roots[0][0], roots[0][0])
+            for n in _target_names(target, any(ix for _, ix in _iter_roots(value))):
+                if n not in items and n not in derived and not _is_configish(n):
+                    items[n] = batch
+                    grew = True
+        if not grew:
+            break
+    return items
+
+
+def _readers(index: Index, facts: Facts, sides: dict[str, SideResult]) -> dict[str, tuple[set[str], set[str], dict[str, str]]]:
+    """Training functions that take a batch in: their inputs, the locals derived from them, and
+    the names bound to the batch's items (with the batch each comes from)."""
+    flows = _loop_flows(index)
+    out: dict[str, tuple[set[str], set[str], dict[str, str]]] = {}
+    for q, fn in facts.functions.items():
+        r = sides.get(q)
+        if r is None or r.side != Side.TRAINING:
+            continue
+        inputs = {p.name for p in fn.definition.params if p.kind in ("pos", "kwonly") and not _is_configish(p.name)}
+        if not inputs:
+            continue
+        derived = set(inputs)
+        for a in fn.assigns:
+            if isinstance(a.value, str) and a.value_kind in ("name", "other") and "." not in a.target:
+                root = a.value.split(".", 1)[0].split("[", 1)[0]
+                if root in derived and not _is_configish(a.target):
+                    derived.add(a.target)
+        items = _batch_items(flows.get((fn.file, q[len(fn.module) + 1:]), ()), derived)
+        out[q] = (inputs, derived, items)
+    return out
+
+
+def _item_containers(facts: Facts, sides: dict[str, SideResult],
+                     readers: dict[str, tuple[set[str], set[str], dict[str, str]]]) -> set[str]:
+    """Record classes the sampling side builds whose declared fields training reads (two or
+    more) on the items of a batch (``[e.reward for e in episodes]``)."""
+    built = {cls for q, fn in facts.functions.items() if _producer(sides.get(q))
+             for cls, _, _ in _constructed(fn, facts) if not _config_class(cls) and facts.classes[cls].fields}
+    if not built:
+        return set()
+    read: set[str] = set()
+    for q, (_, _, items) in readers.items():
+        read.update(a.attr for a in facts.functions[q].attrs if a.mode == "read" and a.receiver in items)
+    return {c for c in built if len(read & set(facts.classes[c].fields)) >= 2}
+
+
 def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], containers: set[str]) -> FieldContract:
     fc = FieldContract()
+    readers = _readers(index, facts, sides)
+    containers = containers | _item_containers(facts, sides, readers)
     container_fields: set[str] = set()
     for c in containers:
         info = facts.classes.get(c)
@@ -179,19 +277,8 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
             if a.mode == "write":
                 fc.produced.setdefault(a.attr, []).append(FieldUse(a.attr, fn.file, a.line, q))
     # ---- consumed on the training side
-    for q, fn in facts.functions.items():
-        r = sides.get(q)
-        if r is None or r.side != Side.TRAINING:
-            continue
-        inputs = {p.name for p in fn.definition.params if p.kind in ("pos", "kwonly") and not _is_configish(p.name)}
-        if not inputs:
-            continue
-        derived = set(inputs)
-        for a in fn.assigns:
-            if isinstance(a.value, str) and a.value_kind in ("name", "other") and "." not in a.target:
-                root = a.value.split(".", 1)[0].split("[", 1)[0]
-                if root in derived and not _is_configish(a.target):
-                    derived.add(a.target)
+    for q, (inputs, derived, items) in readers.items():
+        fn = facts.functions[q]
         called = {(c.site.line, c.site.func) for c in fn.calls}
         typed = {p for p in inputs if fn.local_types.get(p) in containers}
         groups: dict[str, list[FieldUse]] = {}
@@ -199,13 +286,15 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
             if s.mode != "read" or not _KEY.match(s.key):
                 continue
             root = s.receiver.split(".", 1)[0].split("[", 1)[0]
-            if root in derived:
-                groups.setdefault(root, []).append(FieldUse(s.key, fn.file, s.line, q))
+            if root in derived or root in items:
+                groups.setdefault(items.get(root, root), []).append(FieldUse(s.key, fn.file, s.line, q))
         for a in fn.attrs:
             if a.mode != "read" or (a.line, f"{a.receiver}.{a.attr}") in called:
                 continue
             if a.receiver in typed or (a.receiver in inputs and a.attr in container_fields):
                 groups.setdefault(a.receiver, []).append(FieldUse(a.attr, fn.file, a.line, q))
+            elif a.receiver in items and a.attr in container_fields:
+                groups.setdefault(items[a.receiver], []).append(FieldUse(a.attr, fn.file, a.line, q))
         for root, uses in groups.items():
             keys = {u.name for u in uses}
             if root not in typed and len(keys & set(fc.produced)) < max(2, len(keys) // 2):
