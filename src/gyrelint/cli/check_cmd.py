@@ -17,6 +17,7 @@ from ..baseline import DEFAULT_NAME, Baseline, BaselineError
 from ..baseline import read as read_baseline
 from ..escape import term, term_block
 from ..model import Finding, Severity
+from ..render.paths import REPO_RELATIVE, PathContext
 from ..rules.registry import unknown_codes
 from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
 
@@ -119,14 +120,15 @@ def baseline_file_findings(path: str, baseline_file: str | None) -> OldFindings 
     return None
 
 
-def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False) -> str:
+def render_text(findings: list[Finding], analysis: Analysis, verbose: bool = False,
+                paths: PathContext = REPO_RELATIVE) -> str:
     lines = []
     for f in findings:
-        lines.append(f"{term(f.file)}:{f.line}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
+        lines.append(f"{term(paths.show(f.file))}:{f.line}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
         lines.append(f"    what to do: {term(f.fix)}")
         if verbose or len(f.evidence) > 1:
             for e in f.evidence[: None if verbose else 4]:
-                lines.append(f"    evidence: {term(e.file)}:{e.line} {term(e.note)}".rstrip())
+                lines.append(f"    evidence: {term(paths.loc(e.file, e.line))} {term(e.note)}".rstrip())
     counts = {s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")}
     tally = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n) or "no findings"
     lines.append(f"gyrelint: {tally} ({analysis.stats.files} files)")
@@ -203,7 +205,10 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
         # one line, so the first commit after installing the hook is not buried under old findings
         click.echo(f"gyrelint: {baselined} finding{'s' if baselined != 1 else ''} already {term(old.where)} "
                    "(not blocking); run gyrelint check --all to see them", err=True)
-    text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined)
+    from .common import path_context
+
+    paths = path_context(analysis.root)
+    text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined, paths=paths)
     if output:
         try:
             from ..safeio import write_output
@@ -215,12 +220,12 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
         click.echo(text.rstrip("\n"))
     for d in analysis.diagnostics:
         if d.kind == "config":
-            click.echo(f"gyrelint: warning: {term(d)}", err=True)
+            click.echo(f"gyrelint: warning: {term(paths.diagnostic(d))}", err=True)
     # files not read (syntax, encoding, size, FIFOs and links that leave the repo) or only partly
     # indexed (data modules): a finding may be missing because of them, so the linter says so
     unparsed = [d for d in analysis.diagnostics if d.kind in ("parse", "decode", "size", "input", "data-module")]
     for d in unparsed[:5]:
-        click.echo(f"gyrelint: warning: {term(d)}", err=True)
+        click.echo(f"gyrelint: warning: {term(paths.diagnostic(d))}", err=True)
     if len(unparsed) > 5:
         click.echo(f"gyrelint: warning: {len(unparsed) - 5} more files skipped or partly indexed "
                    "(see `gyrelint analyze`)", err=True)
@@ -229,12 +234,13 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
 
 
 def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool = False, *,
-           fail_on: str = "warning", baselined: int = 0) -> str:
-    """The findings in one output format; repo text is escaped by each format's renderer."""
+           fail_on: str = "warning", baselined: int = 0, paths: PathContext = REPO_RELATIVE) -> str:
+    """The findings in one output format; repo text is escaped by each format's renderer, files
+    are shown through ``paths`` (SARIF keeps its own %SRCROOT% form)."""
     if fmt == "json":
         from ..render.findings_json import to_findings
 
-        return json.dumps(to_findings(findings, analysis, fail_on, baselined), indent=2)
+        return json.dumps(to_findings(findings, analysis, fail_on, baselined, paths), indent=2)
     if fmt == "sarif":
         from ..render.sarif import to_sarif
 
@@ -250,9 +256,9 @@ def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool 
     if fmt == "markdown":
         from ..render.markdown import render_markdown
 
-        return render_markdown(findings)
+        return render_markdown(findings, paths=paths)
     if fmt == "github":
         from ..render.github import render_github
 
-        return render_github(findings)
-    return render_text(findings, analysis, verbose)
+        return render_github(findings, paths)
+    return render_text(findings, analysis, verbose, paths)

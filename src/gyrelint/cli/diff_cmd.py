@@ -21,6 +21,7 @@ from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..api import Analysis
+    from ..render.paths import PathContext
 
 CROSS_CLASSES = ("process", "port", "comm")
 
@@ -132,9 +133,13 @@ def to_json(r: DiffReport) -> dict[str, Any]:
     }
 
 
-def render_text(r: DiffReport, markdown: bool = False) -> str:
-    """The diff for a terminal or, with ``markdown``, a PR comment; repo text escaped for either."""
+def render_text(r: DiffReport, markdown: bool = False, paths: PathContext | None = None) -> str:
+    """The diff for a terminal or, with ``markdown``, a PR comment; repo text escaped for either,
+    files shown through ``paths`` (default: repo-relative)."""
     from ..escape import md_text, term, term_block
+    from ..render.paths import REPO_RELATIVE
+
+    loc = (paths or REPO_RELATIVE).loc
 
     e = md_text if markdown else term
     h = (lambda s: f"#### {s}") if markdown else (lambda s: f"{s}:")
@@ -156,13 +161,13 @@ def render_text(r: DiffReport, markdown: bool = False) -> str:
     if r.verdict_before != r.verdict_after:
         out.append(f"{b}topology: {e(r.verdict_before)} -> {e(r.verdict_after)}")
     sections = [
-        ("functions whose side changed", [f"{e(c.qualname)}: {e(c.before)} -> {e(c.after)} ({e(c.file)}:{c.line})"
+        ("functions whose side changed", [f"{e(c.qualname)}: {e(c.before)} -> {e(c.after)} ({e(loc(c.file, c.line))})"
                                           for c in r.side_changes]),
         ("boundary modules added", [e(m) for m in r.boundary_added]),
         ("boundary modules removed", [e(m) for m in r.boundary_removed]),
         ("cross-process config keys added", [f"{e(k['key'])} ({e(k['class'])}) = {e(k['value'])} "
-                                             f"({e(k['file'])}:{k['line']})" for k in r.keys_added]),
-        ("new findings", [f"{e(f.file)}:{f.line}: {e(f.rule)} [{f.severity.value}] {e(f.message)}"
+                                             f"({e(loc(k['file'], k['line']))})" for k in r.keys_added]),
+        ("new findings", [f"{e(loc(f.file, f.line))}: {e(f.rule)} [{f.severity.value}] {e(f.message)}"
                           for f in r.new_findings]),
     ]
     for title, rows in sections:
@@ -226,6 +231,8 @@ def command(path: str, base: str, head: str | None, fmt: str, fail_on_new: bool,
 
         click.echo(json.dumps(json_safe(to_json(report)), indent=2))
     else:
-        click.echo(render_text(report, markdown=fmt == "markdown"))
+        from .common import path_context
+
+        click.echo(render_text(report, markdown=fmt == "markdown", paths=path_context(Path(path).resolve())))
     failed = report.regressed or (fail_on_new and bool(report.new_findings))
     sys.exit(EXIT_FINDINGS if failed else EXIT_OK)
