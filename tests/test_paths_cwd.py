@@ -162,6 +162,8 @@ def test_analyze_entries_topology_and_html_follow_the_cwd(demo: Path, tmp_path: 
     topo = gyrelint("topology", "sub/demo").output
     assert "first at sub/demo/minirl/main.py:" in topo
     assert "sub/demo/" not in gyrelint("topology", "sub/demo", "--root-relative").output
+    dot = gyrelint("map", "sub/demo").output  # tooltips name the files too
+    assert "sub/demo/minirl/sampler.py:" in dot and "sub/demo/" not in gyrelint("map", "sub/demo", "--root-relative").output
     assert gyrelint("report", "sub/demo", "-o", "out").exit_code == 0
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert 'data-file="minirl/sampler.py"' in page  # the snippet key stays repo-relative

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..escape import dot_string
 from ..model import Evidence, HandoffKind, Side
+from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -738,7 +739,7 @@ def _attrs(**kw: object) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
-def tooltip(n: MapNode, limit: int = 12) -> str:
+def tooltip(n: MapNode, limit: int = 12, paths: PathContext = REPO_RELATIVE) -> str:
     """What a node stands for and why: qualname, file:line, then the evidence as signal file:line."""
     lines = []
     if n.kind == "group":
@@ -749,16 +750,16 @@ def tooltip(n: MapNode, limit: int = 12) -> str:
     else:
         lines.append(n.members[0] if n.members else n.key)
     if n.file:
-        lines.append(f"{n.file}:{n.line}" if n.line else n.file)
+        lines.append(paths.loc(n.file, n.line))
     for e in n.evidence[:limit]:
         via = "" if e.via == "own" else f" via {e.via}"
-        lines.append(f"{e.signal} {e.file}:{e.line}{via}")
+        lines.append(f"{e.signal} {paths.show(e.file)}:{e.line}{via}")
     if len(n.evidence) > limit:
         lines.append(f"… {len(n.evidence) - limit} more signals")
     return "\n".join(lines)
 
 
-def _node_line(n: MapNode, label: str | None = None) -> str:
+def _node_line(n: MapNode, label: str | None = None, paths: PathContext = REPO_RELATIVE) -> str:
     fill, border = SIDE_STYLE.get(n.side, SIDE_STYLE["neutral"])
     shape = "box"
     style = "rounded,filled"
@@ -776,7 +777,7 @@ def _node_line(n: MapNode, label: str | None = None) -> str:
         color = WEIGHT_COLOR
     cls = f"gnode side-{n.side}" + (f" hk-{n.handoff_kind}" if n.handoff_kind else "") + (" group" if n.kind == "group" else "")
     return f"    {n.id} " + _attrs(label=n.label if label is None else wrap_dotted(label), shape=shape, style=style, fillcolor=fill, color=color,
-                                     penwidth=penwidth, tooltip=tooltip(n), id=n.id, **{"class": cls}) + ";"
+                                     penwidth=penwidth, tooltip=tooltip(n, paths=paths), id=n.id, **{"class": cls}) + ";"
 
 
 def _legend() -> list[str]:
@@ -798,11 +799,12 @@ def _legend() -> list[str]:
     return [f'  legend [shape=plaintext, id="legend", class="legend", label={table}];']
 
 
-def to_dot(g: MapGraph) -> str:
+def to_dot(g: MapGraph, paths: PathContext = REPO_RELATIVE) -> str:
     """GraphViz DOT for the map, laid out to fit a screen: top-down, one band of rows per side
     (entry points and the legend on top, then drivers, sampling, handoff, training), every box
     on an explicit row of at most ``ROW_WIDTH`` pt, so the width does not grow with the repo.
-    The boxes of one module share a sub-cluster titled with the module, shown once."""
+    The boxes of one module share a sub-cluster titled with the module, shown once. Tooltips
+    show files through ``paths``."""
     by_side: dict[str, list[MapNode]] = defaultdict(list)
     for n in g.nodes:
         by_side[n.side].append(n)
@@ -818,10 +820,10 @@ def to_dot(g: MapGraph) -> str:
         "  edge " + _attrs(fontname="Helvetica", fontsize=9, color="#8a8a8a", arrowsize=0.6) + ";",
     ]
     for n in by_side.get(ENTRY, []):
-        out.append(_node_line(n))
+        out.append(_node_line(n, paths=paths))
     out += _legend()
     for n in by_side.get("neutral", []):
-        out.append(_node_line(n))
+        out.append(_node_line(n, paths=paths))
     for side in ("driver", "sampling", "handoff", "training"):
         members = by_side.get(side, [])
         if not members:
@@ -833,12 +835,12 @@ def to_dot(g: MapGraph) -> str:
         blocks = _module_blocks(members)
         for i, (module, block) in enumerate(blocks):
             if module is None:
-                out += [_node_line(n) for n in block]
+                out += [_node_line(n, paths=paths) for n in block]
                 continue
             out.append(f"    subgraph cluster_{side}_m{i} {{")
             out.append("      graph " + _attrs(label=wrap_dotted(module, 32), style="dashed", color="#b8b8b8",
                                               fontcolor="#6b6b6b", fontsize=9, tooltip=module) + ";")
-            out += ["  " + _node_line(n, _rest(n.members[0], module)) for n in block]
+            out += ["  " + _node_line(n, _rest(n.members[0], module), paths) for n in block]
             out.append("    }")
         out.append("  }")
     out += _row_lines(rows)
@@ -1005,9 +1007,9 @@ def render_image(dot_text: str, fmt: str, timeout: float = 120.0) -> bytes:
     return proc.stdout
 
 
-def svg_for(g: MapGraph) -> str:
+def svg_for(g: MapGraph, paths: PathContext = REPO_RELATIVE) -> str:
     """The map as SVG text (for the HTML report), without the XML prolog and doctype."""
-    svg = render_image(to_dot(g), "svg").decode("utf-8")
+    svg = render_image(to_dot(g, paths), "svg").decode("utf-8")
     start = svg.find("<svg")
     return svg[start:] if start >= 0 else svg
 

@@ -52,7 +52,7 @@ def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAU
 def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES, paths: PathContext = REPO_RELATIVE) -> str:
     graph = build_map(a, max_nodes=max_nodes)
     try:
-        svg, map_note = _clean_svg(svg_for(graph)), ""
+        svg, map_note = _clean_svg(svg_for(graph, paths)), ""
     except GraphvizMissing as exc:
         svg, map_note = "", str(exc)
     except (RuntimeError, OSError) as exc:
