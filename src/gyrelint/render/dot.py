@@ -715,8 +715,12 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
         sampler = _best(g, "sampling", path[-1], outgoing=False)
         if sampler and sampler not in path:
             path.append(sampler)
-    for i, (u, v) in enumerate(zip(path, path[1:], strict=False)):
-        special.append(MapEdge(u, v, "weight_sync", wlabel if i == 0 else ""))
+    # the transport is written on the first step that leaves the trainer's side (a long edge with
+    # room beside it), not on a step inside one row where the boxes would cover it
+    hops = list(zip(path, path[1:], strict=False))
+    at = next((i for i, (u, v) in enumerate(hops) if g.node(u).side != g.node(v).side), 0)
+    for i, (u, v) in enumerate(hops):
+        special.append(MapEdge(u, v, "weight_sync", wlabel if i == at else ""))
     pairs = {(e.src, e.dst) for e in special} | {(e.dst, e.src) for e in special}
     g.edges = [e for e in g.edges if (e.src, e.dst) not in pairs] + special
 
@@ -830,7 +834,7 @@ def to_dot(g: MapGraph, paths: PathContext = REPO_RELATIVE) -> str:
             continue
         bg, border, title = CLUSTER_STYLE.get(side, ("#ffffff", "#cccccc", side))
         out.append(f"  subgraph cluster_{side} {{")
-        out.append("    graph " + _attrs(label=title, style="rounded,filled", fillcolor=bg, color=border,
+        out.append("    graph " + _attrs(label=title, labeljust="l", style="rounded,filled", fillcolor=bg, color=border,
                                           fontcolor=border, id=f"cluster_{side}", tooltip=title) + ";")
         blocks = _module_blocks(members)
         for i, (module, block) in enumerate(blocks):
