@@ -55,19 +55,21 @@ def test_per_rule_severity_and_off_from_pyproject(repo: Path):
     assert "GYR008" not in run(str(repo)).output
 
 
-def test_formats_on_the_fixture(repo: Path):
-    data = json.loads(run(str(repo), "--select", "GYR008", "--format", "json").output)
+def test_formats_on_the_fixture(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(repo.parent)  # paths are shown from the cwd: repo/pkg/sync.py
+    data = json.loads(run("repo", "--select", "GYR008", "--format", "json").output)
     assert data["schema"] == "gyrelint-findings/1"  # the findings document, not the whole analysis
     assert "functions" not in data and data["summary"]["by_severity"]["warning"] == 1
     [f] = data["findings"]
     assert f["rule"] == "GYR008" and f["line"] == 9 and f["column"] == 1
     assert f["fingerprint"] and f["fix"] and f["evidence"]
-    sarif = json.loads(run(str(repo), "--select", "GYR008", "--format", "sarif").output)
+    assert f["file"] == "pkg/sync.py" and f["path"] == "repo/pkg/sync.py"  # file: the stable key
+    sarif = json.loads(run("repo", "--select", "GYR008", "--format", "sarif").output)
     assert sarif["runs"][0]["results"][0]["ruleId"] == "GYR008"
-    gh = run(str(repo), "--select", "GYR008", "--format", "github").output
-    assert gh.startswith("::warning file=pkg/sync.py,line=9,title=GYR008::")
-    md = run(str(repo), "--select", "GYR008", "--format", "markdown").output
-    assert "| 🟠 | [GYR008](" in md and "`pkg/sync.py:9`" in md
+    gh = run("repo", "--select", "GYR008", "--format", "github").output
+    assert gh.startswith("::warning file=repo/pkg/sync.py,line=9,title=GYR008::")
+    md = run("repo", "--select", "GYR008", "--format", "markdown").output
+    assert "| 🟠 | [GYR008](" in md and "`repo/pkg/sync.py:9`" in md
 
 
 def test_output_file(repo: Path, tmp_path: Path):

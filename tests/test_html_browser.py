@@ -168,3 +168,25 @@ def test_hostile_repo_text_shows_as_escaped_text(browser_page, tmp_path):
     assert "looprl/evil\\x1b[2J|`\\u202e::x.py" in diag
     assert page.locator("img").count() == 0
     assert not problems, problems
+
+
+def test_embedded_map_fits_a_screen_and_paths_follow_the_cwd(browser_page):
+    """Issue 19 items 4 and 2: the report's map of a large repo is at most MAX_WIDTH pt wide,
+    and the panels print files as they open from where gyrelint ran."""
+    from test_map_fit import large_analysis
+
+    from gyrelint.render.dot import MAX_WIDTH
+    from gyrelint.render.paths import PathContext
+
+    page, problems, out = browser_page
+    page.goto(write_report(large_analysis(), out / "large").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    width = page.locator("#map svg").first.get_attribute("width") or ""
+    assert width.endswith("pt") and 0 < float(width[:-2]) <= MAX_WIDTH
+    page.goto(write_report(fixture_analysis(), out / "cwd", paths=PathContext("sub/demo/")).as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    page.click(f"#{node_id(f'{P}.rollout.Sampler.generate')}")
+    panel = page.locator("#panel")
+    panel.locator("h2").wait_for()
+    assert f"sub/demo/{P}/rollout.py:12" in panel.inner_text()
+    assert not problems, problems

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from .common import analysis_options, fail, input_errors, run_analysis
+from .common import analysis_options, fail, input_errors, path_context, run_analysis
 
 
 @click.command()
@@ -27,12 +27,12 @@ def command(path: str | None, demo: bool, fmt: str, html_dir: str | None, jobs: 
     if fmt == "json":
         click.echo(json.dumps(to_report(analysis), indent=2))
     else:
-        click.echo(render_text(analysis))
+        click.echo(render_text(analysis, path_context(analysis.root)))
     if html_dir:
         from ..escape import term
         from ..render.html import write_report
 
         try:
-            write_report(analysis, html_dir)
+            write_report(analysis, html_dir, paths=path_context(analysis.root))
         except OSError as exc:
             fail(f"{term(html_dir)}: cannot write the report ({term(exc.strerror or exc)}); pick a writable folder")

@@ -13,6 +13,7 @@ from ..baseline import DEFAULT_NAME, Baseline, BaselineError, OldFindings, refer
 from ..baseline import read as read_baseline
 from ..escape import term
 from ..model import Finding, Severity
+from ..render.paths import REPO_RELATIVE, PathContext
 from ..rules.registry import unknown_codes
 from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
 
@@ -145,7 +146,10 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
         # one line, so the first commit after installing the hook is not buried under old findings
         click.echo(f"gyrelint: {baselined} finding{'s' if baselined != 1 else ''} already {term(old.where)} "
                    "(not blocking); run gyrelint check --all to see them", err=True)
-    text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined)
+    from .common import path_context
+
+    paths = path_context(analysis.root)
+    text = render(fmt, findings, analysis, verbose, fail_on=fail_on, baselined=baselined, paths=paths)
     if output:
         try:
             from ..safeio import write_output
@@ -157,12 +161,12 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
         click.echo(text.rstrip("\n"))
     for d in analysis.diagnostics:
         if d.kind == "config":
-            click.echo(f"gyrelint: warning: {term(d)}", err=True)
+            click.echo(f"gyrelint: warning: {term(paths.diagnostic(d))}", err=True)
     # files not read (syntax, encoding, size, FIFOs and links that leave the repo) or only partly
     # indexed (data modules): a finding may be missing because of them, so the linter says so
     unparsed = [d for d in analysis.diagnostics if d.kind in ("parse", "decode", "size", "input", "data-module")]
     for d in unparsed[:5]:
-        click.echo(f"gyrelint: warning: {term(d)}", err=True)
+        click.echo(f"gyrelint: warning: {term(paths.diagnostic(d))}", err=True)
     if len(unparsed) > 5:
         click.echo(f"gyrelint: warning: {len(unparsed) - 5} more files skipped or partly indexed "
                    "(see `gyrelint analyze`)", err=True)
@@ -171,12 +175,13 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
 
 
 def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool = False, *,
-           fail_on: str = "warning", baselined: int = 0) -> str:
-    """The findings in one output format; repo text is escaped by each format's renderer."""
+           fail_on: str = "warning", baselined: int = 0, paths: PathContext = REPO_RELATIVE) -> str:
+    """The findings in one output format; repo text is escaped by each format's renderer, files
+    are shown through ``paths`` (SARIF keeps its own %SRCROOT% form)."""
     if fmt == "json":
         from ..render.findings_json import to_findings
 
-        return json.dumps(to_findings(findings, analysis, fail_on, baselined), indent=2)
+        return json.dumps(to_findings(findings, analysis, fail_on, baselined, paths), indent=2)
     if fmt == "sarif":
         from ..render.sarif import to_sarif
 
@@ -192,11 +197,11 @@ def render(fmt: str, findings: list[Finding], analysis: Analysis, verbose: bool 
     if fmt == "markdown":
         from ..render.markdown import render_markdown
 
-        return render_markdown(findings)
+        return render_markdown(findings, paths=paths)
     if fmt == "github":
         from ..render.github import render_github
 
-        return render_github(findings)
+        return render_github(findings, paths)
     from ..render.findings_text import render_findings_text
 
-    return render_findings_text(findings, analysis, verbose)
+    return render_findings_text(findings, analysis, verbose, paths)

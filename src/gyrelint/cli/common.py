@@ -17,6 +17,7 @@ import click
 
 if TYPE_CHECKING:  # the analysis stages are imported by the commands that run them, not by every command
     from ..api import Analysis
+    from ..render.paths import PathContext
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
@@ -146,9 +147,34 @@ def settings_overrides(jobs: int | None = None, no_cache: bool = False) -> dict[
     return out
 
 
+_ROOT_RELATIVE = "gyrelint.root_relative"  # click context meta: --root-relative was given
+
+
+def _remember_root_relative(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_ROOT_RELATIVE] = True
+
+
+def path_option(fn: Callable) -> Callable:
+    """--root-relative, kept in the click context (see ``path_context``) like --config."""
+    return click.option("--root-relative", is_flag=True, expose_value=False, callback=_remember_root_relative,
+                        help="Print file paths relative to the analyzed repository instead of the current "
+                             "folder.")(fn)
+
+
+def path_context(root: str | Path) -> PathContext:
+    """How this command prints the files of the repo at ``root``: from the current folder, or
+    repo-relative under --root-relative."""
+    from ..render.paths import path_context as make
+
+    ctx = click.get_current_context(silent=True)
+    return make(root, root_relative=bool(ctx is not None and ctx.meta.get(_ROOT_RELATIVE)))
+
+
 def analysis_options(fn: Callable) -> Callable:
-    """--jobs / --no-cache / --entry / --config / --cache-dir, shared by every command that analyzes a repo."""
-    fn = settings_options(fn)
+    """--jobs / --no-cache / --entry / --config / --cache-dir / --root-relative, shared by every
+    command that analyzes a repo."""
+    fn = path_option(settings_options(fn))
     fn = click.option("--jobs", "-j", type=click.IntRange(min=0), default=None,
                       help="Worker processes for parsing (default: number of cores).")(fn)
     fn = click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")(fn)

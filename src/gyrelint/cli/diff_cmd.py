@@ -75,6 +75,8 @@ def command(path: str, base: str, head: str | None, fmt: str, fail_on_new: bool,
     if fmt == "json":
         click.echo(json.dumps(to_json(report), indent=2))
     else:
-        click.echo(render_text(report, markdown=fmt == "markdown"))
+        from .common import path_context
+
+        click.echo(render_text(report, markdown=fmt == "markdown", paths=path_context(Path(path).resolve())))
     failed = report.regressed or (fail_on_new and bool(report.new_findings))
     sys.exit(EXIT_FINDINGS if failed else EXIT_OK)

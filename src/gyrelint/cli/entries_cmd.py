@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..model import EntryPoint
-from .common import Progress, analysis_options, fail, input_errors, settings_overrides
+from .common import Progress, analysis_options, fail, input_errors, path_context, settings_overrides
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..entrypoints import EntryScan
+    from ..render.paths import PathContext
 
 _SHOWN_PER_TARGET = 3
 
@@ -48,9 +49,9 @@ def command(path: str | None, demo: bool, fmt: str, show_all: bool, jobs: int | 
     if fmt == "json":
         click.echo(json.dumps(json_safe(to_json(str(path), scan)), indent=2))
     else:
-        click.echo(render(str(path), scan, show_all))
+        click.echo(render(str(path), scan, show_all, path_context(root)))
     for d in diags:
-        click.echo(f"gyrelint: {term(d)}", err=True)
+        click.echo(f"gyrelint: {term(path_context(root).diagnostic(d))}", err=True)
 
 
 def _entry_dict(e: EntryPoint) -> dict[str, Any]:
@@ -72,10 +73,14 @@ def to_json(root: str, scan: EntryScan) -> dict[str, Any]:
     }
 
 
-def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
+def render(root: str, scan: EntryScan, show_all: bool = False, paths: PathContext | None = None) -> str:
     """Targets grouped, most-launched first; each with where it is started from and how.
-    Repo text (commands, paths, names) is escaped for a terminal or CI log."""
+    Repo text (commands, paths, names) is escaped for a terminal or CI log; files are shown
+    through ``paths`` (default: repo-relative)."""
     from ..escape import term, term_block
+    from ..render.paths import REPO_RELATIVE
+
+    paths = paths or REPO_RELATIVE
 
     lines: list[str] = []
     found = [e for e in scan.entries if e.exists]
@@ -101,10 +106,10 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
         fn = next((e.function for e in group if e.function), None)
         extra = f"  -> {term(fn)}" if fn else ""
         lines.append("")
-        lines.append(f"{term(name)}  ({term(target)}){extra}")
+        lines.append(f"{term(name)}  ({term(paths.show(target) if head.file else target)}){extra}")
         shown = group if show_all else group[:_SHOWN_PER_TARGET]
         for e in shown:
-            where = f"{term(e.source)}:{e.line}" if e.line else term(e.source)
+            where = term(paths.loc(e.source, e.line))
             lines.append(f"    {term(e.found_by):<10} {where}  {_short(e.command)}")
         if len(group) > len(shown):
             lines.append(f"    ... {len(group) - len(shown)} more (--all lists them)")
@@ -117,7 +122,7 @@ def render(root: str, scan: EntryScan, show_all: bool = False) -> str:
                 what = f"function {term(e.function)}"
             else:
                 what = f"module {term(e.module)}" if e.module else f"file {term(e.file)}"
-            where = f"{term(e.source)}:{e.line}" if e.line else term(e.source)
+            where = term(paths.loc(e.source, e.line))
             lines.append(f"    {term(e.found_by):<10} {where}  {what}  ({_short(e.command)})")
     return term_block("\n".join(lines))
 

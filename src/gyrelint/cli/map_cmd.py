@@ -20,7 +20,7 @@ from ..render.dot import (
 )
 from ..render.mermaid import to_mermaid
 from ..safeio import write_output
-from .common import analysis_options, fail, input_errors, run_analysis
+from .common import analysis_options, fail, input_errors, path_context, run_analysis
 
 
 def pick_format(output: str | None, fmt: str | None) -> str:
@@ -45,7 +45,8 @@ def pick_format(output: str | None, fmt: str | None) -> str:
 @click.option("--level", type=click.Choice(["function", "module"]), default="function", show_default=True,
               help="Draw functions or whole modules.")
 @click.option("--focus", default=None, metavar="NAME",
-              help="Only the neighbourhood of this function or module (qualname or its last part).")
+              help="Only the neighbourhood of this function or module (qualname or its last part): callers "
+                   "and callees two calls away and the short path to the other chain, at most 25 boxes.")
 @click.option("--max-nodes", type=click.IntRange(min=8), default=DEFAULT_MAX_NODES, show_default=True,
               help="Node budget; beyond it functions are collapsed by package and side (counts shown).")
 @analysis_options
@@ -69,7 +70,7 @@ def command(path: str | None, demo: bool, output: str | None, fmt: str | None, l
         text = to_mermaid(graph, fenced=bool(output) and output.endswith(".md"))
         _write_text(output, text)
         return
-    dot_text = to_dot(graph)
+    dot_text = to_dot(graph, path_context(analysis.root))
     if fmt == "dot":
         _write_text(output, dot_text)
         return

@@ -9,7 +9,7 @@ import click
 from ..escape import term
 from ..render.dot import DEFAULT_MAX_NODES
 from ..render.html import write_report
-from .common import analysis_options, fail, input_errors, run_analysis
+from .common import analysis_options, fail, input_errors, path_context, run_analysis
 
 
 @click.command()
@@ -30,7 +30,7 @@ def command(path: str | None, demo: bool, out_dir: str, max_nodes: int, jobs: in
         fail(f"{term(out_dir)}: exists and is not a folder; pass a folder for the report")
     analysis = run_analysis(path, demo=demo, jobs=jobs, no_cache=no_cache, entries=entries)
     try:
-        page = write_report(analysis, target, max_nodes=max_nodes)
+        page = write_report(analysis, target, max_nodes=max_nodes, paths=path_context(analysis.root))
     except OSError as exc:
         fail(f"{term(out_dir)}: cannot write the report ({term(exc.strerror or exc)}); pick a writable folder")
     click.echo(f"gyrelint: wrote {term(page)}", err=True)

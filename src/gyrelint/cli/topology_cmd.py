@@ -11,7 +11,8 @@ import click
 from ..escape import term, term_block
 from ..model import Topology
 from ..render.json_report import SCHEMA, to_report
-from .common import analysis_options, input_errors, run_analysis
+from ..render.paths import REPO_RELATIVE, PathContext
+from .common import analysis_options, input_errors, path_context, run_analysis
 
 _CLASSES = ("process", "port", "comm")
 
@@ -40,14 +41,16 @@ def command(path: str | None, demo: bool, fmt: str, classes: tuple[str, ...], jo
                "diagnostics": [d for d in report["diagnostics"] if d["kind"] in ("config", "parse", "decode", "size")]}
         click.echo(json.dumps(out, indent=2))
         return
-    click.echo(render_topology(topo, analysis.given_root))
+    paths = path_context(analysis.root)
+    click.echo(render_topology(topo, analysis.given_root, paths))
     for d in analysis.diagnostics:
         if d.kind in ("config",) or (d.kind in ("parse", "decode", "size") and not d.file.endswith(".py")):
-            click.echo(f"gyrelint: {term(d)}", err=True)
+            click.echo(f"gyrelint: {term(paths.diagnostic(d))}", err=True)
 
 
-def render_topology(t: Topology, root: str = "") -> str:
-    """The topology as plain text: verdict, reasons, transports, link checks, evidence, keys."""
+def render_topology(t: Topology, root: str = "", paths: PathContext = REPO_RELATIVE) -> str:
+    """The topology as plain text: verdict, reasons, transports, link checks, evidence, keys;
+    files shown through ``paths``."""
     lines: list[str] = []
     head = f"topology of {term(root)}: " if root else "topology: "
     lines.append(head + term(t.verdict) + (" (colocated: sampler and trainer share devices)" if t.colocated else ""))
@@ -63,7 +66,7 @@ def render_topology(t: Topology, root: str = "") -> str:
     if t.link_checks:
         lines.append(f"link checks ({len(t.link_checks)}):")
         for c in t.link_checks[:12]:
-            lines.append(f"  {term(c.signal):20} {term(c.file)}:{c.line}  {term(c.detail)}")
+            lines.append(f"  {term(c.signal):20} {term(paths.loc(c.file, c.line))}  {term(c.detail)}")
         if len(t.link_checks) > 12:
             lines.append(f"  ... and {len(t.link_checks) - 12} more")
     else:
@@ -73,7 +76,7 @@ def render_topology(t: Topology, root: str = "") -> str:
     lines.append("code evidence:")
     for signal, n in counts.most_common():
         first = next(e for e in t.code_evidence if e.signal == signal)
-        lines.append(f"  {term(signal):20} {n:5}  first at {term(first.file)}:{first.line}  {term(first.detail)}")
+        lines.append(f"  {term(signal):20} {n:5}  first at {term(paths.loc(first.file, first.line))}  {term(first.detail)}")
     if not counts:
         lines.append("  (none)")
     lines.append("")
@@ -87,6 +90,6 @@ def render_topology(t: Topology, root: str = "") -> str:
         width = min(max(len(term(k.key)) for k in keys), 56)
         for k in keys:
             value = "-" if k.value is None else term(k.value)
-            lines.append(f"    {term(k.key):{width}} = {value[:40]:16} {term(k.file)}:{k.line}  "
+            lines.append(f"    {term(k.key):{width}} = {value[:40]:16} {term(paths.loc(k.file, k.line))}  "
                          f"({term(k.reason)}; {term(k.source)})")
     return term_block("\n".join(lines))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..escape import json_safe, md_text, term, term_block
+from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..compare import DiffReport
@@ -43,8 +44,10 @@ def to_json(r: DiffReport) -> dict[str, Any]:
     })
 
 
-def render_text(r: DiffReport, markdown: bool = False) -> str:
-    """The diff for a terminal or, with ``markdown``, a PR comment; repo text escaped for either."""
+def render_text(r: DiffReport, markdown: bool = False, paths: PathContext | None = None) -> str:
+    """The diff for a terminal or, with ``markdown``, a PR comment; repo text escaped for either,
+    files shown through ``paths`` (default: repo-relative)."""
+    loc = (paths or REPO_RELATIVE).loc
     e = md_text if markdown else term
     h = (lambda s: f"#### {s}") if markdown else (lambda s: f"{s}:")
     b = "- " if markdown else "  "
@@ -60,20 +63,20 @@ def render_text(r: DiffReport, markdown: bool = False) -> str:
           "changed": "weight-sync path changed", "unchanged": "weight-sync path unchanged"}[r.weight_sync]
     out.append(f"{b}{ws} (online {str(r.online_before).lower()} -> {str(r.online_after).lower()})")
     for f in r.sync_lost:
-        out.append(f"{b}  {e(f.file)}:{f.line}: {e(f.rule)} [{f.severity.value}] {e(f.message)}")
+        out.append(f"{b}  {e(loc(f.file, f.line))}: {e(f.rule)} [{f.severity.value}] {e(f.message)}")
     if r.weight_sync in ("changed", "broken", "restored") and r.path_before != r.path_after:
         out.append(f"{b}  before: {' -> '.join(map(e, r.path_before)) or '(none)'}")
         out.append(f"{b}  after:  {' -> '.join(map(e, r.path_after)) or '(none)'}")
     if r.verdict_before != r.verdict_after:
         out.append(f"{b}topology: {e(r.verdict_before)} -> {e(r.verdict_after)}")
     sections = [
-        ("functions whose side changed", [f"{e(c.qualname)}: {e(c.before)} -> {e(c.after)} ({e(c.file)}:{c.line})"
+        ("functions whose side changed", [f"{e(c.qualname)}: {e(c.before)} -> {e(c.after)} ({e(loc(c.file, c.line))})"
                                           for c in r.side_changes]),
         ("boundary modules added", [e(m) for m in r.boundary_added]),
         ("boundary modules removed", [e(m) for m in r.boundary_removed]),
-        ("cross-process config keys added", [f"{e(k.key)} ({e(k.cls)}) = {e(str(k.value))} ({e(k.file)}:{k.line})"
+        ("cross-process config keys added", [f"{e(k.key)} ({e(k.cls)}) = {e(str(k.value))} ({e(loc(k.file, k.line))})"
                                              for k in r.keys_added]),
-        ("new findings", [f"{e(f.file)}:{f.line}: {e(f.rule)} [{f.severity.value}] {e(f.message)}"
+        ("new findings", [f"{e(loc(f.file, f.line))}: {e(f.rule)} [{f.severity.value}] {e(f.message)}"
                           for f in r.new_findings]),
     ]
     for title, rows in sections:

@@ -10,7 +10,7 @@ Everything is sorted before it is written, so the same analysis gives the same b
 from __future__ import annotations
 
 import hashlib
-import math
+import re
 import shutil
 import subprocess
 from collections import Counter, defaultdict, deque
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..escape import dot_string
 from ..model import Evidence, HandoffKind, Side
+from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -59,7 +60,18 @@ _PIN_HANDOFF = 4  # the first handoff functions of each kind always get their ow
 _EDGES_OUT, _EDGES_IN = 4, 2  # call edges kept per node (strongest first)
 _EDGES_ENTRY = 2  # edges drawn from one entry point
 _EDGES_GROUP = 2  # group-to-group edges drawn from one group
-_WRAP = 7  # at most this many unconnected nodes of a cluster side by side
+FOCUS_MAX_NODES = 25  # --focus draws a neighbourhood, not a second whole map
+_FOCUS_PATH_HOPS = 4  # the path from the focus to the other chain is added when at most this long
+# Fitting a screen (issue 19 item 4): every node gets an explicit row, rows stack top-down by
+# side (entries, drivers, sampling, handoff, training), and a row holds boxes up to ROW_WIDTH pt
+# by the estimate below, so the page is at most about MAX_WIDTH pt wide whatever the repo.
+MAX_WIDTH = 2000.0
+ROW_WIDTH = 1300.0  # boxes of one row; the rest of MAX_WIDTH is cluster margins, edge routing, labels
+LABEL_CHARS = 24  # a label line longer than this is wrapped (qualnames at dots)
+_ROW_MAX = 7  # boxes per row at most, even when short
+_CHAR_PT = 6.4  # Helvetica 10 pt, a conservative mean advance (capitals and '_' included)
+_BOX_PAD = 26.0  # the node's margin (0.12 in each side) and border
+_NODESEP = 0.25  # inches between boxes of a row
 
 
 @dataclass(slots=True)
@@ -77,6 +89,7 @@ class MapNode:
     line: int = 0
     evidence: list[Evidence] = field(default_factory=list)
     reached: bool = False
+    module: str = ""  # a function's module: boxes of one module share a sub-cluster titled with it
 
     @property
     def collapsed(self) -> int:
@@ -146,11 +159,45 @@ def _module_of(a: Analysis, qualname: str) -> str:
 
 def _short(qualname: str, module: str) -> str:
     """``pkg.sub.mod.Cls.meth`` -> ``mod.Cls.meth``: enough to recognise, short enough to lay out."""
-    rest = qualname[len(module) + 1:] if qualname.startswith(module + ".") else qualname
+    rest = _rest(qualname, module)
     if rest == qualname:
-        return qualname
-    head = module.rsplit(".", 1)[-1]
-    return f"{head}.{rest}" if len(head) + len(rest) < 30 else f"{head}\n{rest}"
+        return wrap_dotted(qualname)
+    return wrap_dotted(f"{module.rsplit('.', 1)[-1]}.{rest}")
+
+
+def _rest(qualname: str, module: str) -> str:
+    """The qualname below its module (``Cls.meth``), or the whole qualname."""
+    return qualname[len(module) + 1:] if module and qualname.startswith(module + ".") else qualname
+
+
+def wrap_dotted(text: str, width: int = LABEL_CHARS) -> str:
+    """Label lines of at most ``width`` characters: split after dots (then after ``_``), so
+    ``verl.workers.rollout.vllm_rollout`` reads ``verl.workers.rollout.`` / ``vllm_rollout``."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        cur = ""
+        for part in re.split(r"(?<=[.])", line):
+            pieces = re.split(r"(?<=_)", part) if len(part) > width else [part]
+            for piece in pieces:
+                while len(piece) > width + 8:  # one unbroken run longer than a box: cut it
+                    if cur:
+                        out.append(cur)
+                        cur = ""
+                    out.append(piece[:width])
+                    piece = piece[width:]
+                if cur and len(cur) + len(piece) > width:
+                    out.append(cur)
+                    cur = piece
+                else:
+                    cur += piece
+        out.append(cur)
+    return "\n".join(x for x in out if x) or text
+
+
+def label_width(label: str) -> float:
+    """The estimated width (pt) of a box holding ``label``: what the row packing budgets with."""
+    longest = max((len(line) for line in label.split("\n")), default=0)
+    return max(54.0, longest * _CHAR_PT + _BOX_PAD)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,6 +224,8 @@ def build_map(a: Analysis, level: str = "function", focus: str | None = None,
     if level not in ("function", "module"):
         raise MapError(f"unknown level {level!r}; use 'function' or 'module'")
     max_nodes = max(8, int(max_nodes))
+    if focus:  # a neighbourhood to read at a glance, not a second whole map
+        max_nodes = min(max_nodes, FOCUS_MAX_NODES)
     focus_set, seeds = _focus_set(a, focus) if focus else (None, set())
     items = _function_items(a, focus_set, seeds) if level == "function" else _module_items(a, focus_set, seeds)
     entries = _entry_nodes(a, focus_set)
@@ -239,7 +288,38 @@ def _focus_set(a: Analysis, name: str) -> tuple[set[str], set[str]]:
             nxt -= out
             out |= nxt
             frontier = nxt
-    return out, seeds
+    path = _path_to_other_side(a, seeds)
+    return out | set(path), seeds | set(path)
+
+
+def _path_to_other_side(a: Analysis, seeds: set[str]) -> list[str]:
+    """The shortest call path (either direction, at most ``_FOCUS_PATH_HOPS``) from the focus to a
+    function of the other chain: sampling -> training, training -> sampling, else either. Empty
+    when there is none that short; neighbours are visited in sorted order, so ties are stable."""
+    calls = a.graphs.calls
+    sides = {map_side(a.functions[q].side, a.functions[q].handoff_kind) for q in seeds if q in a.functions}
+    if "sampling" in sides and "training" in sides:
+        return []
+    want = {"training"} if "sampling" in sides else {"sampling"} if "training" in sides else {"sampling", "training"}
+    start = sorted(q for q in seeds if q in calls)
+    parent: dict[str, str | None] = dict.fromkeys(start)
+    frontier = start
+    for _ in range(_FOCUS_PATH_HOPS):
+        nxt: list[str] = []
+        for n in frontier:
+            for m in sorted(set(calls.successors(n)) | set(calls.predecessors(n))):
+                if m in parent:
+                    continue
+                parent[m] = n
+                f = a.functions.get(m)
+                if f is not None and map_side(f.side, f.handoff_kind) in want:
+                    path = [m]
+                    while parent[path[-1]] is not None:
+                        path.append(parent[path[-1]])  # type: ignore[arg-type]
+                    return path[::-1]
+                nxt.append(m)
+        frontier = nxt
+    return []
 
 
 def _score(pinned: bool, reached: bool, evidence: int, key: str) -> tuple:
@@ -355,11 +435,12 @@ def _collapse(items: list[_Item], budget: int, level: str) -> tuple[list[MapNode
         nid = node_id(key)
         what = "functions" if level == "function" else "modules"
         shown = prefix[len(base) + 1:] if base and prefix.startswith(base + ".") else prefix
-        name = f"{shown}.*" if shown else f"other {side}"
+        label = f"+{len(members)} more {what}\nin {wrap_dotted(shown)}" if shown else \
+            f"+{len(members)} more\n{side} {what}"
         if prefix_t == (UNREACHED,):
-            name = "not reached from an entry point"
+            label = f"+{len(members)} more {what}\nnot reached from\nan entry point"
         best = members[0]
-        node = MapNode(nid, key, f"{name}\n({len(members)} {what})", side, "group", hkind,
+        node = MapNode(nid, key, label, side, "group", hkind,
                        sorted(m.key for m in members), best.file, best.line,
                        [e for m in members[:5] for e in m.evidence[:2]], any(m.reached for m in members))
         nodes.append(node)
@@ -414,8 +495,10 @@ def _common_prefix(paths: list[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 def _item_node(i: _Item, level: str) -> MapNode:
-    return MapNode(node_id(i.key), i.key, i.label, i.side, level, i.hkind, [i.key], i.file, i.line,
-                   list(i.evidence), i.reached)
+    module = ".".join(i.group_path) if level == "function" else ""
+    label = i.label if level == "function" else wrap_dotted(i.label)
+    return MapNode(node_id(i.key), i.key, label, i.side, level, i.hkind, [i.key], i.file, i.line,
+                   list(i.evidence), i.reached, module)
 
 
 def _entry_nodes(a: Analysis, focus_set: set[str] | None) -> list[MapNode]:
@@ -430,7 +513,7 @@ def _entry_nodes(a: Analysis, focus_set: set[str] | None) -> list[MapNode]:
         key = f"entry:{target}"
         if key in seen:
             continue
-        label = f"{e.found_by}: {target.rsplit('.', 2)[-1] if e.function else target}"
+        label = wrap_dotted(f"{e.found_by}: {target.rsplit('.', 2)[-1] if e.function else target}")
         seen[key] = MapNode(node_id(key), key, label, ENTRY, ENTRY, None, [target], e.file or e.source, e.line or 1,
                             [Evidence(f"entry-{e.found_by}", e.source or e.file or "", e.line)], True)
 
@@ -632,8 +715,12 @@ def _handoff_edges(a: Analysis, g: MapGraph) -> None:
         sampler = _best(g, "sampling", path[-1], outgoing=False)
         if sampler and sampler not in path:
             path.append(sampler)
-    for i, (u, v) in enumerate(zip(path, path[1:], strict=False)):
-        special.append(MapEdge(u, v, "weight_sync", wlabel if i == 0 else ""))
+    # the transport is written on the first step that leaves the trainer's side (a long edge with
+    # room beside it), not on a step inside one row where the boxes would cover it
+    hops = list(zip(path, path[1:], strict=False))
+    at = next((i for i, (u, v) in enumerate(hops) if g.node(u).side != g.node(v).side), 0)
+    for i, (u, v) in enumerate(hops):
+        special.append(MapEdge(u, v, "weight_sync", wlabel if i == at else ""))
     pairs = {(e.src, e.dst) for e in special} | {(e.dst, e.src) for e in special}
     g.edges = [e for e in g.edges if (e.src, e.dst) not in pairs] + special
 
@@ -656,7 +743,7 @@ def _attrs(**kw: object) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
-def tooltip(n: MapNode, limit: int = 12) -> str:
+def tooltip(n: MapNode, limit: int = 12, paths: PathContext = REPO_RELATIVE) -> str:
     """What a node stands for and why: qualname, file:line, then the evidence as signal file:line."""
     lines = []
     if n.kind == "group":
@@ -667,16 +754,16 @@ def tooltip(n: MapNode, limit: int = 12) -> str:
     else:
         lines.append(n.members[0] if n.members else n.key)
     if n.file:
-        lines.append(f"{n.file}:{n.line}" if n.line else n.file)
+        lines.append(paths.loc(n.file, n.line))
     for e in n.evidence[:limit]:
         via = "" if e.via == "own" else f" via {e.via}"
-        lines.append(f"{e.signal} {e.file}:{e.line}{via}")
+        lines.append(f"{e.signal} {paths.show(e.file)}:{e.line}{via}")
     if len(n.evidence) > limit:
         lines.append(f"… {len(n.evidence) - limit} more signals")
     return "\n".join(lines)
 
 
-def _node_line(n: MapNode) -> str:
+def _node_line(n: MapNode, label: str | None = None, paths: PathContext = REPO_RELATIVE) -> str:
     fill, border = SIDE_STYLE.get(n.side, SIDE_STYLE["neutral"])
     shape = "box"
     style = "rounded,filled"
@@ -693,8 +780,8 @@ def _node_line(n: MapNode) -> str:
     elif n.handoff_kind == "weight_sync":
         color = WEIGHT_COLOR
     cls = f"gnode side-{n.side}" + (f" hk-{n.handoff_kind}" if n.handoff_kind else "") + (" group" if n.kind == "group" else "")
-    return f"    {n.id} " + _attrs(label=n.label, shape=shape, style=style, fillcolor=fill, color=color,
-                                     penwidth=penwidth, tooltip=tooltip(n), id=n.id, **{"class": cls}) + ";"
+    return f"    {n.id} " + _attrs(label=n.label if label is None else wrap_dotted(label), shape=shape, style=style, fillcolor=fill, color=color,
+                                     penwidth=penwidth, tooltip=tooltip(n, paths=paths), id=n.id, **{"class": cls}) + ";"
 
 
 def _legend() -> list[str]:
@@ -716,58 +803,163 @@ def _legend() -> list[str]:
     return [f'  legend [shape=plaintext, id="legend", class="legend", label={table}];']
 
 
-def to_dot(g: MapGraph) -> str:
-    """GraphViz DOT for the map: clusters per side, drivers above, the handoff between, legend aside."""
+def to_dot(g: MapGraph, paths: PathContext = REPO_RELATIVE) -> str:
+    """GraphViz DOT for the map, laid out to fit a screen: top-down, one band of rows per side
+    (entry points and the legend on top, then drivers, sampling, handoff, training), every box
+    on an explicit row of at most ``ROW_WIDTH`` pt, so the width does not grow with the repo.
+    The boxes of one module share a sub-cluster titled with the module, shown once. Tooltips
+    show files through ``paths``."""
     by_side: dict[str, list[MapNode]] = defaultdict(list)
     for n in g.nodes:
         by_side[n.side].append(n)
+    rows = layout_rows(g)
+    title = g.title.replace(" | ", "\n") if len(g.title) > 90 else g.title
     out = [
         "digraph gyrelint_map {",
         "  graph " + _attrs(rankdir="TB", newrank="true", compound="true", fontname="Helvetica", fontsize=12,
-                            labelloc="t", label=g.title, nodesep=0.3, ranksep=0.5, outputorder="edgesfirst",
+                            labelloc="t", label=title, nodesep=_NODESEP, ranksep=0.4, outputorder="edgesfirst",
+                            splines="line",  # curved routing sends long edges round the clusters: +40% width
                             tooltip=g.title, id="gyrelint-map") + ";",
         "  node " + _attrs(fontname="Helvetica", fontsize=10, height=0.3, margin="0.12,0.04") + ";",
         "  edge " + _attrs(fontname="Helvetica", fontsize=9, color="#8a8a8a", arrowsize=0.6) + ";",
     ]
     for n in by_side.get(ENTRY, []):
-        out.append(_node_line(n))
+        out.append(_node_line(n, paths=paths))
     out += _legend()
-    out.append("  { rank=min; " + " ".join(["legend"] + [n.id for n in by_side.get(ENTRY, [])]) + "; }")
     for n in by_side.get("neutral", []):
-        out.append(_node_line(n))
+        out.append(_node_line(n, paths=paths))
     for side in ("driver", "sampling", "handoff", "training"):
         members = by_side.get(side, [])
         if not members:
             continue
         bg, border, title = CLUSTER_STYLE.get(side, ("#ffffff", "#cccccc", side))
         out.append(f"  subgraph cluster_{side} {{")
-        out.append("    graph " + _attrs(label=title, style="rounded,filled", fillcolor=bg, color=border,
+        out.append("    graph " + _attrs(label=title, labeljust="l", style="rounded,filled", fillcolor=bg, color=border,
                                           fontcolor=border, id=f"cluster_{side}", tooltip=title) + ";")
-        for n in members:
-            out.append(_node_line(n))
+        blocks = _module_blocks(members)
+        for i, (module, block) in enumerate(blocks):
+            if module is None:
+                out += [_node_line(n, paths=paths) for n in block]
+                continue
+            out.append(f"    subgraph cluster_{side}_m{i} {{")
+            out.append("      graph " + _attrs(label=wrap_dotted(module, 32), style="dashed", color="#b8b8b8",
+                                              fontcolor="#6b6b6b", fontsize=9, tooltip=module) + ";")
+            out += ["  " + _node_line(n, _rest(n.members[0], module), paths) for n in block]
+            out.append("    }")
         out.append("  }")
-    out += _layout_hints(g, by_side)
+    out += _row_lines(rows)
     for e in g.edges:
         out.append(f"  {e.src} -> {e.dst} " + _edge_attrs(g, e) + ";")
     out.append("}")
     return "\n".join(out) + "\n"
 
 
+def _module_blocks(members: list[MapNode]) -> list[tuple[str | None, list[MapNode]]]:
+    """A side's boxes by module: modules with two or more function boxes get their own block
+    (a sub-cluster); the rest stand alone (module None). Order: first appearance."""
+    count = Counter(n.module for n in members if n.kind == "function" and n.module)
+    blocks: dict[str | None, list[MapNode]] = {}
+    for n in members:
+        key = n.module if n.kind == "function" and count.get(n.module, 0) >= 2 else None
+        blocks.setdefault(key, []).append(n)
+    return [(k, v) for k, v in blocks.items() if k is not None] + ([(None, blocks[None])] if None in blocks else [])
+
+
+def layout_rows(g: MapGraph) -> list[list[MapNode]]:
+    """Every box on a row, top to bottom: entry points (with the legend), then each side's boxes
+    in reading order (callers above callees, a module's boxes together), packed greedily into
+    rows of at most ``ROW_WIDTH`` pt by ``label_width`` and at most ``_ROW_MAX`` boxes."""
+    by_side: dict[str, list[MapNode]] = defaultdict(list)
+    for n in g.nodes:
+        by_side[n.side].append(n)
+    rows: list[list[MapNode]] = []
+    for layer in (*LAYERS, "neutral"):
+        members = by_side.get(layer, [])
+        if not members:
+            continue
+        ids = [n.id for n in members]
+        inner = [(e.src, e.dst) for e in g.edges if e.kind in ("call", "entry") and e.src != e.dst
+                 and e.src in ids and e.dst in ids]
+        depth = _depths(ids, inner)
+        ordered: list[MapNode] = []
+        blocks = _module_blocks(members) if layer != ENTRY else [(None, members)]
+        keyed = []
+        for module, block in blocks:
+            block = sorted(block, key=lambda n: (depth[n.id], n.kind == "group", n.key))
+            if module is None:
+                keyed += [((depth[n.id], 1, n.key), [n]) for n in block]
+            else:
+                keyed.append(((min(depth[n.id] for n in block), 0, module), block))
+        for _, block in sorted(keyed, key=lambda kv: kv[0]):
+            ordered += block
+        budget = ROW_WIDTH - (_legend_width() if layer == ENTRY else 0.0)
+        row: list[MapNode] = []
+        used = 0.0
+        for n in ordered:
+            w = label_width(n.label) + _NODESEP * 72  # the full label: the longer of the two forms
+            if row and (used + w > budget or len(row) >= _ROW_MAX):
+                rows.append(row)
+                row, used, budget = [], 0.0, ROW_WIDTH
+            row.append(n)
+            used += w
+        rows.append(row)
+    return rows
+
+
+def _legend_width() -> float:
+    return 230.0
+
+
+def estimated_width(g: MapGraph) -> float:
+    """The page width (pt) the row packing guarantees, from the DOT alone (no GraphViz needed):
+    the widest row of boxes plus the gaps, cluster margins and the legend beside the entries."""
+    widest = 0.0
+    for i, row in enumerate(layout_rows(g)):
+        w = sum(label_width(n.label) for n in row) + _NODESEP * 72 * (len(row) - 1)
+        if i == 0 and row and row[0].side == ENTRY:
+            w += _legend_width()
+        widest = max(widest, w)
+    return widest + 4 * 16.0  # two nested cluster margins each side
+
+
+def _row_lines(rows: list[list[MapNode]]) -> list[str]:
+    """``rank=same`` per row, invisible edges stacking the rows; every drawn edge is
+    ``constraint=false``, so only these decide the ranks and the width stays bounded."""
+    out = []
+    previous: list[str] = []
+    for i, row in enumerate(rows):
+        ids = [n.id for n in row]
+        if i == 0 and row and row[0].side == ENTRY:
+            ids = ["legend", *ids]
+            out.append("  { rank=min; " + " ".join(ids) + "; }")
+        else:
+            out.append("  { rank=same; " + " ".join(ids) + "; }")
+        if previous:  # every box pulls on every box of the row above: the rows stay centred on one
+            # axis whatever order dot gives them (no flat edges in a row: dot 2.43 aborts on those)
+            out += [f"  {u} -> {v} [style=invis, weight=1];" for u in previous for v in ids]
+        previous = ids
+    if not rows or not rows[0] or rows[0][0].side != ENTRY:
+        out.insert(0, "  { rank=min; legend; }")
+    return out
+
+
 def _edge_attrs(g: MapGraph, e: MapEdge) -> str:
-    side = {n.id: n.side for n in g.nodes}
-    order = {s: i for i, s in enumerate(LAYERS)}
-    backwards = order.get(side.get(e.src, ""), 9) > order.get(side.get(e.dst, ""), 9)
+    """Handoff edges carry their transport as an ``xlabel`` (placed after the layout, beside the
+    edge: a ``label`` on an edge outside the ranking becomes a box dot puts at the far side)."""
     if e.kind == "trajectory":
-        return _attrs(color=TRAJECTORY_COLOR, penwidth=2.6, style="bold", label=e.label, fontcolor=TRAJECTORY_COLOR,
-                      weight=10, id=f"e_traj_{e.src}_{e.dst}", **{"class": "gedge trajectory"},
+        return _attrs(color=TRAJECTORY_COLOR, penwidth=2.6, style="bold", xlabel=e.label, fontcolor=TRAJECTORY_COLOR,
+                      constraint="false", weight=0, id=f"e_traj_{e.src}_{e.dst}", **{"class": "gedge trajectory"},
                       tooltip=f"trajectory handoff (sampler → trainer); transport: {g.trajectory_transport}")
     if e.kind == "weight_sync":
-        return _attrs(color=WEIGHT_COLOR, penwidth=2.6, style="dashed", label=e.label, fontcolor=WEIGHT_COLOR,
-                      constraint="false", id=f"e_ws_{e.src}_{e.dst}", **{"class": "gedge weight_sync"},
+        return _attrs(color=WEIGHT_COLOR, penwidth=2.6, style="dashed", xlabel=e.label, fontcolor=WEIGHT_COLOR,
+                      constraint="false", weight=0, id=f"e_ws_{e.src}_{e.dst}", **{"class": "gedge weight_sync"},
                       tooltip=f"weight sync (trainer → sampler); transport: {g.weight_transport}")
-    attrs: dict[str, object] = {"class": f"gedge {e.kind}", "id": f"e_{e.src}_{e.dst}"}
+    # the rows alone decide the ranks and the x axis (layout_rows): no drawn edge adds a rank or
+    # pulls a row sideways (weight 0), so the width is the widest row whatever the calls are
+    attrs: dict[str, object] = {"class": f"gedge {e.kind}", "id": f"e_{e.src}_{e.dst}", "constraint": "false",
+                                "weight": 0}
     if e.kind == "entry":
-        attrs.update(color="#c4c4c4", constraint="false")
+        attrs.update(color="#c4c4c4")
     if e.weak:
         attrs["style"] = "dotted"
     if e.count > 1:
@@ -776,46 +968,11 @@ def _edge_attrs(g: MapGraph, e: MapEdge) -> str:
     kinds = {n.id: n.kind for n in g.nodes}
     if kinds.get(e.src) == "group" and kinds.get(e.dst) == "group":  # background: package to package
         attrs.update(color="#cdcdcd", penwidth=1.0)
-    if backwards:
-        attrs["constraint"] = "false"
     return _attrs(**attrs)
 
 
-def _layout_hints(g: MapGraph, by_side: dict[str, list[MapNode]]) -> list[str]:
-    """Invisible edges that give the reading order: entry, drivers, rollout, handoff, training.
-
-    Nodes of a layer that nothing above points at are hung under the layer above (stacked a
-    few to a row), so unconnected nodes neither float to the top nor spread into one wide row.
-    """
-    side = {n.id: n.side for n in g.nodes}
-    fed: set[str] = set()  # fed from inside its own layer
-    for e in g.edges:
-        if e.kind in ("call", "entry") and e.src != e.dst and side.get(e.src) == side.get(e.dst):
-            fed.add(e.dst)
-    out = []
-    previous: str | None = None
-    for layer in LAYERS:
-        members = [n.id for n in by_side.get(layer, [])]
-        if not members:
-            continue
-        roots = [m for m in members if m not in fed]
-        wrap = max(3, min(_WRAP, math.ceil(math.sqrt(len(roots))) + 1))
-        chain: list[tuple[str, str]] = []
-        for i, r in enumerate(roots):
-            if i < wrap:
-                if previous:
-                    out.append(f"  {previous} -> {r} [style=invis, weight=1];")
-            else:
-                chain.append((roots[i - wrap], r))
-                out.append(f"  {roots[i - wrap]} -> {r} [style=invis, weight=1];")
-        inner = [(e.src, e.dst) for e in g.edges if e.kind in ("call", "entry") and e.src != e.dst
-                 and side.get(e.src) == layer and side.get(e.dst) == layer]
-        previous = _deepest(members, inner + chain)
-    return out
-
-
-def _deepest(members: list[str], edges: list[tuple[str, str]]) -> str:
-    """The member farthest down its layer (longest path over the layer's own edges; cycles cut)."""
+def _depths(members: list[str], edges: list[tuple[str, str]]) -> dict[str, int]:
+    """Longest path from a root of the layer over the layer's own edges (cycles cut)."""
     depth = dict.fromkeys(members, 0)
     for _ in range(min(len(members), 60)):
         changed = False
@@ -825,7 +982,7 @@ def _deepest(members: list[str], edges: list[tuple[str, str]]) -> str:
                 changed = True
         if not changed:
             break
-    return max(members, key=lambda m: (depth[m], -members.index(m)))
+    return depth
 
 
 # ---------------------------------------------------------------------------------------------
@@ -854,9 +1011,9 @@ def render_image(dot_text: str, fmt: str, timeout: float = 120.0) -> bytes:
     return proc.stdout
 
 
-def svg_for(g: MapGraph) -> str:
+def svg_for(g: MapGraph, paths: PathContext = REPO_RELATIVE) -> str:
     """The map as SVG text (for the HTML report), without the XML prolog and doctype."""
-    svg = render_image(to_dot(g), "svg").decode("utf-8")
+    svg = render_image(to_dot(g, paths), "svg").decode("utf-8")
     start = svg.find("<svg")
     return svg[start:] if start >= 0 else svg
 

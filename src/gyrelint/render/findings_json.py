@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..escape import json_safe, visible
 from ..model import Finding, Severity
+from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -21,8 +22,12 @@ SCHEMA = "gyrelint-findings/1"
 SEVERITIES = ("error", "warning", "info")
 
 
-def finding_dict(f: Finding) -> dict[str, Any]:
+def finding_dict(f: Finding, paths: PathContext = REPO_RELATIVE) -> dict[str, Any]:
     """One finding; ``column`` is 1 because every rule points at a whole line.
+
+    ``file`` is relative to the analyzed root whatever the cwd (fingerprints and baselines match
+    across folders); ``path`` is the same file as it opens from where gyrelint ran (``sub/demo/x.py``,
+    ``../other/x.py`` or absolute; equal to ``file`` under --root-relative).
 
     The prose fields (message, fix, notes) are for display, and consumers print them as they
     are (``jq -r``, the flake8 plugin), so hidden characters quoted from the repo are shown as
@@ -31,17 +36,19 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "rule": f.rule,
         "severity": f.severity.value,
         "file": f.file,
+        "path": paths.show(f.file),
         "line": f.line,
         "column": 1,
         "message": visible(f.message),
         "fix": visible(f.fix),
-        "evidence": [{"file": e.file, "line": e.line, "note": visible(e.note)} for e in f.evidence],
+        "evidence": [{"file": e.file, "path": paths.show(e.file), "line": e.line, "note": visible(e.note)}
+                     for e in f.evidence],
         "fingerprint": f.fingerprint,
     }
 
 
 def to_findings(findings: list[Finding], analysis: Analysis, fail_on: str = "warning",
-                baselined: int = 0) -> dict[str, Any]:
+                baselined: int = 0, paths: PathContext = REPO_RELATIVE) -> dict[str, Any]:
     """The findings (after the baseline) plus a summary: counts by severity and rule, the gate."""
     threshold = Severity(fail_on).rank
     by_sev = Counter(f.severity.value for f in findings)
@@ -50,7 +57,7 @@ def to_findings(findings: list[Finding], analysis: Analysis, fail_on: str = "war
         "schema": SCHEMA,
         "tool": {"name": "gyrelint", "version": __version__},
         "root": analysis.given_root,
-        "findings": [finding_dict(f) for f in findings],
+        "findings": [finding_dict(f, paths) for f in findings],
         "summary": {
             "findings": len(findings),
             "by_severity": {s: by_sev.get(s, 0) for s in SEVERITIES},

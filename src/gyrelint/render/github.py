@@ -8,14 +8,16 @@ from __future__ import annotations
 from ..escape import github_data as _data
 from ..escape import github_property as _prop
 from ..model import Finding
+from .paths import REPO_RELATIVE, PathContext
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def render_github(findings: list[Finding]) -> str:
+def render_github(findings: list[Finding], paths: PathContext = REPO_RELATIVE) -> str:
+    """``paths``: Actions resolves ``file=`` from the workspace root, the cwd of the step."""
     lines = []
     for f in findings:
         cmd = _COMMAND[f.severity.value]
         msg = f"{f.message}. What to do: {f.fix}" if f.fix else f.message
-        lines.append(f"::{cmd} file={_prop(f.file)},line={max(f.line, 1)},title={_prop(f.rule)}::{_data(msg)}")
+        lines.append(f"::{cmd} file={_prop(paths.show(f.file))},line={max(f.line, 1)},title={_prop(f.rule)}::{_data(msg)}")
     return "\n".join(lines) + ("\n" if lines else "")

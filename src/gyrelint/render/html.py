@@ -20,6 +20,7 @@ from ..escape import visible
 from ..model import Side
 from ..safeio import read_input, write_output
 from .dot import DEFAULT_MAX_NODES, GraphvizMissing, MapGraph, build_map, map_side, svg_for
+from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -34,11 +35,8 @@ _OPEN_ROWS = 400  # longer tables start folded (one click opens them) so big rep
 SIDES = ("sampling", "handoff", "training", "driver", "neutral")
 
 
-def _loc(file: str, line: int) -> str:
-    return f"{file}:{line}" if line else file
-
-
-def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAULT_MAX_NODES) -> Path:
+def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAULT_MAX_NODES,
+                 paths: PathContext = REPO_RELATIVE) -> Path:
     """Write ``index.html`` into ``out_dir`` (created if missing) and return its path.
 
     A folder that is a symlink is refused: inside an analyzed repo it may have been planted to
@@ -48,18 +46,18 @@ def write_report(analysis: Analysis, out_dir: str | Path, max_nodes: int = DEFAU
         raise IsADirectoryError(40, "is a symlink; pass the real folder", str(out))
     out.mkdir(parents=True, exist_ok=True)
     page = out / "index.html"
-    return write_output(page, render_html(analysis, max_nodes=max_nodes))
+    return write_output(page, render_html(analysis, max_nodes=max_nodes, paths=paths))
 
 
-def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES) -> str:
+def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES, paths: PathContext = REPO_RELATIVE) -> str:
     graph = build_map(a, max_nodes=max_nodes)
     try:
-        svg, map_note = _clean_svg(svg_for(graph)), ""
+        svg, map_note = _clean_svg(svg_for(graph, paths)), ""
     except GraphvizMissing as exc:
         svg, map_note = "", str(exc)
     except (RuntimeError, OSError) as exc:
         svg, map_note = "", f"the map could not be drawn: {exc}"
-    data = _data(a, graph)
+    data = {**_data(a, graph), "prefix": paths.prefix}  # the page shows files as from the cwd too
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     title = f"gyrelint report: {a.given_root}"
@@ -86,7 +84,7 @@ def render_html(a: Analysis, max_nodes: int = DEFAULT_MAX_NODES) -> str:
         "in the tables, to see its evidence: signals, callers and callees with their sides, and the source "
         "around each evidence line.</div></aside>",
         "</main>",
-        _tables(a),
+        _tables(a, paths),
         f'<footer>gyrelint {esc(__version__)} · schema gyrelint/1 · {a.stats.files} files, '
         f"{len(a.functions)} functions, analysis {a.stats.seconds:.2f}s</footer>",
         '<script type="application/json" id="gyre-data">' + _json_for_script(data) + "</script>",
@@ -201,10 +199,10 @@ def _map_fallback(g: MapGraph, note: str) -> str:
             "below instead.</p>" + "".join(chips) + "</div>")
 
 
-def _tables(a: Analysis) -> str:
+def _tables(a: Analysis, paths: PathContext) -> str:
     return ('<section id="tables">'
-            + _functions_table(a) + _findings_table(a) + _contract_table(a) + _config_table(a)
-            + _boundary_table(a) + _entries_table(a) + _diagnostics_table(a)
+            + _functions_table(a, paths) + _findings_table(a, paths) + _contract_table(a, paths)
+            + _config_table(a, paths) + _boundary_table(a, paths) + _entries_table(a, paths) + _diagnostics_table(a, paths)
             + "</section>")
 
 
@@ -226,18 +224,20 @@ def _table(tid: str, title: str, head: list[str], rows: list[str], note: str = "
             + f'<div class="scroll"><table><thead><tr>{th}</tr></thead><tbody>{tbody}</tbody></table></div>{lazy}</details>')
 
 
-def _srcref(file: str, line: int) -> str:
-    return f'<a class="src" href="#" data-file="{esc(file)}" data-line="{line}">{esc(_loc(file, line))}</a>'
+def _srcref(file: str, line: int, paths: PathContext) -> str:
+    """A link that opens the snippet panel; ``data-file`` stays the repo-relative key of the
+    snippets, the text is the file as it opens from the cwd."""
+    return f'<a class="src" href="#" data-file="{esc(file)}" data-line="{line}">{esc(paths.loc(file, line))}</a>'
 
 
-def _functions_table(a: Analysis) -> str:
+def _functions_table(a: Analysis, paths: PathContext) -> str:
     order = {s: i for i, s in enumerate(SIDES)}
     fns = [f for f in a.functions.values() if f.side != Side.NEUTRAL or f.handoff_kind]
     fns.sort(key=lambda f: (order.get(map_side(f.side, f.handoff_kind), 9), not f.reached, f.qualname))
     rows = []
     for f in fns:
         side = map_side(f.side, f.handoff_kind)
-        ev = "".join(f'<li><code>{esc(e.signal)}</code> {_srcref(e.file, e.line)}'
+        ev = "".join(f'<li><code>{esc(e.signal)}</code> {_srcref(e.file, e.line, paths)}'
                      + (f' <small>via {esc(e.via)}</small>' if e.via != "own" else "") + "</li>" for e in f.evidence[:8])
         if len(f.evidence) > 8:
             ev += f"<li><small>… {len(f.evidence) - 8} more</small></li>"
@@ -245,33 +245,33 @@ def _functions_table(a: Analysis) -> str:
         rows.append(f'<tr data-side="{side}" data-mod="{esc(f.qualname)}" data-file="{esc(f.file)}">'
                     f'<td><span class="sw side-{side}"></span>{side}{kind}</td>'
                     f'<td><a href="#" class="fn" data-q="{esc(f.qualname)}">{esc(f.qualname)}</a></td>'
-                    f"<td>{_srcref(f.file, f.line)}</td><td><ul class=\"ev\">{ev}</ul></td>"
+                    f"<td>{_srcref(f.file, f.line, paths)}</td><td><ul class=\"ev\">{ev}</ul></td>"
                     f'<td>{"yes" if f.reached else "no"}</td></tr>')
     neutral = sum(1 for f in a.functions.values() if f.side == Side.NEUTRAL and not f.handoff_kind)
     return _table("t-functions", "Functions by side", ["side", "function", "defined at", "evidence", "reached"], rows,
                   f"{neutral} neutral functions are not listed (the JSON report lists every function).")
 
 
-def _findings_table(a: Analysis) -> str:
+def _findings_table(a: Analysis, paths: PathContext) -> str:
     rank = {"error": 0, "warning": 1, "info": 2}
     rows = []
     for f in sorted(a.findings, key=lambda f: (rank.get(f.severity.value, 3), f.rule, f.file, f.line)):
         rows.append(f'<tr data-rule="{esc(f.rule)}" data-mod="{esc(f.file)}" data-file="{esc(f.file)}" data-side="">'
                     f'<td><span class="sev sev-{esc(f.severity.value)}">{esc(f.severity.value)}</span></td>'
-                    f"<td><code>{esc(f.rule)}</code></td><td>{esc(f.message)}</td><td>{_srcref(f.file, f.line)}</td>"
+                    f"<td><code>{esc(f.rule)}</code></td><td>{esc(f.message)}</td><td>{_srcref(f.file, f.line, paths)}</td>"
                     f'<td class="fix">{esc(f.fix)}</td></tr>')
     return _table("t-findings", "Findings", ["severity", "rule", "message", "where", "what to do"], rows,
                   empty="No rule fired.")
 
 
-def _contract_table(a: Analysis) -> str:
+def _contract_table(a: Analysis, paths: PathContext) -> str:
     fc = a.handoff.fields
     names = sorted(set(fc.produced) | set(fc.consumed))
     rows = []
     for name in names:
         prod, cons = fc.produced.get(name, []), fc.consumed.get(name, [])
         status = "ok" if prod and cons else ("missing" if cons else "unused")
-        where = lambda uses: "<br>".join(f"{_srcref(u.file, u.line)} <small>{esc(u.function)}</small>"  # noqa: E731
+        where = lambda uses: "<br>".join(f"{_srcref(u.file, u.line, paths)} <small>{esc(u.function)}</small>"  # noqa: E731
                                          for u in uses[:5]) + (f"<br><small>… {len(uses) - 5} more</small>" if len(uses) > 5 else "")
         rows.append(f'<tr data-mod="{esc(name)}" data-side="handoff" class="st-{status}"><td><code>{esc(name)}</code></td>'
                     f'<td><span class="status st-{status}">{status}</span></td><td>{where(prod)}</td><td>{where(cons)}</td></tr>')
@@ -280,37 +280,37 @@ def _contract_table(a: Analysis) -> str:
                   "missing = read by the training side, written by no sampling-side code; unused = written, never read.")
 
 
-def _config_table(a: Analysis) -> str:
+def _config_table(a: Analysis, paths: PathContext) -> str:
     order = {"process": 0, "port": 1, "comm": 2}
     rows = []
     for k in sorted(a.topology.config_keys, key=lambda k: (order.get(k.cls, 3), k.key, k.file, k.line)):
         rows.append(f'<tr data-mod="{esc(k.key)}" data-file="{esc(k.file)}" data-side=""><td>{esc(k.cls)}</td>'
                     f"<td><code>{esc(k.key)}</code></td><td><code>{esc(k.value if k.value is not None else '')}</code></td>"
-                    f"<td>{_srcref(k.file, k.line)}</td><td>{esc(k.reason)}</td></tr>")
+                    f"<td>{_srcref(k.file, k.line, paths)}</td><td>{esc(k.reason)}</td></tr>")
     ev_rows = [f'<tr data-mod="{esc(c.signal)}" data-file="{esc(c.file)}" data-side=""><td>code</td>'
-               f"<td><code>{esc(c.signal)}</code></td><td>{esc(c.detail)}</td><td>{_srcref(c.file, c.line)}</td><td></td></tr>"
+               f"<td><code>{esc(c.signal)}</code></td><td>{esc(c.detail)}</td><td>{_srcref(c.file, c.line, paths)}</td><td></td></tr>"
                for c in sorted(a.topology.code_evidence, key=lambda c: (c.signal, c.file, c.line))]
     return _table("t-config", "Topology: config keys by class, and code evidence", ["class", "key / signal", "value",
                   "where", "why"], rows + ev_rows, empty="No process, port or transport settings found.")
 
 
-def _boundary_table(a: Analysis) -> str:
+def _boundary_table(a: Analysis, paths: PathContext) -> str:
     sides = {m.module: m.side.value for m in a.modules}
     files = {s.module: s.path for s in a.index.summaries.values()} if a.index is not None else {}
     rows = [f'<tr data-mod="{esc(m)}" data-side="handoff"><td><code>{esc(m)}</code></td><td>{esc(sides.get(m, ""))}</td>'
-            f"<td>{_srcref(files.get(m, ''), 0) if files.get(m) else ''}</td></tr>" for m in a.boundary_modules]
+            f"<td>{_srcref(files.get(m, ''), 0, paths) if files.get(m) else ''}</td></tr>" for m in a.boundary_modules]
     return _table("t-boundary", "Boundary modules (used by both chains)", ["module", "side", "file"], rows)
 
 
-def _entries_table(a: Analysis) -> str:
+def _entries_table(a: Analysis, paths: PathContext) -> str:
     rows = [f'<tr data-mod="{esc(e.module or "")}" data-side="entry"><td>{esc(e.found_by)}</td><td><code>{esc(e.module or "")}</code></td>'
-            f"<td><code>{esc(e.command)}</code></td><td>{_srcref(e.source or e.file or '', e.line)}</td></tr>"
+            f"<td><code>{esc(e.command)}</code></td><td>{_srcref(e.source or e.file or '', e.line, paths)}</td></tr>"
             for e in a.entry_points]
     return _table("t-entries", "Entry points", ["found by", "module", "command", "where"], rows)
 
 
-def _diagnostics_table(a: Analysis) -> str:
-    rows = [f'<tr data-mod="{esc(d.file)}" data-side=""><td>{esc(d.kind)}</td><td>{_srcref(d.file, d.line)}</td>'
+def _diagnostics_table(a: Analysis, paths: PathContext) -> str:
+    rows = [f'<tr data-mod="{esc(d.file)}" data-side=""><td>{esc(d.kind)}</td><td>{_srcref(d.file, d.line, paths)}</td>'
             f"<td>{esc(d.message)}</td></tr>" for d in a.diagnostics[:500]]
     return _table("t-diagnostics", "Input diagnostics", ["kind", "where", "message"], rows)
 

@@ -33,7 +33,9 @@ def _arr(items: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 
 
-_LOCATION = _obj({"file": _STR, "line": _LINE, "note": _STR})
+_PATH = {"type": "string", "description": "the file as it opens from the folder gyrelint ran in (equal to "
+          "`file` under --root-relative); display only: match on `file` and `fingerprint`"}
+_LOCATION = _obj({"file": _STR, "path": _PATH, "line": _LINE, "note": _STR}, required=["file", "line", "note"])
 _FINDING_CORE = {
     "rule": {"type": "string", "pattern": "^GYR[0-9]{3}$"},
     "severity": _SEVERITY,
@@ -48,7 +50,7 @@ _FINDING_CORE = {
 
 def findings_schema() -> dict[str, Any]:
     """The document of ``gyrelint check --format json``."""
-    finding = _obj({**_FINDING_CORE, "column": {"type": "integer", "minimum": 1,
+    finding = _obj({**_FINDING_CORE, "path": _PATH, "column": {"type": "integer", "minimum": 1,
                                                  "description": "1-based; 1 when the rule points at a whole line"},
                     "message": {"type": "string", "description": "one line; control and bidi characters quoted "
                                 "from the repo are written as escapes (\\x1b, \\u202e)"}})
@@ -77,7 +79,7 @@ def findings_schema() -> dict[str, Any]:
             "summary": summary,
         },
         "required": ["schema", "tool", "root", "findings", "summary"],
-        "$defs": {"finding": finding, "location": _LOCATION},
+        "$defs": {"finding": finding, "location": {**_LOCATION, "required": ["file", "path", "line", "note"]}},
     }
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..escape import term, term_block
 from ..model import COUNTERS, FunctionReport, HandoffKind, Side
 from ..semantics.handoff import is_test_module
+from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -21,8 +22,8 @@ _COUNTER_TITLES = {
 }
 
 
-def _loc(file: str, line: int) -> str:
-    return f"{term(file)}:{line}" if line else term(file)
+def _loc(file: str, line: int, paths: PathContext = REPO_RELATIVE) -> str:
+    return term(paths.loc(file, line))
 
 
 def _short(text: str, limit: int = 48) -> str:
@@ -30,14 +31,14 @@ def _short(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _why(f: FunctionReport) -> str:
+def _why(f: FunctionReport, paths: PathContext) -> str:
     """The strongest evidence of a function: its own signal, else the callee it delegates to."""
     if not f.evidence:
         return ""
     own = [e for e in f.evidence if e.via == "own"]
     e = own[0] if own else f.evidence[0]
     via = "" if e.via == "own" else f" via {term(e.via.removeprefix('callee:'))}"
-    return f"  [{term(e.signal)} at {_loc(e.file, e.line)}{via}]"
+    return f"  [{term(e.signal)} at {_loc(e.file, e.line, paths)}{via}]"
 
 
 def _rank(f: FunctionReport) -> tuple:
@@ -46,15 +47,16 @@ def _rank(f: FunctionReport) -> tuple:
     return (is_test_module(module), not f.reached, -own, f.qualname)
 
 
-def _listing(out: list[str], fns: list[FunctionReport], indent: str = "   ") -> None:
+def _listing(out: list[str], fns: list[FunctionReport], paths: PathContext, indent: str = "   ") -> None:
     fns = sorted(fns, key=_rank)
     for f in fns[:_MAX_LIST]:
-        out.append(f"{indent}{term(f.qualname)}  {_loc(f.file, f.line)}{_why(f)}")
+        out.append(f"{indent}{term(f.qualname)}  {_loc(f.file, f.line, paths)}{_why(f, paths)}")
     if len(fns) > _MAX_LIST:
         out.append(f"{indent}… {len(fns) - _MAX_LIST} more (--format json lists all)")
 
 
-def render_text(a: Analysis) -> str:
+def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
+    """The report; files are shown through ``paths`` (from the cwd, or repo-relative)."""
     out: list[str] = []
     w = out.append
     fns = list(a.functions.values())
@@ -71,14 +73,14 @@ def render_text(a: Analysis) -> str:
         got = by_side.get(side, [])
         w(f"{title}: {len(got)} functions ({reached.get(side, 0)} reached from an entry point)")
         if got:
-            _listing(out, got)
+            _listing(out, got, paths)
         else:
             w("   not found: no function calls an inference engine/environment" if side == Side.SAMPLING
               else "   not found: no backward, optimizer step or RL loss in the code")
     drivers = by_side.get(Side.DRIVER, [])
     if drivers:
         w(f"   drivers (run both chains): {len(drivers)}")
-        _listing(out, drivers, indent="     ")
+        _listing(out, drivers, paths, indent="     ")
     # 3: the handoff both ways
     h = a.handoff
     handoffs = by_side.get(Side.HANDOFF, [])
@@ -87,19 +89,19 @@ def render_text(a: Analysis) -> str:
     w("3. Handoff")
     w(f"   trajectory (sampler → trainer): {len(traj) or 'not found'}")
     if traj:
-        _listing(out, traj, indent="     ")
+        _listing(out, traj, paths, indent="     ")
     fc = h.fields
     if fc.produced or fc.consumed:
         w(f"   trajectory fields: {len(fc.produced)} written on the sampling side, {len(fc.consumed)} read by training")
         for name in fc.missing[:_MAX_LIST]:
             uses = fc.consumed.get(name, [])
-            where = ", ".join(_loc(u.file, u.line) for u in uses[:3])
+            where = ", ".join(_loc(u.file, u.line, paths) for u in uses[:3])
             w(f"     missing: '{term(name)}' is read at {where} but never produced")
         if not fc.missing:
             w("     every field the trainer reads is produced")
     w(f"   weight sync (trainer → sampler): {len(sync) or 'not found'}")
     if sync:
-        _listing(out, sync, indent="     ")
+        _listing(out, sync, paths, indent="     ")
     if a.boundary_modules:
         shown = [m for m in a.boundary_modules][:_MAX_LIST]
         more = len(a.boundary_modules) - len(shown)
@@ -110,9 +112,9 @@ def render_text(a: Analysis) -> str:
     for r in t.reasons[:5]:
         w(f"   - {term(r)}")
     for c in t.code_evidence[:4]:
-        w(f"   code: {term(c.signal)} at {_loc(c.file, c.line)}{' — ' + term(c.detail) if c.detail else ''}")
+        w(f"   code: {term(c.signal)} at {_loc(c.file, c.line, paths)}{' — ' + term(c.detail) if c.detail else ''}")
     for k in t.config_keys[:4]:
-        w(f"   config: {term(k.key)} = {term(k.value)} ({term(k.cls)}) at {_loc(k.file, k.line)}")
+        w(f"   config: {term(k.key)} = {term(k.value)} ({term(k.cls)}) at {_loc(k.file, k.line, paths)}")
     w(f"   trajectory transport: {term(t.trajectory_transport)}; weight transport: {term(t.weight_transport)}")
     # 5: online?
     w(f"5. Loop online: {'yes' if h.online else 'no'}")
@@ -120,7 +122,7 @@ def render_text(a: Analysis) -> str:
         w("   path from the parameter update to the sampler's weights:")
         for q in h.weight_sync_path:
             f = a.functions.get(q)
-            w(f"     → {term(q)}  {_loc(f.file, f.line) if f else ''}".rstrip())
+            w(f"     → {term(q)}  {_loc(f.file, f.line, paths) if f else ''}".rstrip())
     elif sync:
         w("   weight-sync code exists but no call path joins it to a parameter update")
     else:
@@ -131,7 +133,7 @@ def render_text(a: Analysis) -> str:
     for name in COUNTERS:
         uses = counters.found.get(name, [])
         if uses:
-            keys = ", ".join(f"'{_short(u.key)}' ({_loc(u.file, u.line)})" for u in uses[:3])
+            keys = ", ".join(f"'{_short(u.key)}' ({_loc(u.file, u.line, paths)})" for u in uses[:3])
             more = f" +{len(uses) - 3} more" if len(uses) > 3 else ""
             w(f"   {_COUNTER_TITLES[name]}: {keys}{more}")
         else:
@@ -140,14 +142,14 @@ def render_text(a: Analysis) -> str:
         w("")
         w(f"Findings ({len(a.findings)}):")
         for f in a.findings:
-            w(f"   {_loc(f.file, f.line)}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
+            w(f"   {_loc(f.file, f.line, paths)}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
             if f.fix:
                 w(f"      what to do: {term(f.fix)}")
     if a.diagnostics:
         w("")
         w(f"Input problems ({len(a.diagnostics)}):")
         for d in a.diagnostics[:20]:
-            w(f"   {term(d)}")
+            w(f"   {term(paths.diagnostic(d))}")
         if len(a.diagnostics) > 20:
             w(f"   … {len(a.diagnostics) - 20} more")
     return term_block("\n".join(out))

@@ -33,10 +33,14 @@
     if (last < line.length) frag.appendChild(document.createTextNode(line.slice(last)));
     return frag;
   }
+  function shown(file) {  /* repo-relative key -> the path as it opens from where gyrelint ran */
+    if (!file || !DATA.prefix || file.charAt(0) === "/") return file;
+    return file === "." ? DATA.prefix.replace(/\/$/, "") : DATA.prefix + file;
+  }
   function snippet(file, line) {
     var lines = DATA.snippets[file];
     var box = el("div", "snippet");
-    var head = el("div", "snip-head", line ? file + ":" + line : file);
+    var head = el("div", "snip-head", line ? shown(file) + ":" + line : shown(file));
     box.appendChild(head);
     if (!lines) { box.appendChild(el("div", "snip-none", "source not available in this report")); return box; }
     var pre = el("pre", "code");
@@ -71,7 +75,7 @@
       var item = el("div", "evitem");
       var h = el("div", "evhead");
       h.appendChild(el("code", "", e[0]));
-      h.appendChild(document.createTextNode(" " + e[1] + ":" + e[2] + (e[3] && e[3] !== "own" ? "  via " + e[3] : "")));
+      h.appendChild(document.createTextNode(" " + shown(e[1]) + ":" + e[2] + (e[3] && e[3] !== "own" ? "  via " + e[3] : "")));
       item.appendChild(h);
       if (i < 6) item.appendChild(snippet(e[1], e[2]));
       wrap.appendChild(item);
@@ -109,7 +113,7 @@
     t.appendChild(sideChip(f.side));
     if (f.hk) t.appendChild(el("span", "chip hk", f.hk));
     t.appendChild(el("h2", "", q));
-    t.appendChild(el("div", "where", f.file + ":" + f.line + (f.reached ? "" : "  (not reached from an entry point)")));
+    t.appendChild(el("div", "where", shown(f.file) + ":" + f.line + (f.reached ? "" : "  (not reached from an entry point)")));
     var parts = [section("signals", evidenceList(f.ev)), section("callers", listOf(f.callers)),
                  section("callees", listOf(f.callees))];
     if (f.rules.length) parts.push(section("findings", el("p", "", f.rules.join(", "))));
@@ -128,7 +132,7 @@
     var t = el("div", "ptitle");
     t.appendChild(sideChip(n.side));
     t.appendChild(el("h2", "", n.label.replace(/\n/g, " ")));
-    if (n.file) t.appendChild(el("div", "where", n.file + (n.line ? ":" + n.line : "")));
+    if (n.file) t.appendChild(el("div", "where", shown(n.file) + (n.line ? ":" + n.line : "")));
     var members = el("ul", "plist");
     n.members.forEach(function (m) { members.appendChild(fnLink(m, DATA.functions[m] ? DATA.functions[m].side : undefined)); });
     if (n.more) members.appendChild(el("li", "note", "… " + n.more + " more"));
@@ -139,7 +143,7 @@
   }
   function showSource(file, line) {
     var t = el("div", "ptitle");
-    t.appendChild(el("h2", "", file + (line ? ":" + line : "")));
+    t.appendChild(el("h2", "", shown(file) + (line ? ":" + line : "")));
     open([snippet(file, line)], t);
   }
   function selectNode(id) {
