@@ -154,7 +154,7 @@ def test_analyze_json_carries_the_counters_the_text_report_shows(tmp_path: Path)
     assert counters["missing"] == []
     assert [(u["key"], u["file"]) for u in counters["sampled"]] == [("sampled", "minirl/sampler.py")]
     assert ("step", "minirl/trainer.py") in [(u["key"], u["file"]) for u in counters["step"]]
-    text = gyrelint("analyze", "--demo", "--cache-dir", cache).stdout  # from the whole-run cache
+    text = gyrelint("analyze", "--demo", "--root-relative", "--cache-dir", cache).stdout  # from the whole-run cache
     assert f"trajectories sampled: 'sampled' (minirl/sampler.py:{counters['sampled'][0]['line']})" in text
     broken = dict(doc, counters={**counters, "step": [{"key": 1, "file": "x", "line": 0}]})
     with pytest.raises(jsonschema.ValidationError):
