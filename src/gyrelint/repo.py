@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .layout import EVIDENCE_BYTES, EVIDENCE_FILES, Layout, SourceRoot, read_layout
 from .model import Diagnostic
 from .safeio import InputFileError, file_kind, inside, read_input_text
 from .settings import Settings
@@ -129,6 +130,7 @@ def _has_shell_shebang(path: str) -> bool:
 # non-Python files later stages read: launchers, configs, docs
 OTHER_SUFFIXES = {*SHELL_SUFFIXES, ".mk", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MARKER = re.compile(r"^(?:LICEN[CS]E|COPYING|NOTICE)(?:[._-].*)?$", re.I)
 
 
 @dataclass(slots=True)
@@ -138,6 +140,10 @@ class RepoFiles:
     other: list[str] = field(default_factory=list)
     modules: dict[str, str] = field(default_factory=dict)  # path -> dotted module
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # files that tell a copied library from the project (LICENSE, COPYING, NOTICE, a *.dist-info
+    # or *.egg-info METADATA/PKG-INFO): read by the index stage's scope, never as launchers
+    markers: list[str] = field(default_factory=list)
+    projects: dict[str, str] = field(default_factory=dict)  # folder with packaging metadata -> its distribution ("" unnamed)
 
 
 class GitIgnore:
@@ -252,6 +258,10 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
                     skipped(rel, problem)
                     continue
             if is_dir:
+                if entry.name.endswith(".dist-info") and not is_link:  # a wheel's metadata: its name
+                    meta = os.path.join(entry.path, "METADATA")
+                    if os.path.isfile(meta) and not os.path.islink(meta):
+                        files.markers.append(f"{rel}/METADATA")
                 if entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
                     continue
                 if ignore.ignored(rel, True) or _excluded(rel, settings.exclude):
@@ -266,6 +276,8 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             if ignore.ignored(rel, False) or _excluded(rel, settings.exclude):
                 continue
             wanted = _wanted(entry.name)
+            if wanted != "python" and is_file and not is_link and _MARKER.match(entry.name):
+                files.markers.append(rel)
             if wanted is None:
                 continue
             if not is_link and not is_file:
@@ -283,30 +295,96 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
                 files.other.append(rel)
     files.python.sort()
     files.other.sort()
-    files.modules = module_names(root, files.python)
+    files.markers.sort()
+    layout = read_layout(root, files.python, files.other)
+    files.diagnostics += layout.diagnostics
+    files.projects = {p.folder: p.name or "" for p in layout.projects}
+    files.modules = module_names(root, files.python, layout)
     return files
 
 
-def module_names(root: Path, paths: list[str]) -> dict[str, str]:
-    """Dotted module per path: packages up to their topmost ``__init__.py``; ``src/`` layout;
-    files outside packages (scripts, namespace packages) relative to the root."""
-    pyset = set(paths)
+def module_names(root: Path, paths: list[str], layout: Layout | None = None) -> dict[str, str]:
+    """Dotted module per path: the importable name, relative to the file's source root
+    (see :mod:`.layout`; without ``layout``, one is derived from the paths alone).
+
+    Below a declared root (packaging metadata, a ``src/`` folder) names are relative to it,
+    PEP 420 namespace folders included. Below the repo root or a project folder a name
+    starts at the topmost regular package on the file's path (namespace folders inside it
+    included: ``pkg/models/`` without ``__init__.py`` is still ``pkg.models``), or at the
+    namespace folder above it when the package's own files import it that way. A file in
+    no package (a script) is named from the repository root. A repository whose root holds
+    an ``__init__.py`` is itself a package: see :func:`root_package_name`.
+    """
+    if layout is None:
+        layout = read_layout(None, paths, ())
+    init_dirs = {p.rsplit("/", 1)[0] if "/" in p else "" for p in paths if p.rsplit("/", 1)[-1] == "__init__.py"}
+    roots = sorted(layout.roots, key=lambda r: (-len(r.folder), r.folder))
+    top = root_package_name(root, paths) if "" in init_dirs else None
+    evidence = _NamespaceEvidence(root, paths)
     out: dict[str, str] = {}
-    has_src = any(p.startswith("src/") for p in paths)
     for path in paths:
-        parts = path[:-3].split("/")
+        r = next((r for r in roots if not r.folder or path.startswith(r.folder + "/")), SourceRoot(""))
+        parts = (path[len(r.folder) + 1:] if r.folder else path)[:-3].split("/")
         dirs = parts[:-1]
-        # climb while the directory is a regular package
-        top = len(dirs)
-        while top > 0 and "/".join(dirs[:top] + ["__init__.py"]) in pyset:
-            top -= 1
-        if top < len(dirs):
-            mod_parts = parts[top:]
-        elif has_src and parts[0] == "src" and len(parts) > 1:
-            mod_parts = parts[1:]
+        prefix = r.prefix.split(".") if r.prefix else []
+        first = next((i for i in range(len(dirs)) if "/".join(filter(None, (r.folder, *dirs[: i + 1]))) in init_dirs), None)
+        if top is not None and not r.folder:
+            mod_parts = [top, *parts]
+        elif first is None:
+            mod_parts = [*prefix, *parts] if r.declared else path[:-3].split("/")
+        elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[: first + 1]):
+            mod_parts = [*prefix, *parts]
         else:
-            mod_parts = parts
+            mod_parts = parts[first:]
         if mod_parts[-1] == "__init__":
             mod_parts = mod_parts[:-1] or [parts[-2] if len(parts) > 1 else "__init__"]
-        out[path] = ".".join(p if _IDENT.match(p) else p.replace("-", "_").replace(".", "_") for p in mod_parts)
+        out[path] = ".".join(_identifier(p) for p in mod_parts)
     return out
+
+
+def _identifier(part: str) -> str:
+    return part if _IDENT.match(part) else part.replace("-", "_").replace(".", "_")
+
+
+_SELF_IMPORT = re.compile(rb"^[ \t]*(?:from|import)[ \t]+([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
+def root_package_name(root: Path, paths: list[str]) -> str:
+    """The package name of a repository whose root folder holds ``__init__.py``.
+
+    Such a checkout is importable only from its parent folder, as the folder's own name
+    (its relative imports need a package around them); so names start with that name. The
+    folder may have been cloned under another name (``pkg-main``): when the root's modules
+    import one another absolutely (``from pkg.trainer import ...``), the name they use wins.
+    """
+    tops = {p.split("/", 1)[0].removesuffix(".py") for p in paths}
+    votes: dict[str, int] = {}
+    for rel in [p for p in paths if "/" not in p][:EVIDENCE_FILES]:
+        for m in _SELF_IMPORT.finditer(_head(str(root / rel), EVIDENCE_BYTES)):
+            name, child = m.group(1).decode(), m.group(2).decode()
+            if child in tops and name not in tops:
+                votes[name] = votes.get(name, 0) + 1
+    if votes:
+        return max(sorted(votes), key=lambda n: votes[n])
+    name = _identifier(root.name or "pkg")
+    return name if _IDENT.match(name) else f"_{name}"
+
+
+class _NamespaceEvidence:
+    """Whether a folder without ``__init__.py`` above a package is a namespace package: the
+    package's own files import it through that folder (``from ns.sub.x import y``). Reads at
+    most ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per package; answers are kept."""
+
+    def __init__(self, root: Path, paths: list[str]) -> None:
+        self.root, self.paths = root, paths
+        self.known: dict[tuple[str, ...], bool] = {}
+
+    def namespace(self, base: str, chain: list[str]) -> bool:
+        key = (base, *chain)
+        if key not in self.known:
+            folder = "/".join(filter(None, (base, *chain)))
+            dotted = re.escape(".".join(chain).encode())
+            pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + dotted + rb"\b", re.M)
+            files = [p for p in self.paths if p.startswith(folder + "/")][:EVIDENCE_FILES]
+            self.known[key] = any(pattern.search(_head(str(self.root / p), EVIDENCE_BYTES)) for p in files)
+        return self.known[key]
