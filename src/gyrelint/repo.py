@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import itertools
 import os
 import re
 import stat
@@ -39,8 +40,16 @@ _GITIGNORE_LIMIT = 1 << 20
 def _is_virtualenv(path: str) -> bool:
     """``os.path`` answers False on any error (``Path.exists`` raises on a folder it may not enter)."""
     j = os.path.join
-    return (os.path.lexists(j(path, "pyvenv.cfg")) or os.path.lexists(j(path, "bin", "activate"))
-            or os.path.lexists(j(path, "Scripts", "activate")) or os.path.isdir(j(path, "conda-meta")))
+    if (os.path.lexists(j(path, "pyvenv.cfg")) or os.path.lexists(j(path, "bin", "activate"))
+            or os.path.lexists(j(path, "Scripts", "activate")) or os.path.isdir(j(path, "conda-meta"))
+            or os.path.isdir(j(path, "Lib", "site-packages"))):
+        return True
+    try:  # lib/pythonX.Y/site-packages: an interpreter's tree (a venv without its config, a conda env)
+        with os.scandir(j(path, "lib")) as it:
+            return any(e.name.startswith("python") and os.path.isdir(j(e.path, "site-packages"))
+                       for e in itertools.islice(it, 64))
+    except OSError:
+        return False
 
 
 def display_name(name: str) -> str:
@@ -332,7 +341,7 @@ def module_names(root: Path, paths: list[str], layout: Layout | None = None) -> 
             mod_parts = [top, *parts]
         elif first is None:
             mod_parts = [*prefix, *parts] if r.declared else path[:-3].split("/")
-        elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[: first + 1]):
+        elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[:first]):
             mod_parts = [*prefix, *parts]
         else:
             mod_parts = parts[first:]
@@ -371,20 +380,20 @@ def root_package_name(root: Path, paths: list[str]) -> str:
 
 
 class _NamespaceEvidence:
-    """Whether a folder without ``__init__.py`` above a package is a namespace package: the
-    package's own files import it through that folder (``from ns.sub.x import y``). Reads at
-    most ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per package; answers are kept."""
+    """Whether folders without ``__init__.py`` above a package form a namespace package: the
+    files below them import through them (``from ns.sub.x import y``). Reads at most
+    ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per namespace; answers are kept."""
 
     def __init__(self, root: Path, paths: list[str]) -> None:
         self.root, self.paths = root, paths
         self.known: dict[tuple[str, ...], bool] = {}
 
-    def namespace(self, base: str, chain: list[str]) -> bool:
-        key = (base, *chain)
+    def namespace(self, base: str, gap: list[str]) -> bool:
+        key = (base, *gap)
         if key not in self.known:
-            folder = "/".join(filter(None, (base, *chain)))
-            dotted = re.escape(".".join(chain).encode())
-            pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + dotted + rb"\b", re.M)
+            folder = "/".join(filter(None, (base, *gap)))
+            dotted = re.escape(".".join(gap).encode())
+            pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + dotted + rb"\.[A-Za-z_]", re.M)
             files = [p for p in self.paths if p.startswith(folder + "/")][:EVIDENCE_FILES]
             self.known[key] = any(pattern.search(_head(str(self.root / p), EVIDENCE_BYTES)) for p in files)
         return self.known[key]
