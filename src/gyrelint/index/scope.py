@@ -117,9 +117,12 @@ def vendored_trees(files: RepoFiles, read_head: Callable[[str, int], str | None]
             m = re.search(r"^Name:[ \t]*(\S+)", read_head(rel, METADATA_LIMIT) or "", re.M)
             parent = posixpath.dirname(folder)
             if m and _norm(m.group(1)) != project and (project or parent):
-                # an unpacked wheel of another distribution: it is that library, twice over
-                note(parent, f"{posixpath.basename(folder)} naming another distribution")
-                note(parent, "installed library metadata")
+                # an unpacked wheel of another distribution: it is that library, twice over; the
+                # tree is its package beside the metadata when there is one by that name
+                package = posixpath.join(parent, m.group(1).replace("-", "_").replace(".", "_"))
+                tree = package if package in init_dirs else parent
+                note(tree, f"{posixpath.basename(folder)} naming another distribution")
+                note(tree, "installed library metadata")
     for folder, name in files.projects.items():
         if folder and name and project and _norm(name) != project:
             note(folder, f"its own packaging metadata (distribution {name})")
