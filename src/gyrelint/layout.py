@@ -256,8 +256,8 @@ def read_layout(root: Path | None, python: Iterable[str], other: Iterable[str]) 
         layout.roots += [r for r in found if not in_package(r.folder) or r.prefix]
         if folder:
             layout.roots.append(SourceRoot(folder, "", False, f"{sorted(meta[folder])[0]} (a project folder)"))
-    dirs = {posixpath.dirname(p) for p in python}
-    src_dirs = {a for d in dirs for a in _ancestors(d) if posixpath.basename(a) == "src"}
+    src_dirs = {"src" for p in python if p.startswith("src/")}
+    src_dirs |= {p[: p.find("/src/") + 4] for p in python if "/src/" in p}  # the outermost src/ of each path
     for src in sorted(src_dirs):
         if src not in init_dirs and not in_package(posixpath.dirname(src)):
             layout.roots.append(SourceRoot(src, "", True, "a src/ folder"))

@@ -330,23 +330,35 @@ def module_names(root: Path, paths: list[str], layout: Layout | None = None) -> 
     roots = sorted(layout.roots, key=lambda r: (-len(r.folder), r.folder))
     top = root_package_name(root, paths) if "" in init_dirs else None
     evidence = _NamespaceEvidence(root, paths)
+    heads: dict[str, list[str]] = {}  # folder -> the dotted parts of a module in it, but its own name
+
+    def head(folder: str) -> list[str]:
+        got = heads.get(folder)
+        if got is None:
+            r = next((r for r in roots if not r.folder or folder == r.folder or folder.startswith(r.folder + "/")),
+                     SourceRoot(""))
+            rel = folder[len(r.folder):].lstrip("/") if r.folder else folder
+            dirs = rel.split("/") if rel else []
+            prefix = r.prefix.split(".") if r.prefix else []
+            base = f"{r.folder}/" if r.folder else ""
+            first = next((i for i in range(len(dirs)) if base + "/".join(dirs[: i + 1]) in init_dirs), None)
+            if top is not None and not r.folder:
+                got = [top, *dirs]
+            elif first is None:
+                got = [*prefix, *dirs] if r.declared else (folder.split("/") if folder else [])
+            elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[:first]):
+                got = [*prefix, *dirs]
+            else:
+                got = dirs[first:]
+            heads[folder] = got
+        return got
+
     out: dict[str, str] = {}
     for path in paths:
-        r = next((r for r in roots if not r.folder or path.startswith(r.folder + "/")), SourceRoot(""))
-        parts = (path[len(r.folder) + 1:] if r.folder else path)[:-3].split("/")
-        dirs = parts[:-1]
-        prefix = r.prefix.split(".") if r.prefix else []
-        first = next((i for i in range(len(dirs)) if "/".join(filter(None, (r.folder, *dirs[: i + 1]))) in init_dirs), None)
-        if top is not None and not r.folder:
-            mod_parts = [top, *parts]
-        elif first is None:
-            mod_parts = [*prefix, *parts] if r.declared else path[:-3].split("/")
-        elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[:first]):
-            mod_parts = [*prefix, *parts]
-        else:
-            mod_parts = parts[first:]
+        folder, _, name = path.rpartition("/")
+        mod_parts = [*head(folder), name[:-3]]
         if mod_parts[-1] == "__init__":
-            mod_parts = mod_parts[:-1] or [parts[-2] if len(parts) > 1 else "__init__"]
+            mod_parts = mod_parts[:-1] or [folder.rsplit("/", 1)[-1] if folder else "__init__"]
         out[path] = ".".join(_identifier(p) for p in mod_parts)
     return out
 
