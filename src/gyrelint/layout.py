@@ -45,6 +45,7 @@ EVIDENCE_BYTES = 32 * 1024
 MAX_PROJECTS = 256
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+_DIST_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,100}[A-Za-z0-9])?$")  # PEP 508 names
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,7 @@ def read_layout(root: Path | None, python: Iterable[str], other: Iterable[str]) 
                 text = reader.text(rel)
                 roots, got = _setup_py_roots(text, folder, rel) if text is not None else ([], None)
             found += roots
-            if name is None and got:
+            if name is None and got and _DIST_NAME.match(got.strip()):  # a name, never text for a terminal
                 name = got.strip()
                 layout.projects.append(Project(folder, rel, name))
         if name is None:
