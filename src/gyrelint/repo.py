@@ -396,9 +396,12 @@ class _NamespaceEvidence:
     files below them import through them (``from ns.sub.x import y``). Reads at most
     ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per namespace; answers are kept."""
 
+    BUDGET = 2000  # file heads read per repository, whatever a hostile tree holds
+
     def __init__(self, root: Path, paths: list[str]) -> None:
         self.root, self.paths = root, paths
         self.known: dict[tuple[str, ...], bool] = {}
+        self.left = self.BUDGET
 
     def namespace(self, base: str, gap: list[str]) -> bool:
         key = (base, *gap)
@@ -406,6 +409,7 @@ class _NamespaceEvidence:
             folder = "/".join(filter(None, (base, *gap)))
             dotted = re.escape(".".join(gap).encode())
             pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + dotted + rb"\.[A-Za-z_]", re.M)
-            files = [p for p in self.paths if p.startswith(folder + "/")][:EVIDENCE_FILES]
+            files = [p for p in self.paths if p.startswith(folder + "/")][: min(EVIDENCE_FILES, self.left)]
+            self.left -= len(files)
             self.known[key] = any(pattern.search(_head(str(self.root / p), EVIDENCE_BYTES)) for p in files)
         return self.known[key]

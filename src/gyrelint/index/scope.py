@@ -31,6 +31,7 @@ from .summary import FileSummary
 
 PRODUCT, TEST, DOCS, BENCH, VENDORED = "product", "test", "docs", "bench", "vendored"
 SCOPES = (PRODUCT, TEST, DOCS, BENCH, VENDORED)
+MAX_MARKERS = 512  # license and metadata files read per repository, whatever a hostile tree holds
 METADATA_LIMIT = 1 << 20  # a METADATA file (its long description included) or a license text
 
 _TEST_DIR = re.compile(r"^(?:[a-z0-9]+_)*(?:tests?|unittests?)$", re.I)
@@ -104,9 +105,9 @@ def vendored_trees(files: RepoFiles, read_head: Callable[[str, int], str | None]
         if folder:
             candidates.setdefault(folder, set()).add(signal)
 
-    root_license = {_words(read_head(r, METADATA_LIMIT)) for r in files.markers
-                    if "/" not in r and _LICENSE.match(r)}
-    for rel in files.markers:
+    markers = sorted(files.markers, key=lambda r: (r.count("/"), r))[:MAX_MARKERS]  # the shallowest first
+    root_license = {_words(read_head(r, METADATA_LIMIT)) for r in markers if "/" not in r and _LICENSE.match(r)}
+    for rel in markers:
         folder = posixpath.dirname(rel)
         if _LICENSE.match(posixpath.basename(rel)):
             if ".dist-info" in folder:
