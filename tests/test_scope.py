@@ -113,3 +113,14 @@ def test_a_test_named_file_without_test_code_stays_product() -> None:
     assert "egret/test_utils.py" not in a.index.scopes
     assert "plugins/egret-tools/egret_tools/score.py" not in a.index.scopes
     assert "egret/third_party/patches.py" not in a.index.scopes
+
+
+def test_include_tests_must_be_a_boolean(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pyproject.toml").write_text('[tool.gyrelint]\ninclude-tests = "yes"\n')
+    res = CliRunner().invoke(cli, ["analyze", str(repo)], env={"GYRELINT_CACHE_DIR": str(tmp_path / "cache")})
+    assert res.exit_code == 2
+    assert "include-tests" in res.output and "true or false" in res.output
+    assert "Traceback" not in res.output
