@@ -124,3 +124,16 @@ def test_include_tests_must_be_a_boolean(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "include-tests" in res.output and "true or false" in res.output
     assert "Traceback" not in res.output
+
+
+def test_an_unpacked_wheel_of_a_known_library_is_the_project_not_a_copy(tmp_path: Path) -> None:
+    # the analyzed tree is the library itself (its own wheel metadata says so), so its top
+    # package carrying a well-known library's name is no sign of a copy
+    repo = tmp_path / "repo"
+    for rel, text in {"vllm-0.9.dist-info/METADATA": "Metadata-Version: 2.1\nName: vllm\n",
+                      "vllm/LICENSE": "a license text of its own\n", "vllm/__init__.py": "",
+                      "vllm/engine.py": "def step():\n    pass\n"}.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    a = analyze(repo, use_cache=False, jobs=1, run_rules=False)
+    assert a.index.scopes == {}

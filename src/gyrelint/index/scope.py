@@ -94,9 +94,20 @@ class _Tree:
     signals: tuple[str, ...]
 
 
+def _wheel_name(files: RepoFiles, read_head: Callable[[str, int], str | None]) -> str | None:
+    """The distribution an unpacked wheel at the root is (its ``*.dist-info/METADATA``), the
+    project's name when no pyproject.toml or setup file says it."""
+    for rel in files.markers:
+        if rel.count("/") == 1 and rel.endswith(".dist-info/METADATA"):
+            m = re.search(r"^Name:[ \t]*(\S+)", read_head(rel, METADATA_LIMIT) or "", re.M)
+            if m:
+                return m.group(1)
+    return None
+
+
 def vendored_trees(files: RepoFiles, read_head: Callable[[str, int], str | None]) -> list[_Tree]:
     """Folders that hold a copy of another library, each with the signals that say so."""
-    project = _norm(files.projects.get("", "") or "")
+    project = _norm(files.projects.get("", "") or _wheel_name(files, read_head) or "")
     init_dirs = {posixpath.dirname(p) for p in files.python if posixpath.basename(p) == "__init__.py"}
     dirs_with_code = {posixpath.dirname(p) for p in files.python}
     candidates: dict[str, set[str]] = {}
