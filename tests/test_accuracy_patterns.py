@@ -93,3 +93,36 @@ def test_a_queue_inside_one_side_is_no_handoff():
     """E2: a sampler's own prompt and result queues (both ends on the sampling side) are plumbing;
     a carrier class whose ends sit on no side of their own stays the trajectory handoff."""
     assert wrong_labels("accuracy_queue_sides") == []
+
+
+# ---- patterns F, H, L, Q (catalog gaps, operation names in strings, ambiguous signals, registries)
+def test_catalog_covers_engine_apis_routes_tools_stores_graders_and_duck_typed_envs():
+    """F: an engine's own request/generate APIs, a server-side generate route, tool execution,
+    an external key-value store of batches, a grader by shape called from the rollout, an env
+    from an unlisted library (stepped and reset), and a record's own (de)serialisation."""
+    assert wrong_labels("accuracy_catalog") == []
+
+
+def test_decode_loop_is_generation_and_data_resampling_is_not():
+    """L: a forward pass in a loop that draws a token and appends it is generation; a multinomial
+    draw over data weights that the trainer calls is resampling, not acting with the policy."""
+    assert wrong_labels("accuracy_decode_loop") == []
+
+
+def test_operation_named_by_a_string_outside_the_calling_body():
+    """H: a route literal handed to a helper that builds the URL (f-string or concatenation), a
+    method-name literal handed to a ``getattr``/RPC helper, and a sender of request objects built
+    with an endpoint elsewhere."""
+    assert wrong_labels("accuracy_endpoints") == []
+
+
+def test_registry_dispatch_reaches_rollout_side_checkers_worlds_and_tools():
+    """Q: classes collected by ``__subclasses__()``, a registering decorator and a ``{name: Cls}``
+    literal, looked up by a string and called inside the rollout: their methods are rollout-side."""
+    assert wrong_labels("accuracy_registry") == []
+
+
+def test_training_maths_without_the_usual_words():
+    """G (rest): masked token whitening, per-token log-probs from an unreduced cross-entropy, and a
+    hand-written parameter update from the gradients; a plain feature scaling stays neutral."""
+    assert wrong_labels("accuracy_math_rest") == []

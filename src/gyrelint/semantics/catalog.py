@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
@@ -173,6 +174,8 @@ def _rollout_payload(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _checkpointish(c: CallFact, fn: FnFacts, s: float) -> float:
+    if fn.definition.name in ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__"):
+        return 0.0  # an object (de)serialising itself is no checkpoint: what it is decides
     toks = _arg_tokens(c) | set(tokens_of(c.site.func))
     if toks & {"state_dict", "checkpoint", "ckpt", "model", "optimizer", "save_pretrained", "from_pretrained"}:
         return s
@@ -365,9 +368,41 @@ def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if _has_call(fn, "log_softmax") and _has_call(fn, "gather", "take_along_dim"):
-        return ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
-    if _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
-        return ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
+        out = ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
+    elif _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
+        out = ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
+    else:
+        return ()
+    # the log-prob of each token a decoding loop draws is recorded there, not recomputed for a loss
+    return () if _decode_line(fn) is not None else out
+
+
+def _masked_whiten(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Whitening per-token values under a response mask: ``(x - mean) * rsqrt(var + eps)`` with masked statistics.
+
+    The mask parameter is what makes it token-level RL maths: a normalisation layer (RMSNorm) or a
+    feature scaler takes none.
+    """
+    if not any("mask" in p.lower() for p in fn.params):
+        return ()
+    if _has_call(fn, "rsqrt"):
+        return ((_lines_of(fn, lambda c: c.method == "rsqrt"), MEDIUM),)
+    if _has_call(fn, "std", "var") and _has_call(fn, "mean", "sum") and _tok_has(fn, "whiten", "norm", "shift"):
+        return ((_lines_of(fn, lambda c: c.method in ("std", "var")), MEDIUM),)
+    return ()
+
+
+_IN_PLACE_UPDATE = frozenset({"add_", "sub_", "addcdiv_", "addcmul_", "_foreach_add_", "_foreach_sub_",
+                              "_foreach_addcdiv_", "lerp_"})
+
+
+def _manual_step(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A parameter update written by hand: reads ``.grad`` and updates tensors in place (``p.add_(p.grad, alpha=-lr)``)."""
+    if not any(a.attr == "grad" and a.mode == "read" for a in fn.attrs):
+        return ()
+    for c in fn.calls:
+        if c.method in _IN_PLACE_UPDATE:
+            return ((c.site.line, MEDIUM),)
     return ()
 
 
@@ -403,6 +438,79 @@ def _param_stream(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 _MODEL_OUT = ("logprob", "log_prob", "logps", "logp", "value", "entropy", "logit")
+_DRAWS = frozenset({"multinomial", "argmax", "sample", "gumbel_softmax", "categorical", "top_k_top_p_sampling"})
+_GROWS = frozenset({"cat", "concat", "concatenate", "hstack", "column_stack", "append", "extend"})
+
+
+def _decode_line(fn: FnFacts) -> int | None:
+    """Where the body decodes by hand: it runs the model, draws a token, and grows the very input
+    it feeds the model with (``ids = torch.cat([ids, nxt])`` before ``policy(ids)`` again).
+
+    A trainer's forward pass reads stored sequences; it never feeds its own draws back.
+    """
+    fed: set[str] = set()
+    line = None
+    for c in fn.calls:
+        if c.obj_role == "hf_model" and c.method not in ("generate",) and not c.method[:1].isupper():
+            for a in (*c.site.args, *(a for _, a in c.site.kwargs)):
+                if a.kind == "name" and isinstance(a.value, str):
+                    fed.add(a.value)
+            line = line or c.site.line
+    if not fed or not any(c.method in _DRAWS for c in fn.calls):
+        return None
+    grown = {a.target for a in fn.assigns if a.value_kind == "call" and isinstance(a.value, str)
+             and a.value.rsplit(".", 1)[-1] in _GROWS}
+    grown.update(c.site.receiver for c in fn.calls if c.method in ("append", "extend") and c.site.receiver)
+    return line if fed & grown else None
+
+
+def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A hand-written decoding loop: the model run on its own drawn tokens, one step at a time."""
+    line = _decode_line(fn)
+    return ((line, STRONG),) if line is not None else ()
+
+
+_DRAW_CONTEXT = ("logit", "softmax", "temperature", "top_p", "top_k", "vocab", "next_token", "action", "policy")
+
+
+def _draws_from_policy(fn: FnFacts) -> bool:
+    """The body's multinomial draws from a distribution the model gave (logits, softmax, a policy)."""
+    if _tok_has(fn, *_DRAW_CONTEXT) or _has_call(fn, "softmax", "log_softmax"):
+        return True
+    return any(c.obj_role == "hf_model" for c in fn.calls)
+
+
+def drop_resampling(facts: Facts, matches: dict[str, list]) -> None:
+    """``torch.multinomial`` over data weights, called by training code, is resampling (pattern L).
+
+    A draw with nothing of a policy around it (no logits, softmax, temperature, model call) is
+    acting with the policy only when the rollout calls it; when every caller holds training
+    evidence of its own, the draw picks examples, and its sampling evidence is dropped.
+    """
+    cands = {q for q, ms in matches.items()
+             if any(m.signal.id == "logits-sampling" for m in ms) and not _draws_from_policy(facts.functions[q])}
+    if not cands:
+        return
+    callers: dict[str, set[str]] = {}
+    for q, fn in facts.functions.items():
+        for c in fn.calls:
+            for t in c.targets:
+                if t in cands and t != q:
+                    callers.setdefault(t, set()).add(q)
+        for targets, _ in fn.extra:
+            for t in targets:
+                if t in cands and t != q:
+                    callers.setdefault(t, set()).add(q)
+
+    def trains(q: str) -> bool:
+        ms = matches.get(q, ())
+        own_t = sum(m.score for m in ms if m.signal.side == TRAINING)
+        return own_t >= 1.0 and not any(m.signal.side == SAMPLING and m.signal.id != "logits-sampling" for m in ms)
+
+    for q in sorted(cands):
+        cs = callers.get(q)
+        if cs and all(trains(c) for c in cs):
+            matches[q] = [m for m in matches[q] if m.signal.id != "logits-sampling"]
 
 
 def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -413,7 +521,7 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()  # scoring samples with a reward model is not the trainer's forward pass
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",):
-            return ((c.site.line, MEDIUM),)
+            return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
     return ()
 
 
@@ -421,7 +529,7 @@ def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     from .fields import container_ops  # containers are found after a first labelling pass
 
     ops = container_ops(fn, facts)
-    return ((ops[0][0], MEDIUM),) if ops else ()
+    return ((ops[0][0], MEDIUM),) if ops else tuple(_container_serialise(fn, facts))
 
 
 _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "query", "solution", "generated",
@@ -463,11 +571,146 @@ def _http_call(fn: FnFacts) -> bool:
     return False
 
 
+_HTTP_CLIENTS = ("session", "client", "http", "requests", "httpx", "aiohttp", "conn")
+
+
+def _is_http(c: CallFact) -> bool:
+    """An HTTP request: a client library's call, or a verb on a receiver that looks like a client
+    (``self.phases.get(name)`` on a dict is no request)."""
+    n = c.names[0] if c.names else ""
+    if n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.", "http.client")):
+        return True
+    if c.method not in _HTTP_METHODS or c.site.receiver is None or c.names:
+        return False
+    recv = c.site.receiver.lower()
+    return c.method not in ("get", "_get", "put") or any(w in recv for w in _HTTP_CLIENTS)
+
+
+_RPC_BY_NAME = frozenset({"collective_rpc", "execute_method", "run_method", "call_method", "invoke_method",
+                          "remote_method", "call_remote"})
+
+
+def _tree_names(tree: object, out: set[str], depth: int = 0) -> None:
+    """Plain names in a value tree, through unions (``a + "/" + b``, ``x or y``)."""
+    if depth > 8 or not isinstance(tree, tuple) or not tree:
+        return
+    if tree[0] == "n" and len(tree) == 2 and isinstance(tree[1], str):
+        out.add(tree[1])
+    elif tree[0] == "u" and len(tree) == 2 and isinstance(tree[1], tuple):
+        for t in tree[1]:
+            _tree_names(t, out, depth + 1)
+
+
+def _used_names(fn: FnFacts) -> set[str]:
+    """Heads of the names the body hands to calls or assigns (what an f-string hole did not take)."""
+    used: set[str] = set()
+    for c in fn.calls:
+        used.add(c.site.func.split(".", 1)[0])
+        for a in (*c.site.args, *(a for _, a in c.site.kwargs)):
+            if a.kind in ("name", "call") and isinstance(a.value, str):
+                used.add(a.value.split(".", 1)[0])
+    for a in fn.assigns:
+        if isinstance(a.value, str):
+            used.update(tokens_of(a.value))
+    return used
+
+
+def named_by_param(fn: FnFacts, facts: Facts) -> tuple[frozenset[str], bool]:
+    """Parameters of ``fn`` that name the operation it performs, and whether it is an HTTP request.
+
+    A parameter flows into the URL of an HTTP call (directly, through a local built by
+    concatenation, or into a hole of an f-string URL when the body uses it nowhere else), or
+    into the name of a method run by name (``getattr(obj, p)(...)``, an RPC helper's method
+    argument). A caller's literal at that parameter then names an endpoint or engine method.
+    """
+    if fn._named is None:
+        fn._named = _named_by_param(fn, facts)
+    return fn._named
+
+
+_NAMING_CALLS = frozenset(_HTTP_METHODS | _RPC_BY_NAME | {"getattr"})
+
+
+def _named_by_param(fn: FnFacts, facts: Facts) -> tuple[frozenset[str], bool]:
+    params = [p.name for p in fn.definition.params if p.name not in ("self", "cls") and p.kind in ("pos", "kwonly")]
+    if not params or not fn.called() & _NAMING_CALLS:
+        return frozenset(), False
+    out: set[str] = set()
+    http = False
+    flows = None
+    for c in fn.calls:
+        expr = c.site.expr
+        args = expr[2] if isinstance(expr, tuple) and len(expr) == 4 and expr[0] == "c" else ()
+        if c.method == "getattr" and len(args) >= 2:
+            _tree_names(args[1], out)
+        elif c.method in _RPC_BY_NAME and args:
+            _tree_names(args[0], out)
+        elif _is_http(c) and (c.site.args or any(k == "url" for k, _ in c.site.kwargs)):
+            first = c.site.args[0] if c.site.args else next(a for k, a in c.site.kwargs if k == "url")
+            if args:
+                tree = args[0]
+            else:
+                kws = expr[3] if isinstance(expr, tuple) and len(expr) == 4 else ()
+                tree = next((v for k, v in kws if k == "url"), None)
+            names: set[str] = set()
+            _tree_names(tree, names)
+            if first.kind == "name" and isinstance(first.value, str) and "." not in first.value:
+                if flows is None:
+                    summary = facts.summaries.get(fn.module)
+                    scope = fn.definition.qualname
+                    flows = [f for f in summary.flows if f.scope == scope and f.op == "="] if summary is not None else []
+                for f in flows:
+                    if f.target == ("n", first.value):
+                        _tree_names(f.value, names)
+            if tree == ("k", ""):  # an f-string (its value tree keeps no holes): what fills them is unseen
+                used = _used_names(fn)
+                names.update(p for p in params if p not in used)
+            hit = names & set(params)
+            if hit:
+                out |= hit
+                http = True
+    return frozenset(out & set(params)), http
+
+
+def _literal_operands(fn: FnFacts, facts: Facts) -> Iterable[tuple[str, int, bool]]:
+    """String literals this body hands to a repo helper at a parameter that names the operation."""
+    for c in fn.calls:
+        if not c.targets or c.kind != EXACT:
+            continue
+        lits = [(i, a.value) for i, a in enumerate(c.site.args) if a.kind == "lit" and isinstance(a.value, str)]
+        kw = [(k, a.value) for k, a in c.site.kwargs if a.kind == "lit" and isinstance(a.value, str)]
+        if not lits and not kw:
+            continue
+        for t in c.targets:
+            callee = facts.functions.get(t)
+            if callee is None or t == fn.qualname:
+                continue
+            named, http = named_by_param(callee, facts)
+            if not named:
+                continue
+            pos = [p.name for p in callee.definition.params if p.kind == "pos"]
+            if pos and pos[0] in ("self", "cls") and callee.cls:
+                pos = pos[1:]
+            for i, v in lits:
+                if i < len(pos) and pos[i] in named:
+                    yield v, c.site.line, http
+            for k, v in kw:
+                if k in named:
+                    yield v, c.site.line, http
+
+
 def _endpoint(rx: re.Pattern[str]):
     def body(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-        for value, line in fn.literals():
+        lits = fn.literals()
+        if not lits:
+            return ()  # no string here: neither a URL nor a name handed to a helper
+        for value, line in lits:
             if "/" in value and rx.search(value):
                 return ((line, STRONG if _http_call(fn) else MEDIUM),)
+        # the operation named here, performed by a helper (pattern H)
+        for value, line, http in _literal_operands(fn, facts):
+            if len(value) < 80 and rx.search("/" + value.lstrip("/")):
+                return ((line, STRONG if http else MEDIUM),)
         return ()
 
     return body
@@ -486,6 +729,126 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
                 if t.startswith("self.") and t.split(".")[1].rstrip("()[]") in grown:
                     return ((c.site.line, MEDIUM),)
     return ()
+
+
+_ROUTE_VERBS = frozenset({"post", "get", "put", "route", "api_route", "websocket", "add_api_route", "add_route"})
+
+
+def _generate_route(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A server's handler registered on a generation path (``@app.post("/generate")``) that
+    hands the request to the engine: the serving end of the sampler.
+
+    The route's path is a literal of the decorator call, which sits in the enclosing scope
+    just above the ``def``.
+    """
+    if not any(d.rsplit(".", 1)[-1].replace("()", "") in _ROUTE_VERBS for d in fn.definition.decorators):
+        return ()
+    if not fn.calls:
+        return ()  # answers from its own body (health, version): serves no generation
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
+        return ()
+    lo = fn.line - 8 - len(fn.definition.decorators)
+    for c in summary.calls:
+        if lo <= c.line < fn.line and c.func.rsplit(".", 1)[-1] in _ROUTE_VERBS:
+            for a in c.args:
+                if a.kind == "lit" and isinstance(a.value, str) and _GEN_ENDPOINT.search(a.value):
+                    return ((fn.line, MEDIUM),)
+    return ()
+
+
+_SERIALISE = frozenset({"save", "load", "dumps", "loads", "dump", "packb", "unpackb", "serialize", "deserialize",
+                        "tobytes", "frombuffer", "save_file", "load_file"})
+_STATE_DUNDERS = ("__getstate__", "__setstate__", "__reduce__", "__reduce_ex__")
+
+
+def _container_serialise(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A trajectory container (de)serialising itself to cross a process boundary."""
+    if fn.definition.name not in _STATE_DUNDERS or fn.cls not in facts.containers:
+        return ()
+    for c in fn.calls:
+        if c.method in _SERIALISE:
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
+def _tool_call(c: CallFact, fn: FnFacts, s: float) -> float:
+    """Running a tool the agent picked: a tool object, a registry of tools, an MCP client."""
+    if _resolved_to_repo(c, fn):
+        return 0.0  # the repo's own tool class: its body decides
+    if c.names and any(n.startswith("mcp.") for n in c.names):
+        return max(s, STRONG)
+    return s
+
+
+def _store_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A key-value store put/get whose payload is a batch of samples, not a flag or the weights."""
+    toks = _arg_tokens(c) | set(tokens_of(c.method))
+    for a in fn.assigns:  # ``batch = store.get(keys)``: what the result is called
+        if a.line == c.site.line and a.value_kind == "call":
+            toks.update(tokens_of(a.target))
+    if _weighty(toks):
+        return 0.0  # parameters through a store: the weight sync, not this
+    if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
+        return s
+    return 0.0
+
+
+_WRITTEN = ("response", "completion", "reply", "prediction", "pred", "output", "generated", "generation",
+            "solution", "answer", "text", "sequence")
+_EXPECTED = ("label", "reference", "ref", "ground_truth", "gt", "expected", "target", "gold", "answer", "solution",
+             "truth")
+_SCORE_WORDS = frozenset({"score", "reward", "grade", "verify", "judge", "correct", "accuracy", "acc", "match"})
+_NUMBER_TYPES = frozenset({"float", "int", "bool", "Tensor", "torch.Tensor", "np.ndarray", "numpy.ndarray"})
+
+
+def grader_shaped(fn: FnFacts) -> bool:
+    """A grader by its shape: takes a generated text and what was expected (or says it scores), returns a number.
+
+    Rule-based rewards and verifiers have no library to recognise them by; what marks them is
+    the signature (a response/completion and a label/reference) and a numeric result. Whether
+    one is rollout-side scoring depends on who calls it (see ``sides.rollout_scoring``).
+    """
+    params = [p.lower() for p in fn.params]
+    if not params or not fn.definition.returned or fn.definition.yields:
+        return False
+    written = [p for p in params if any(w in p for w in _WRITTEN)]
+    if not written:
+        return False
+    expected = [p for p in params if p not in written[:1] and any(w in p for w in _EXPECTED)]
+    if not expected and not _SCORE_WORDS & set(tokens_of(fn.definition.name)):
+        return False
+    ret = fn.definition.returns
+    if ret is not None:
+        return ret.split("[", 1)[0] in _NUMBER_TYPES
+    returned = set()
+    for r in fn.definition.returned:
+        returned.update(tokens_of(r))
+    if returned & (_SCORE_WORDS | {"scores", "rewards"}):
+        return True  # ``return score``
+    if any(r in ("float()", "int()", "bool()") for r in fn.definition.returned):
+        return True  # ``return float(a == b)``
+    # ``return 1.0 if ok else 0.0``, ``return len(a & b) / len(b)``: an expression, said to score or doing
+    # arithmetic (an f-string or a joined text is an expression too)
+    return "<expr>" in fn.definition.returned and bool(
+        _SCORE_WORDS & set(tokens_of(fn.definition.name)) or fn.called() & {"float", "int", "len", "sum", "mean"})
+
+
+_ACTS = frozenset({"step", "reset"})
+_RUNS_TOOL = frozenset({"execute", "aexecute", "call_tool", "run_tool", "execute_tool", "invoke_tool"})
+
+
+def rollout_interface(fn: FnFacts, facts: Facts) -> bool:
+    """A method the rollout drives an environment or a tool through: ``step``/``reset`` of a class
+    that has both (an environment by duck typing), or a tool's ``execute``/``call_tool``."""
+    if fn.cls is None:
+        return False
+    name = fn.definition.name
+    if name in _ACTS:
+        return facts.class_role(fn.cls) == "env"
+    return name in _RUNS_TOOL
 
 
 # ---------------------------------------------------------------- the catalog
@@ -537,6 +900,47 @@ SIGNALS: tuple[Signal, ...] = (
            "        return await self.inference_engine.async_generate(input_ids=ids, sampling_params=params)\n",
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        return self.table.generate_rows(x)\n",)),
+    _s(id="engine-generate-api", side=SAMPLING, weight=3.0,
+       rationale="An inference engine's own request-level generate APIs (a serving manager's generate_request, "
+                 "an engine's generate_async) run the policy on one request.",
+       methods=("generate_request", "generate_async", "agenerate", "async_generate_request"), name_only=True,
+       check=_specific_api,
+       examples_match=(
+           "class Bridge:\n    async def target(self, req):\n"
+           "        return await self.manager.generate_request(req).__anext__()\n",
+           "class Bridge:\n    async def target(self, ids, params):\n"
+           "        return await self.backend.generate_async(ids, params)\n",
+       ),
+       examples_nomatch=(
+           "class Book:\n    def generate_request(self, n):\n        return {'n': n}\n\n"
+           "    def target(self, n):\n        return self.generate_request(n)\n",
+           "def target(mailer, body):\n    return mailer.send_request(body)\n",
+       )),
+    _s(id="generate-route", side=SAMPLING, weight=3.0,
+       rationale="A server handler registered on a /generate or /completions path hands requests to the engine.",
+       body=_generate_route,
+       examples_match=(
+           "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.post('/generate')\n"
+           "async def target(request):\n    return await STATE.engine.handle(await request.json())\n",
+       ),
+       examples_nomatch=(
+           "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.get('/health')\n"
+           "async def target():\n    return await STATE.engine.ping()\n",
+           "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n@app.post('/v1/completions')\n"
+           "async def target():\n    return {'ok': True}\n",
+       )),
+    _s(id="tool-execute", side=SAMPLING, weight=2.0,
+       rationale="Executing a tool the agent called (a tool from a registry of tools, an MCP client) is an "
+                 "environment step of the rollout.",
+       calls=("mcp.*.call_tool",),
+       methods=("execute", "call_tool", "run_tool", "invoke_tool", "aexecute", "acall_tool", "execute_tool"),
+       roles=("tool",), check=_tool_call,
+       examples_match=(
+           "async def target(tools, call):\n    return await tools[call.name].execute(call.id, call.args)\n",
+           "class Agent:\n    async def target(self, name, args):\n"
+           "        return await self.mcp_client.call_tool(name, args)\n",
+       ),
+       examples_nomatch=("def target(cursor, sql):\n    return cursor.execute(sql)\n",)),
     _s(id="sglang-engine", side=SAMPLING, weight=1.5, setup=True,
        rationale="Building an SGLang engine or server sets up the inference side.",
        calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server"),
@@ -553,6 +957,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "import requests\n\ndef target(url):\n    return requests.get(f'{url}/health')\n",
            "def target(path):\n    return open('/tmp/generated.txt').read()\n",
+           # a phase name handed to a dict lookup, not a route handed to an HTTP helper
+           "class Record:\n    def _total(self, phase):\n        return sum(self.phases.get(phase, []))\n\n"
+           "    def target(self):\n        return self._total('generate')\n",
        )),
     _s(id="openai-completions", side=SAMPLING, weight=2.5,
        rationale="An OpenAI-compatible chat/completions call samples from a served policy (agent rollouts).",
@@ -620,6 +1027,21 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "import random\n\ndef target(items):\n    return random.sample(items, 3)\n",
            "def target(sampler):\n    return sampler.sample()\n",
+       )),
+    _s(id="decode-loop", side=SAMPLING, weight=2.5,
+       rationale="A model run on its own drawn tokens step by step (forward, draw, append, forward again) is "
+                 "generation, however the draw is made.",
+       body=_decode_loop,
+       examples_match=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, ids):\n        return ids\n\n\n"
+           "def target(net: Net, ids, steps):\n    for _ in range(steps):\n"
+           "        nxt = net(ids)[:, -1].argmax(-1, keepdim=True)\n        ids = torch.cat([ids, nxt], -1)\n"
+           "    return ids\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+           "def target(net: Net, batches):\n    hits = []\n    for x, y in batches:\n"
+           "        hits.append((net(x).argmax(-1) == y).float().mean())\n    return hits\n",
        )),
     _s(id="reward-scoring", side=SAMPLING, weight=2.0,
        rationale="Scoring freshly generated completions with reward functions, reward models or verifiers is the rollout path.",
@@ -800,6 +1222,25 @@ SIGNALS: tuple[Signal, ...] = (
            "    loss = torch.max((values - returns) ** 2, (values_clipped - returns) ** 2)\n    return 0.5 * loss.mean()\n",
        ),
        examples_nomatch=("def target(values, x):\n    return max(values) + x\n",)),
+    _s(id="masked-whiten", side=TRAINING, weight=2.0,
+       rationale="Whitening per-token values (advantages, rewards) under a response mask is trainer-side RL maths.",
+       body=_masked_whiten,
+       examples_match=(
+           "import torch\n\ndef target(values, mask, eps=1e-8):\n    mu = (values * mask).sum() / mask.sum()\n"
+           "    var = (((values - mu) ** 2) * mask).sum() / mask.sum()\n    return (values - mu) * torch.rsqrt(var + eps)\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\ndef target(hidden, eps=1e-6):\n    var = hidden.pow(2).mean(-1, keepdim=True)\n"
+           "    return hidden * torch.rsqrt(var + eps)\n",
+       )),
+    _s(id="manual-optimizer-step", side=TRAINING, weight=3.0,
+       rationale="Updating parameters in place from their .grad is an optimizer step written by hand.",
+       body=_manual_step,
+       examples_match=(
+           "import torch\n\ndef target(params, lr):\n    with torch.no_grad():\n        for p in params:\n"
+           "            p.add_(p.grad, alpha=-lr)\n",
+       ),
+       examples_nomatch=("def target(total, x):\n    total.add_(x)\n    return total\n",)),
     _s(id="token-logprobs", side=TRAINING, weight=1.2,
        rationale="log_softmax + gather over logits recomputes per-token log-probs for the loss.",
        body=_token_logprobs,
@@ -933,6 +1374,21 @@ SIGNALS: tuple[Signal, ...] = (
        check=_rollout_payload,
        examples_match=("import torch\n\ndef target(rollouts, path):\n    torch.save(rollouts, path)\n",),
        examples_nomatch=("import torch\n\ndef target(model, path):\n    torch.save(model.state_dict(), path)\n",)),
+    _s(id="kv-store-batch", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Putting batches of samples into an external key-value/transfer store (or getting them out) "
+                 "carries rollouts between the sides.",
+       calls=("mooncake.*.put*", "mooncake.*.get*", "mooncake.*.batch_put*", "mooncake.*.batch_get*"),
+       methods=("put", "get", "batch_put", "batch_get", "put_batch", "get_batch", "kv_put", "kv_get",
+                "kv_batch_put", "kv_batch_get", "mput", "mget", "put_tensor", "get_tensor"),
+       roles=("kv_store",), check=_store_payload,
+       examples_match=(
+           "class Stash:\n    def target(self, keys, batch):\n        self.kv.kv_batch_put(keys=keys, fields=batch)\n",
+           "class Stash:\n    def target(self, keys):\n        samples = self.data_store.get(keys)\n        return samples\n",
+       ),
+       examples_nomatch=(
+           "class Stash:\n    def target(self, key):\n        self.kv.put(key, 'seen')\n",
+           "class Stash:\n    def target(self, key, state_dict):\n        self.kv.put(key, state_dict)\n",
+       )),
     _s(id="pipe-transport", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
        rationale="A multiprocessing Pipe carries requests and results between processes.",
        calls=("multiprocessing.Pipe", "multiprocessing.*.Pipe", "torch.multiprocessing.Pipe"),
@@ -967,8 +1423,15 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "import requests\n\ndef target(url, path):\n"
            "    return requests.post(f'{url}/update_weights_from_disk', json={'model_path': path})\n",
+           # the route named by the caller, the URL built by a helper
+           "import requests\n\nclass Link:\n    def _send(self, route, body):\n"
+           "        return requests.post(f'{self.base}/{route}', json=body)\n\n"
+           "    def target(self, meta):\n        return self._send('update_weights_from_tensor', meta)\n",
        ),
-       examples_nomatch=("import requests\n\ndef target(url):\n    return requests.post(f'{url}/flush_cache')\n",)),
+       examples_nomatch=("import requests\n\ndef target(url):\n    return requests.post(f'{url}/flush_cache')\n",
+                         "import requests\n\nclass Link:\n    def _send(self, route, body):\n"
+                         "        return requests.post(f'{self.base}/{route}', json=body)\n\n"
+                         "    def target(self):\n        return self._send('flush_cache', {})\n")),
     _s(id="collective-rpc", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
        rationale="vLLM collective_rpc runs a method on every worker, the usual path into the engine's weights.",
        calls=("vllm.*.collective_rpc",), methods=("collective_rpc",), roles=("llm_engine",), name_only=True,

@@ -52,6 +52,24 @@ def render() -> str:
             why = s.rationale.replace("|", "\\|")
             out.append(f"| `{s.id}` | {kind} | {s.weight:g} | {_matcher(s).replace('|', chr(92) + '|')} | {why} |")
         out.append("")
+    out += ["## Beyond single calls", "",
+            "Some evidence is a shape over several bodies rather than one call:", "",
+            "- **Operation named by a caller.** A string literal handed to a repo helper counts for "
+            "`http-generate` / `weight-update-endpoint` where it is written, when the helper's parameter flows "
+            "into the URL of an HTTP call (an f-string hole, a concatenated local, `url=`) or into the name of a "
+            "method run by name (`getattr(obj, p)(...)`, `collective_rpc(p)` and similar RPC helpers).",
+            "- **Environments by duck typing.** An object that is both `reset()` and `step(action)`-ed in one "
+            "class or function plays the `env` role, whatever library it comes from (objects typed as "
+            "optimizers, schedulers, models or engines keep their role).",
+            "- **Rollout-side scoring and acting.** A grader by shape (a response/completion parameter and a "
+            "label/reference one, or a scoring name; a numeric result) with no side of its own is sampling when "
+            "the rollout calls it and no trainer does; so are an environment's `step`/`reset` and a tool's "
+            "`execute`/`call_tool` that a generation chain calls, over one exact target or over the "
+            "same-named methods of a registry's classes (`Base.__subclasses__()`, registering decorators, "
+            "`{name: Cls}` literals are followed by the resolver).",
+            "- **Resampling.** A `torch.multinomial` draw with no policy around it (no logits, softmax, "
+            "temperature or model call) whose callers all hold training evidence picks examples: its "
+            "`logits-sampling` evidence is dropped.", ""]
     return "\n".join(out)
 
 

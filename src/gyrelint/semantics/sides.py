@@ -268,6 +268,54 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             break
 
 
+DISPATCH = DECAY_EXACT * 0.7  # an exact call over many same-named targets: a registry's classes (see _decay)
+
+
+def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult]) -> None:
+    """A grader (see ``catalog.grader_shaped``) with no side of its own that the rollout calls
+    is rollout-side scoring; an environment's ``step``/``reset`` or a tool's ``execute`` that a
+    generation chain calls is the rollout acting (patterns F and Q).
+
+    It takes the side of its callers when one of them is sampling over an exact call (one
+    target, or the same-named methods of the classes a registry holds) and none is training or
+    a driver: the same grader called from the trainer's reward shaping is training code's, and
+    one nobody on a side calls stays neutral. Applied after propagation, like the caller
+    context: it passes nothing up.
+    """
+    from .catalog import grader_shaped, rollout_interface
+
+    callers: dict[str, list[tuple[str, float]]] = {}
+    for u, row in edges.items():
+        for v, d in row.items():
+            if v != u:
+                callers.setdefault(v, []).append((u, d))
+    for q in sorted(callers):
+        r = results.get(q)
+        fn = facts.functions.get(q)
+        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
+                or is_test_module(fn.module):
+            continue
+        acts = rollout_interface(fn, facts)
+        if not acts and not grader_shaped(fn):
+            continue
+        by: list[str] = []
+        other = False
+        for c, d in sorted(callers[q]):
+            cr = results.get(c)
+            if cr is None:
+                continue
+            if cr.side in (Side.TRAINING, Side.DRIVER):
+                other = True
+                break
+            if cr.side == Side.SAMPLING and d >= DISPATCH - 1e-9 and (not acts or _generates(cr)):
+                by.append(c)
+        if by and not other:
+            r.side = Side.SAMPLING
+            ev = _context_evidence(results[by[0]], facts.functions[by[0]], by[0]) if acts else \
+                Evidence("reward-scoring", fn.file, fn.line, f"caller:{by[0]}")
+            r.evidence = r.evidence + [ev]
+
+
 def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
     """The evidence that put the caller on its side (what the helper's label rests on), via the caller."""
     ev = caller.evidence[0] if caller.evidence else None

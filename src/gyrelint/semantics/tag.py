@@ -9,11 +9,11 @@ from ..index import Index
 from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
 from . import cache
-from .catalog import SIGNALS, user_signals
+from .catalog import SIGNALS, drop_resampling, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
-from .sides import SideResult, assign_sides, call_edges, caller_context, clear_sides
+from .sides import SideResult, assign_sides, call_edges, caller_context, clear_sides, rollout_scoring
 from .signals import SAMPLING, Match, Matcher
 
 
@@ -68,6 +68,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         m = matcher.match(fn, facts)
         if m:
             matches[q] = m
+    drop_resampling(facts, matches)  # a data-weight draw under training callers picks examples (pattern L)
     sides = assign_sides(facts, matches, graphs)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
@@ -94,6 +95,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
+    rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     sem.sides = sides
