@@ -363,11 +363,12 @@ def _codec() -> tuple[Registry, Plan, Plan, bytes]:
     from .graphs import model as GM
     from .index import Index
     from .index.cache import _TYPES as SUMMARY_TYPES
+    from .index.scope import ModuleScope
 
     records = (M.Side, M.HandoffKind, M.Severity, M.Diagnostic, M.EntryPoint, M.Evidence, M.FunctionReport,
                M.ModuleReport, M.FieldUse, M.FieldContract, M.Handoff, M.ConfigKey, M.CodeEvidence, M.Topology,
-               M.Location, M.Finding, M.Stats, M.CounterUse, M.Counters, GM.FunctionInfo, GM.ClassInfo, GM.ResolvedCall, GM.Graphs,
-               RepoFiles, Index, *SUMMARY_TYPES, Analysis, LastRun)
+               M.Location, M.Finding, M.Stats, M.CounterUse, M.Counters, GM.FunctionInfo, GM.ClassInfo,
+               GM.ResolvedCall, GM.Graphs, RepoFiles, Index, ModuleScope, *SUMMARY_TYPES, Analysis, LastRun)
     settings_plan = Plan(lambda v: None, lambda v: None, (type(None),))  # the loader sets the run's own
     lazy = Plan(_enc_lazy, _dec_lazy, (tuple,))
     # the symbol table is derived from the index: not stored, a loaded analysis has none
@@ -451,7 +452,7 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
                 file_keys[path] = cache_key(code_digest("index"), path, files.modules[path], p.read_bytes())
         except OSError:
             rest.update(f"{path}\0unreadable".encode("utf-8", "surrogateescape"))
-    for path in files.other:
+    for path in (*files.other, *files.markers):  # markers: license and wheel metadata decide a module's scope
         rest.update(b"\1" + path.encode("utf-8", "surrogateescape") + b"\0")
         try:
             p = root / path

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import itertools
 import os
 import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .layout import EVIDENCE_BYTES, EVIDENCE_FILES, Layout, SourceRoot, read_layout
 from .model import Diagnostic
 from .safeio import InputFileError, file_kind, inside, read_input_text
 from .settings import Settings
@@ -38,8 +40,16 @@ _GITIGNORE_LIMIT = 1 << 20
 def _is_virtualenv(path: str) -> bool:
     """``os.path`` answers False on any error (``Path.exists`` raises on a folder it may not enter)."""
     j = os.path.join
-    return (os.path.lexists(j(path, "pyvenv.cfg")) or os.path.lexists(j(path, "bin", "activate"))
-            or os.path.lexists(j(path, "Scripts", "activate")) or os.path.isdir(j(path, "conda-meta")))
+    if (os.path.lexists(j(path, "pyvenv.cfg")) or os.path.lexists(j(path, "bin", "activate"))
+            or os.path.lexists(j(path, "Scripts", "activate")) or os.path.isdir(j(path, "conda-meta"))
+            or os.path.isdir(j(path, "Lib", "site-packages"))):
+        return True
+    try:  # lib/pythonX.Y/site-packages: an interpreter's tree (a venv without its config, a conda env)
+        with os.scandir(j(path, "lib")) as it:
+            return any(e.name.startswith("python") and os.path.isdir(j(e.path, "site-packages"))
+                       for e in itertools.islice(it, 64))
+    except OSError:
+        return False
 
 
 def display_name(name: str) -> str:
@@ -129,6 +139,7 @@ def _has_shell_shebang(path: str) -> bool:
 # non-Python files later stages read: launchers, configs, docs
 OTHER_SUFFIXES = {*SHELL_SUFFIXES, ".mk", ".yaml", ".yml", ".toml", ".json", ".ini", ".cfg", ".env", ".md", ".rst", ".txt"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MARKER = re.compile(r"^(?:LICEN[CS]E|COPYING|NOTICE)(?:[._-].*)?$", re.I)
 
 
 @dataclass(slots=True)
@@ -138,6 +149,10 @@ class RepoFiles:
     other: list[str] = field(default_factory=list)
     modules: dict[str, str] = field(default_factory=dict)  # path -> dotted module
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # files that tell a copied library from the project (LICENSE, COPYING, NOTICE, a *.dist-info
+    # or *.egg-info METADATA/PKG-INFO): read by the index stage's scope, never as launchers
+    markers: list[str] = field(default_factory=list)
+    projects: dict[str, str] = field(default_factory=dict)  # folder with packaging metadata -> its distribution ("" unnamed)
 
 
 class GitIgnore:
@@ -252,6 +267,10 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
                     skipped(rel, problem)
                     continue
             if is_dir:
+                if entry.name.endswith(".dist-info") and not is_link:  # a wheel's metadata: its name
+                    meta = os.path.join(entry.path, "METADATA")
+                    if os.path.isfile(meta) and not os.path.islink(meta):
+                        files.markers.append(f"{rel}/METADATA")
                 if entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
                     continue
                 if ignore.ignored(rel, True) or _excluded(rel, settings.exclude):
@@ -266,6 +285,8 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
             if ignore.ignored(rel, False) or _excluded(rel, settings.exclude):
                 continue
             wanted = _wanted(entry.name)
+            if wanted != "python" and is_file and not is_link and _MARKER.match(entry.name):
+                files.markers.append(rel)
             if wanted is None:
                 continue
             if not is_link and not is_file:
@@ -283,30 +304,112 @@ def discover(root: Path, settings: Settings) -> RepoFiles:
                 files.other.append(rel)
     files.python.sort()
     files.other.sort()
-    files.modules = module_names(root, files.python)
+    files.markers.sort()
+    layout = read_layout(root, files.python, files.other)
+    files.diagnostics += layout.diagnostics
+    files.projects = {p.folder: p.name or "" for p in layout.projects}
+    files.modules = module_names(root, files.python, layout)
     return files
 
 
-def module_names(root: Path, paths: list[str]) -> dict[str, str]:
-    """Dotted module per path: packages up to their topmost ``__init__.py``; ``src/`` layout;
-    files outside packages (scripts, namespace packages) relative to the root."""
-    pyset = set(paths)
+def module_names(root: Path, paths: list[str], layout: Layout | None = None) -> dict[str, str]:
+    """Dotted module per path: the importable name, relative to the file's source root
+    (see :mod:`.layout`; without ``layout``, one is derived from the paths alone).
+
+    Below a declared root (packaging metadata, a ``src/`` folder) names are relative to it,
+    PEP 420 namespace folders included. Below the repo root or a project folder a name
+    starts at the topmost regular package on the file's path (namespace folders inside it
+    included: ``pkg/models/`` without ``__init__.py`` is still ``pkg.models``), or at the
+    namespace folder above it when the package's own files import it that way. A file in
+    no package (a script) is named from the repository root. A repository whose root holds
+    an ``__init__.py`` is itself a package: see :func:`root_package_name`.
+    """
+    if layout is None:
+        layout = read_layout(None, paths, ())
+    init_dirs = {p.rsplit("/", 1)[0] if "/" in p else "" for p in paths if p.rsplit("/", 1)[-1] == "__init__.py"}
+    roots = sorted(layout.roots, key=lambda r: (-len(r.folder), r.folder))
+    top = root_package_name(root, paths) if "" in init_dirs else None
+    evidence = _NamespaceEvidence(root, paths)
+    heads: dict[str, list[str]] = {}  # folder -> the dotted parts of a module in it, but its own name
+
+    def head(folder: str) -> list[str]:
+        got = heads.get(folder)
+        if got is None:
+            r = next((r for r in roots if not r.folder or folder == r.folder or folder.startswith(r.folder + "/")),
+                     SourceRoot(""))
+            rel = folder[len(r.folder):].lstrip("/") if r.folder else folder
+            dirs = rel.split("/") if rel else []
+            prefix = r.prefix.split(".") if r.prefix else []
+            base = f"{r.folder}/" if r.folder else ""
+            first = next((i for i in range(len(dirs)) if base + "/".join(dirs[: i + 1]) in init_dirs), None)
+            if top is not None and not r.folder:
+                got = [top, *dirs]
+            elif first is None:
+                got = [*prefix, *dirs] if r.declared else (folder.split("/") if folder else [])
+            elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[:first]):
+                got = [*prefix, *dirs]
+            else:
+                got = dirs[first:]
+            heads[folder] = got
+        return got
+
     out: dict[str, str] = {}
-    has_src = any(p.startswith("src/") for p in paths)
     for path in paths:
-        parts = path[:-3].split("/")
-        dirs = parts[:-1]
-        # climb while the directory is a regular package
-        top = len(dirs)
-        while top > 0 and "/".join(dirs[:top] + ["__init__.py"]) in pyset:
-            top -= 1
-        if top < len(dirs):
-            mod_parts = parts[top:]
-        elif has_src and parts[0] == "src" and len(parts) > 1:
-            mod_parts = parts[1:]
-        else:
-            mod_parts = parts
+        folder, _, name = path.rpartition("/")
+        mod_parts = [*head(folder), name[:-3]]
         if mod_parts[-1] == "__init__":
-            mod_parts = mod_parts[:-1] or [parts[-2] if len(parts) > 1 else "__init__"]
-        out[path] = ".".join(p if _IDENT.match(p) else p.replace("-", "_").replace(".", "_") for p in mod_parts)
+            mod_parts = mod_parts[:-1] or [folder.rsplit("/", 1)[-1] if folder else "__init__"]
+        out[path] = ".".join(_identifier(p) for p in mod_parts)
     return out
+
+
+def _identifier(part: str) -> str:
+    return part if _IDENT.match(part) else part.replace("-", "_").replace(".", "_")
+
+
+_SELF_IMPORT = re.compile(rb"^[ \t]*(?:from|import)[ \t]+([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
+def root_package_name(root: Path, paths: list[str]) -> str:
+    """The package name of a repository whose root folder holds ``__init__.py``.
+
+    Such a checkout is importable only from its parent folder, as the folder's own name
+    (its relative imports need a package around them); so names start with that name. The
+    folder may have been cloned under another name (``pkg-main``): when the root's modules
+    import one another absolutely (``from pkg.trainer import ...``), the name they use wins.
+    """
+    tops = {p.split("/", 1)[0].removesuffix(".py") for p in paths}
+    votes: dict[str, int] = {}
+    for rel in [p for p in paths if "/" not in p][:EVIDENCE_FILES]:
+        for m in _SELF_IMPORT.finditer(_head(str(root / rel), EVIDENCE_BYTES)):
+            name, child = m.group(1).decode(), m.group(2).decode()
+            if child in tops and name not in tops:
+                votes[name] = votes.get(name, 0) + 1
+    if votes:
+        return max(sorted(votes), key=lambda n: votes[n])
+    name = _identifier(root.name or "pkg")
+    return name if _IDENT.match(name) else f"_{name}"
+
+
+class _NamespaceEvidence:
+    """Whether folders without ``__init__.py`` above a package form a namespace package: the
+    files below them import through them (``from ns.sub.x import y``). Reads at most
+    ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per namespace; answers are kept."""
+
+    BUDGET = 2000  # file heads read per repository, whatever a hostile tree holds
+
+    def __init__(self, root: Path, paths: list[str]) -> None:
+        self.root, self.paths = root, paths
+        self.known: dict[tuple[str, ...], bool] = {}
+        self.left = self.BUDGET
+
+    def namespace(self, base: str, gap: list[str]) -> bool:
+        key = (base, *gap)
+        if key not in self.known:
+            folder = "/".join(filter(None, (base, *gap)))
+            dotted = re.escape(".".join(gap).encode())
+            pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + dotted + rb"\.[A-Za-z_]", re.M)
+            files = [p for p in self.paths if p.startswith(folder + "/")][: min(EVIDENCE_FILES, self.left)]
+            self.left -= len(files)
+            self.known[key] = any(pattern.search(_head(str(self.root / p), EVIDENCE_BYTES)) for p in files)
+        return self.known[key]

@@ -144,6 +144,8 @@ def settings_overrides(jobs: int | None = None, no_cache: bool = False) -> dict[
         out["cache_dir"] = Path(chosen["cache_dir"]).expanduser().absolute()
     if chosen.get("config"):
         out["config"] = chosen["config"]
+    if chosen.get("include_tests"):
+        out["include_tests"] = True
     return out
 
 
@@ -171,6 +173,12 @@ def path_context(root: str | Path) -> PathContext:
     return make(root, root_relative=bool(ctx is not None and ctx.meta.get(_ROOT_RELATIVE)))
 
 
+def _remember_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """Keep a flag like --config (only when given, so the settings files decide otherwise)."""
+    if value:
+        ctx.meta.setdefault(_SOURCES, {})[param.name] = True
+
+
 def analysis_options(fn: Callable) -> Callable:
     """--jobs / --no-cache / --entry / --config / --cache-dir / --root-relative, shared by every
     command that analyzes a repo."""
@@ -180,6 +188,10 @@ def analysis_options(fn: Callable) -> Callable:
     fn = click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the cache.")(fn)
     fn = click.option("--entry", "entries", multiple=True, metavar="FILE",
                       help="Extra entry file or module (repeatable).")(fn)
+    fn = click.option("--include-tests", is_flag=True, expose_value=False, callback=_remember_flag,
+                      help="Analyze test modules like product code (they take sides, are entry points and map "
+                           "nodes); docs, benchmarks and vendored libraries stay out. Same as include-tests = true "
+                           "in [tool.gyrelint].")(fn)
     return fn
 
 

@@ -328,6 +328,8 @@ class _Finder:
             self.scan.entries.append(entry)
 
     def finish(self) -> EntryScan:
+        # a test, docs example, benchmark or vendored library is not how the product starts
+        self.scan.entries = [e for e in self.scan.entries if not self.index.out_of_scope(e.file)]
         rank = {k: i for i, k in enumerate(FOUND_BY_ORDER)}
         self.scan.entries.sort(key=lambda e: (rank.get(e.found_by, 99), e.source, e.line, e.module or "", e.file or ""))
         self.scan.diagnostics.sort(key=lambda d: (d.file, d.line, d.message))

@@ -26,6 +26,7 @@ from ..settings import Settings
 from .cache import CacheError, SummaryCache, cache_key, decode, encode, encode_problem, gc_paused
 from .light import exported_names, relocate, skeleton
 from .precheck import LINE_WEIGHT, MAX_COST, MIN_GROUP, elide, may_hold_bulk, scan
+from .scope import TEST, ModuleScope, classify
 from .summary import FileSummary
 
 Progress = Callable[[int, int], None]
@@ -42,9 +43,25 @@ class Index:
     summaries: dict[str, FileSummary] = field(default_factory=dict)  # path -> summary
     diagnostics: list[Diagnostic] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
+    scopes: dict[str, ModuleScope] = field(default_factory=dict)  # path -> scope, for files that are not product
+    include_tests: bool = False  # ``--include-tests``: test files count as product
 
     def by_module(self) -> dict[str, FileSummary]:
         return {s.module: s for s in self.summaries.values()}
+
+    def out_of_scope(self, path: str | None) -> bool:
+        """Whether a file is indexed for name resolution only: no side, entry point, counter or
+        map node (tests, docs, benchmarks, vendored libraries; tests count with ``include_tests``)."""
+        got = self.scopes.get(path) if path else None
+        return got is not None and not (self.include_tests and got.scope == TEST)
+
+    def out_of_scope_modules(self) -> set[str]:
+        """The dotted names of the modules :meth:`out_of_scope` leaves out."""
+        return {self.files.modules.get(p, "") for p in self.scopes if self.out_of_scope(p)} - {""}
+
+    def scope_key(self) -> str:
+        """The scope decisions as text, for the keys of caches that depend on them."""
+        return f"{self.include_tests}\0" + "\0".join(f"{p}={s.scope}" for p, s in sorted(self.scopes.items()))
 
     def read_text(self, rel: str, limit: int | None = None) -> str | None:
         """Text of a non-Python file of the repo, or None if unreadable, too big, or not a
@@ -298,6 +315,8 @@ def build_index(root: Path, settings: Settings, progress: Progress | None = None
     with gc_paused(promote=True):  # summaries are acyclic: collecting while building them only costs time
         _fill(index, root, settings, cache, keys, progress)
     index.summaries = dict(sorted(index.summaries.items()))
+    index.scopes = classify(files, index.summaries, lambda rel, limit: index.read_text(rel, limit))
+    index.include_tests = settings.include_tests
     index.diagnostics.sort(key=lambda d: (d.file, d.line, d.message))
     index.stats.files = len(files.python)
     index.stats.functions = sum(len(s.functions) for s in index.summaries.values())

@@ -153,7 +153,7 @@ def _module_of(a: Analysis, qualname: str) -> str:
         return info.module
     f = a.functions.get(qualname)
     if f is not None:
-        return f.file[:-3].replace("/", ".") if f.file.endswith(".py") else qualname.rsplit(".", 1)[0]
+        return a.index.files.modules.get(f.file) or qualname.rsplit(".", 1)[0]  # one name per module
     return qualname.rsplit(".", 1)[0]
 
 
@@ -340,7 +340,7 @@ def _function_items(a: Analysis, focus_set: set[str] | None, seeds: set[str] = f
         if focus_set is not None:
             if q not in focus_set:
                 continue
-        elif side == "neutral" and q not in pins:
+        elif (side == "neutral" and q not in pins) or a.index.out_of_scope(f.file):
             continue
         mod = _module_of(a, q)
         items.append(_Item(q, tuple(mod.split(".")), side, _kind(f.handoff_kind),
@@ -371,7 +371,7 @@ def _module_items(a: Analysis, focus_set: set[str] | None, seeds: set[str] = fro
         if focus_mods is not None:
             if mod not in focus_mods:
                 continue
-        elif side == "neutral":
+        elif side == "neutral" or (fns and all(a.index.out_of_scope(f.file) for f in fns)):
             continue
         kinds = Counter(_kind(f.handoff_kind) for f in fns if f.handoff_kind)
         hkind = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0] or ""))[0][0] if kinds else None

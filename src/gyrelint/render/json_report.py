@@ -18,8 +18,28 @@ def to_report(a: Analysis) -> dict[str, Any]:
     return json_safe(_report(a))
 
 
+def _module(m: Any, scopes: dict[str, Any]) -> dict[str, Any]:
+    out = {"module": m.module, "side": m.side.value, "boundary": m.boundary}
+    got = scopes.get(m.module)
+    if got is not None:  # only where not product: the field is additive
+        out["scope"], out["scope_reason"] = got.scope, got.reason
+    return out
+
+
+def _ignored(a: Analysis) -> dict[str, Any]:
+    """What the analysis left out of the answers (indexed for name resolution only)."""
+    from ..index.scope import VENDORED, counts, vendored_roots
+
+    index = a.index
+    left_out = [s for p, s in index.scopes.items() if index.out_of_scope(p)]
+    return {**counts(left_out), "include_tests": index.include_tests,
+            "vendored_trees": vendored_roots({p: s for p, s in index.scopes.items() if s.scope == VENDORED})}
+
+
 def _report(a: Analysis) -> dict[str, Any]:
     h = a.handoff
+    modules = a.index.files.modules
+    scopes = {modules[p]: s for p, s in a.index.scopes.items() if p in modules}
     t = a.topology
     return {
         "schema": SCHEMA,
@@ -41,7 +61,8 @@ def _report(a: Analysis) -> dict[str, Any]:
             }
             for f in sorted(a.functions.values(), key=lambda f: (f.file, f.line, f.qualname))
         ],
-        "modules": [{"module": m.module, "side": m.side.value, "boundary": m.boundary} for m in a.modules],
+        "modules": [_module(m, scopes) for m in a.modules],
+        "ignored": _ignored(a),
         "boundary_modules": list(a.boundary_modules),
         "handoff": {
             "trajectory": list(h.trajectory),

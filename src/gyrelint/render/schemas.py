@@ -22,6 +22,8 @@ _LINE = {"type": "integer", "minimum": 0, "description": "1-based line; 0 when t
 _OPT_STR = {"type": ["string", "null"]}
 _SEVERITY = {"enum": ["error", "warning", "info"]}
 _SIDE = {"enum": ["sampling", "training", "handoff", "driver", "neutral"]}
+_SCOPE = {"enum": ["test", "docs", "bench", "vendored"],
+          "description": "present only for a module that is not product code"}
 
 
 def _obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -134,7 +136,13 @@ def report_schema() -> dict[str, Any]:
             "root": _STR,
             "entry_points": _arr(entry),
             "functions": _arr(function),
-            "modules": _arr(_obj({"module": _STR, "side": _SIDE, "boundary": {"type": "boolean"}})),
+            "modules": _arr(_obj({"module": _STR, "side": _SIDE, "boundary": {"type": "boolean"},
+                                  "scope": _SCOPE, "scope_reason": _STR},
+                                 required=["module", "side", "boundary"])),
+            "ignored": _obj({"test": _INT, "docs": _INT, "bench": _INT, "vendored": _INT,
+                             "include_tests": {"type": "boolean"}, "vendored_trees": _arr(_STR)},
+                            description="modules indexed for name resolution only: they take no side, are no "
+                                        "entry point, counter location or map node"),
             "boundary_modules": _arr(_STR),
             "handoff": handoff,
             "topology": topology,

@@ -55,6 +55,25 @@ def _listing(out: list[str], fns: list[FunctionReport], paths: PathContext, inde
         out.append(f"{indent}… {len(fns) - _MAX_LIST} more (--format json lists all)")
 
 
+def ignored_line(a: Analysis) -> str:
+    """``ignored: 12 test modules, 3 vendored trees (--include-tests to include tests)``, or ""."""
+    from ..index.scope import BENCH, DOCS, TEST, VENDORED, counts, vendored_roots
+
+    index = a.index
+    left = {p: s for p, s in index.scopes.items() if index.out_of_scope(p)}
+    n = counts(left.values())
+    trees = len(vendored_roots(left))
+    parts = [f"{n[TEST]} test module{'s' * (n[TEST] != 1)}" if n[TEST] else "",
+             f"{n[DOCS]} docs module{'s' * (n[DOCS] != 1)}" if n[DOCS] else "",
+             f"{n[BENCH]} benchmark module{'s' * (n[BENCH] != 1)}" if n[BENCH] else "",
+             f"{trees} vendored tree{'s' * (trees != 1)} ({n[VENDORED]} modules)" if n[VENDORED] else ""]
+    parts = [p for p in parts if p]
+    if not parts:
+        return ""
+    hint = " (--include-tests to include tests)" if n[TEST] else ""
+    return f"ignored: {', '.join(parts)}{hint}"
+
+
 def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
     """The report; files are shown through ``paths`` (from the cwd, or repo-relative)."""
     out: list[str] = []
@@ -67,6 +86,9 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
     w(f"gyrelint — {term(a.given_root)}")
     w(f"{a.stats.files} files ({a.stats.parsed} parsed, {a.stats.cached} from cache), "
       f"{a.stats.functions} functions, {len(a.entry_points)} entry points, {a.stats.seconds:.2f}s")
+    ignored = ignored_line(a)
+    if ignored:
+        w(ignored)
     w("")
     # 1 and 2: the chains
     for side, title in ((Side.SAMPLING, "1. Sampling chain"), (Side.TRAINING, "2. Training chain")):

@@ -67,7 +67,7 @@ def cache_path(index: Index, settings: Settings) -> Entry | None:
     if not settings.use_cache or not index.summaries or not all(s.sha for s in index.summaries.values()):
         return None
     h = hashlib.sha256(f"semantics\0{code_digest()}\0{sorted(map(repr, settings.signals))}\0"
-                       .encode())
+                       f"{index.scope_key()}\0".encode())
     for s in sorted(index.summaries.values(), key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
     return Entry(Path(settings.cache_dir), h.hexdigest())

@@ -201,6 +201,13 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
     return results
 
 
+def clear_sides(results: dict[str, SideResult], names: list[str]) -> None:
+    """Functions outside the product (see ``index.scope``) take no side; callers keep what they learnt from them."""
+    for q in names:
+        if q in results:
+            results[q] = SideResult()
+
+
 # helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
 # they do no side's work): they serve a side without being part of it
 _SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"

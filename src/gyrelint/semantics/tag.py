@@ -13,7 +13,7 @@ from .catalog import SIGNALS, drop_resampling, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
-from .sides import SideResult, assign_sides, call_edges, caller_context, rollout_scoring
+from .sides import SideResult, assign_sides, call_edges, caller_context, clear_sides, rollout_scoring
 from .signals import SAMPLING, Match, Matcher
 
 
@@ -92,9 +92,12 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                 added = True
         if added:
             sides = assign_sides(facts, matches, graphs)
+    outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
+    clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     join_queue_side(facts, sides, internal, dropped)
+    clear_sides(sides, outside)
     sem.sides = sides
     for q, fn in facts.functions.items():
         r = sides.get(q)
@@ -112,7 +115,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached)
     sem.containers = sorted(containers)
     h.fields = field_contract(index, facts, sides, containers)
-    sem.boundary_modules = boundary_modules(facts, sides, containers)
+    outside_modules = index.out_of_scope_modules()
+    sem.boundary_modules = [m for m in boundary_modules(facts, sides, containers) if m not in outside_modules]
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
 

@@ -106,6 +106,7 @@ class Settings:
     counters: tuple[CounterPattern, ...] = ()
     signals: tuple[SignalSpec, ...] = ()
     thresholds: Thresholds = Thresholds()
+    include_tests: bool = False  # tests take sides, are entry points and map nodes like product code
 
     def __post_init__(self) -> None:
         # ``Settings(rules={"GYR006": "off"})`` from Python code: a table given in its TOML form is

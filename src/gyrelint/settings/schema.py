@@ -343,6 +343,7 @@ def _cache_dir(value: object, where: Where, key: str) -> str:
 KEYS: dict[str, tuple[str, Callable[[object, Where, str], Any]]] = {
     "exclude": ("exclude", _paths("a path glob or a list of them")),
     "respect-gitignore": ("respect_gitignore", _boolean),
+    "include-tests": ("include_tests", _boolean),
     "entry-points": ("entry_points", _paths("an entry file or module, or a list of them")),
     "max-file-size": ("max_file_size", _max_file_size),
     "cache-dir": ("cache_dir", _cache_dir),

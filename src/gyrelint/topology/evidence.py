@@ -183,6 +183,8 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
             ranks.append(0 if hit else 2 if is_test else 1)
 
     for path, s in index.summaries.items():
+        if index.out_of_scope(path):  # tests, docs, benchmarks, vendored libraries
+            continue
         namer = namers[path]
         # pytest code (imports pytest, or defines test_* functions) is shown last
         is_test = any(i.module.split(".", 1)[0] == "pytest" for i in s.imports) or any(
