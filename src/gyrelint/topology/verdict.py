@@ -18,7 +18,7 @@ from ..model import ConfigKey, Diagnostic, Topology
 from ..settings import Settings
 from .classify import Vocabulary, tokenize
 from .evidence import EvidenceResult, collect
-from .keys import classified_keys
+from .keys import key_entries
 from .names import Namer, resolved_by_file
 
 CROSS, SAME = "cross-process", "same-process"
@@ -74,9 +74,11 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[
     vocab = Vocabulary.from_settings(settings.topology)
     resolved = resolved_by_file(graphs)
     namers = {p: Namer(s, resolved.get(p)) for p, s in index.summaries.items()}
-    keys = classified_keys(index, graphs, settings, namers, vocab, diags)
     ev = collect(index, graphs, namers)
+    entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
     topo = decide(keys, ev)
+    topo.keys = entries
+    topo.folded = folded
     return topo, diags
 
 
