@@ -51,7 +51,7 @@ PROCESS_RUNS = [
     ("num", "processes"), ("num", "proc"), ("num", "engines"), ("num", "actors"), ("num", "machines"),
     ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
     ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
-    ("fsdp", "size"), ("mesh", "shape"), ("start", "method"),
+    ("fsdp", "size"), ("mesh", "shape"), ("start", "method"), ("num", "cpus"),
 ]
 # Tokens that mean something else when present (a LoRA rank is a matrix rank).
 PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
@@ -103,7 +103,8 @@ COMM_RUNS = [
 COMM_VETO: set[str] = set()
 # weight-update settings say how weights move from trainer to sampler
 COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"), ("weights", "update"),
-              ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight")]
+              ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight"),
+              ("parameter", "sync"), ("param", "sync"), ("params", "sync"), ("sync", "params")]
 
 # Mode switches that imply the layout: what shares a device, what runs ahead, which engine or backend.
 LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
@@ -115,7 +116,12 @@ LAYOUT_RUNS = [
     ("placement", "strategy"), ("train", "backend"), ("training", "backend"), ("rollout", "backend"),
     ("inference", "backend"), ("engine", "backend"), ("generation", "backend"), ("use", "ray"),
     ("release", "memory"), ("engine", "type"), ("rollout", "engine"), ("inference", "engine"),
+    ("max", "concurrent"), ("max", "off", "policy"),
 ]
+# a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
+_ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
+                  "sampler", "learner", "policy", "teacher", "train"}
+_ROLE_LEAF = {"name", "backend", "engine", "impl", "type", "strategy"}
 # a strategy or an offload of something else (saving, padding, a learning-rate schedule) is not the layout
 LAYOUT_VETO = {"save", "saving", "eval", "evaluation", "logging", "log", "padding", "pad", "truncation", "sampling",
                "lr", "checkpoint", "ckpt", "dataloader", "loader", "dataset", "tokenizer", "profiler", "decay",
@@ -328,6 +334,10 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         res = classify(parent, None, vocab)
         if res is not None:
             return res[0], f"{res[1]} (parent '{parent}')"
+    if len(toks) == 1 and toks[0] in _ROLE_LEAF and len(segments) > 1:
+        ptoks = _tokens(vocab, segments[-2])
+        if ptoks and set(ptoks) <= _ROLE_SECTIONS:
+            return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout
