@@ -46,7 +46,7 @@ def fold_name(name: str) -> str:
 def _rank(raw: RawKey) -> int:
     """Declarations first, then config files, then env reads, then launchers and docs."""
     src = raw.source
-    if src in _CLI or src.startswith(("dataclass", "pydantic")):
+    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic")):
         return 0
     if src in ("yaml", "toml", "json", "ini"):
         return 1
@@ -57,8 +57,9 @@ def _rank(raw: RawKey) -> int:
 
 def display_name(raw: RawKey) -> str:
     """The name a user types: ``--flag`` for an option, the dotted path or env var otherwise."""
-    if raw.source in _CLI or raw.source in ("script", "readme"):
-        return "--" + raw.key.lstrip("-") if not raw.key.isupper() or raw.source in _CLI else raw.key
+    cli = raw.source.split(" ", 1)[0] in _CLI
+    if cli or raw.source in ("script", "readme"):
+        return "--" + raw.key.lstrip("-") if not raw.key.isupper() or cli else raw.key
     return raw.key
 
 

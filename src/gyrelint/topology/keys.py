@@ -13,6 +13,7 @@ from ..repo import display_name, launcher_kind
 from ..safeio import InputFileError, inside, read_input
 from ..settings import Settings
 from .classify import Vocabulary, classify
+from .composed import composed_keys, find_prefixes
 from .entries import Occurrence, empty, fold
 from .evidence import EvidenceResult
 from .loaded import CONFIG_SUFFIXES, find_loaders
@@ -150,6 +151,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     occurrences as flat :class:`ConfigKey` records, and the counts of what was folded away."""
     yaml_files: dict[str, YamlFile] = {}
     raws = raw_keys(index, graphs, settings, namers, diags, yaml_files)
+    raws.extend(composed_keys(raws, find_prefixes(index, namers), _LAUNCHER_SOURCES))
     loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES))
     config_files = {r.file for r in raws if r.source in _FILE_SOURCES} | set(yaml_files)
     loaded = {f for f in config_files if loaders.loads(f)}
