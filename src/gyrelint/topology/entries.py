@@ -39,8 +39,11 @@ def empty(value: str | None) -> bool:
 
 
 def fold_name(name: str) -> str:
-    """The identity of a key across spellings: no leading dashes, ``-`` as ``_``, lower-case."""
-    return name.lstrip("-").replace("-", "_").lower()
+    """The identity of a key across spellings: no leading dashes, ``-`` as ``_``, lower-case — except an
+    upper-case name (an env var by convention), which only folds with itself: ``MASTER_ADDR`` exported by a
+    script is not the ``--master_addr`` flag."""
+    text = name.lstrip("-").replace("-", "_")
+    return text if text.isupper() else text.lower()
 
 
 def _rank(raw: RawKey) -> int:
@@ -145,8 +148,8 @@ _WHY_TOKENS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"utilization", "fraction"}), "the share of a GPU the engine takes (room left for a colocated trainer)"),
     (frozenset({"strategy", "backend"}), "chooses the training or generation backend"),
     (frozenset({"cls", "class", "impl", "factory"}), "chooses which class a role runs"),
+    (frozenset({"gpus", "gpu", "devices", "device", "ngpus"}), "how many GPUs a role gets, or which ones"),
     (frozenset({"nnodes", "nodes", "node", "machines"}), "how many nodes the run spans"),
-    (frozenset({"gpus", "gpu", "devices", "device", "ngpus"}), "how many GPUs a role gets"),
     (frozenset({"tp", "pp", "dp", "ep", "cp", "parallel", "parallelism", "fsdp", "mesh"}),
      "how a model is split across processes"),
     (frozenset({"rank", "ranks"}), "which process this is"),
