@@ -144,6 +144,30 @@ _LAUNCHER_SOURCES = ("script", "hydra-override")
 _FILE_SOURCES = ("yaml", "toml", "json", "ini")
 
 
+def mount_targets(raws: list[RawKey]) -> list[RawKey]:
+    """A YAML section that names its config class (``_target_: pkg.config.RolloutConfig``) is where that class's
+    fields are set: each field is declared under the section's path (``actor_rollout_ref.rollout.name``), which
+    is what a user types, so the field folds with the YAML value instead of standing apart un-nested."""
+    mounts: dict[str, list[str]] = {}
+    for r in raws:
+        if r.source == "yaml" and r.key.endswith("._target_") and r.value:
+            mounts.setdefault(r.value.rsplit(".", 1)[-1], []).append(r.key.removesuffix("._target_"))
+    if not mounts:
+        return raws
+    out: list[RawKey] = []
+    for r in raws:
+        sections = mounts.get(r.context) if r.source.startswith(("dataclass", "pydantic")) else None
+        if not sections:
+            out.append(r)
+            continue
+        if "." in r.key:
+            out.append(r)  # nested under another class: that path is real too
+        leaf = r.key.rsplit(".", 1)[-1]
+        out.extend(RawKey(f"{sec}.{leaf}", r.value, r.file, r.line, r.source, r.context, r.type)
+                   for sec in sorted(set(sections)))
+    return out
+
+
 def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
                 vocab: Vocabulary, ev: EvidenceResult | None, diags: list[Diagnostic],
                 ) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
@@ -152,6 +176,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     yaml_files: dict[str, YamlFile] = {}
     raws = raw_keys(index, graphs, settings, namers, diags, yaml_files)
     raws.extend(composed_keys(raws, find_prefixes(index, namers), _LAUNCHER_SOURCES))
+    raws = mount_targets(raws)
     loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES))
     config_files = {r.file for r in raws if r.source in _FILE_SOURCES} | set(yaml_files)
     loaded = {f for f in config_files if loaders.loads(f)}

@@ -37,9 +37,6 @@ _STOP = {"path", "dir", "name", "model", "tokenizer", "seed", "dtype", "lr", "ba
          "timeout", "max", "min", "response", "micro", "mini", "tokens", "token"}
 
 
-_ARG_SPAN = 4  # lines a call's arguments may span after its first line
-
-
 @dataclass(frozen=True, slots=True)
 class UseHit:
     cls: str
@@ -49,8 +46,8 @@ class UseHit:
 
 
 def spawn_reads(index: Index, ev: EvidenceResult) -> dict[str, UseHit]:
-    """Leaf name (lower-case, ``_``-joined) → the first call creating processes or servers that reads it
-    among its arguments (a read on the call's line or the few lines its arguments span)."""
+    """Leaf name (lower-case, ``_``-joined) → the first call creating processes or servers that reads it: as
+    one of its arguments (``placement_group(bundles=cfg.pool_shape)``), or on the call's own line."""
     out: dict[str, UseHit] = {}
     if not ev.spawns:
         return out
@@ -60,13 +57,17 @@ def spawn_reads(index: Index, ev: EvidenceResult) -> dict[str, UseHit]:
             continue
         reads = [(a.line, a.attr, a.receiver) for a in s.attrs if a.scope == scope and a.mode == "read"]
         reads += [(x.line, x.key, x.receiver) for x in s.subscripts if x.scope == scope and x.mode == "read"]
-        for signal, line in calls:
+        for signal, line, texts in calls:
             cls = _SIGNAL_CLASS.get(signal)
             if cls is None:
                 continue
             reason = f"read where {_WORDS.get(signal, signal)} ({path}:{line})"
+            for text in texts:
+                receiver, _, leaf = text.rpartition(".")
+                if receiver and _CONFIG_RECEIVER.search(receiver):
+                    _add(out, leaf, UseHit(cls, reason, path, line))
             for at, leaf, receiver in reads:
-                if line <= at <= line + _ARG_SPAN and _CONFIG_RECEIVER.search(receiver):
+                if at == line and _CONFIG_RECEIVER.search(receiver):
                     _add(out, leaf, UseHit(cls, reason, path, at))
     return out
 
