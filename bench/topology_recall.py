@@ -90,8 +90,12 @@ def main() -> None:
     ap.add_argument("--truth", type=Path, required=True, help="folder of <framework>.json label files")
     ap.add_argument("--corpora", type=Path, required=True, help="folder holding one tree per framework")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--unlabelled", type=Path, nargs="*", default=[],
+                    help="more trees to measure for noise and folding only (no labels: recall is left blank)")
     args = ap.parse_args()
     rows = []
+    for root in args.unlabelled:
+        rows.append(measure({"framework": root.name, "keys": []}, root))
     for path in sorted(args.truth.glob("*.json")):
         truth = json.loads(path.read_text())
         root = args.corpora / truth.get("framework", path.stem)
@@ -106,8 +110,10 @@ def main() -> None:
           "| grep entries/key | grep tests/docs/CI share | verdict |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
-        print(f"| {r['framework']} | {r['labels']} | {r['recall']:.2f} | {r['entries']} | {r['entries_per_key']:.2f} "
-              f"| {r['noise_share']:.1%} | {r['grep_recall']:.2f} | {r['grep_entries']} | {r['grep_per_key']:.2f} "
+        recall = f"{r['recall']:.2f}" if r["labels"] else "-"
+        grep_recall = f"{r['grep_recall']:.2f}" if r["labels"] else "-"
+        print(f"| {r['framework']} | {r['labels']} | {recall} | {r['entries']} | {r['entries_per_key']:.2f} "
+              f"| {r['noise_share']:.1%} | {grep_recall} | {r['grep_entries']} | {r['grep_per_key']:.2f} "
               f"| {r['grep_noise_share']:.1%} | {r['verdict']} |")
     for r in rows:
         print(f"{r['framework']}: hidden {r['hidden']}, repeats folded {r['repeats']}, "
