@@ -186,3 +186,16 @@ def test_report_schema_describes_key_entries():
     assert entry["properties"]["class"]["enum"] == ["process", "port", "comm", "layout"]
     assert set(entry["properties"]["scope"]["enum"]) == {"", *SCOPES}
     assert {"name", "class", "value", "default", "file", "line", "uses", "scope"} <= set(entry["required"])
+
+
+def test_a_variable_that_carries_one_flag_value_folds_into_that_flag(tmp_path):
+    topo = run(write(tmp_path, {
+        "pkg/args.py": ARGS + "\n\nimport os\n\nSERVE = os.environ.get('ROLLOUT_PORT')\n",
+        "scripts/run.sh": "ACTOR_NUM_NODES=4\npython -m pkg.main --actor-num-nodes ${ACTOR_NUM_NODES}\n",
+        "scripts/other.sh": "MASTER_PORT=1\npython -m a --x-port $MASTER_PORT\npython -m b --y-port $MASTER_PORT\n",
+    }))
+    got = entries(topo)
+    nodes = got["--actor-num-nodes"]
+    assert "ACTOR_NUM_NODES" not in got and nodes.value == "4" and "ACTOR_NUM_NODES" in nodes.aliases
+    assert "ROLLOUT_PORT" not in got and got["--rollout-port"].uses == 1  # env read in the declaring file
+    assert "MASTER_PORT" in got  # carries two flags' values: stays its own key

@@ -10,6 +10,7 @@ when they are one name once dashes and case are ignored.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -68,9 +69,12 @@ def display_name(raw: RawKey) -> str:
 
 def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
     """Entries (listed ones first), the in-scope occurrences as flat keys, and what was folded away."""
+    occs = list(occs)
+    joins = _joins(occs)
     groups: dict[str, list[Occurrence]] = {}
     for o in occs:
-        groups.setdefault(fold_name(o.raw.key), []).append(o)
+        name = fold_name(o.raw.key)
+        groups.setdefault(joins.get(name, name), []).append(o)
     entries: list[KeyEntry] = []
     flat: list[ConfigKey] = []
     folded: Counter[str] = Counter()
@@ -94,6 +98,36 @@ def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], d
     return entries, flat, dict(folded)
 
 
+_VAR_REF = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
+
+
+def _joins(occs: list[Occurrence]) -> dict[str, str]:
+    """Upper-case names (env or shell variables) that are another key's value carrier fold into that key: a
+    variable a launcher passes to exactly one flag (``--actor-num-nodes ${ACTOR_NUM_NODES}``), or an env var
+    read in the very file that declares the same name (``default=os.environ.get("TEACHER_PORT")``)."""
+    feeds: dict[str, set[str]] = {}
+    declared: dict[str, set[str]] = {}
+    for o in occs:
+        if o.raw.key.isupper():
+            continue
+        m = _VAR_REF.match(o.raw.value or "")
+        if m:
+            feeds.setdefault(m.group(1), set()).add(fold_name(o.raw.key))
+        if _rank(o.raw) == 0:
+            declared.setdefault(fold_name(o.raw.key), set()).add(o.raw.file)
+    out: dict[str, str] = {}
+    for o in occs:
+        key = o.raw.key.lstrip("-")
+        if not key.isupper():
+            continue
+        targets = feeds.get(key, set())
+        if len(targets) == 1:
+            out[fold_name(key)] = next(iter(targets))
+        elif o.raw.file in declared.get(fold_name(key).lower(), ()):
+            out[fold_name(key)] = fold_name(key).lower()
+    return out
+
+
 def _entry(group: list[Occurrence]) -> KeyEntry | None:
     classified = [o for o in group if o.hit is not None]
     if not classified:
@@ -108,6 +142,7 @@ def _entry(group: list[Occurrence]) -> KeyEntry | None:
     cls, evidence = judge.hit
     declared = [o for o in order if _rank(o.raw) in (0, 2) and not empty(o.raw.value)]
     configured = [o for o in order if _rank(o.raw) in (1, 3) and not empty(o.raw.value)]
+    configured.sort(key=lambda o: bool(_VAR_REF.match(o.raw.value or "")))  # ``$NNODES`` only points elsewhere
     default = declared[0].raw.value if declared else None
     value = configured[0].raw.value if configured else default
     rest = [o for o in group if o is not best]
