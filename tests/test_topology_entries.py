@@ -191,7 +191,7 @@ def test_report_schema_describes_key_entries():
 def test_a_variable_that_carries_one_flag_value_folds_into_that_flag(tmp_path):
     topo = run(write(tmp_path, {
         "pkg/args.py": ARGS + "\n\nimport os\n\nSERVE = os.environ.get('ROLLOUT_PORT')\n",
-        "scripts/run.sh": "ACTOR_NUM_NODES=4\npython -m pkg.main --actor-num-nodes ${ACTOR_NUM_NODES}\n",
+        "scripts/run.sh": "ACTOR_NUM_NODES=4\npython -m pkg.main --actor-num-nodes ${ACTOR_NUM_NODES:-2}\n",
         "scripts/other.sh": "MASTER_PORT=1\npython -m a --x-port $MASTER_PORT\npython -m b --y-port $MASTER_PORT\n",
     }))
     got = entries(topo)

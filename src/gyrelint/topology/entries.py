@@ -98,7 +98,7 @@ def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], d
     return entries, flat, dict(folded)
 
 
-_VAR_REF = re.compile(r"^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$")
+_VAR_REF = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?][^}]*)?\})$")
 
 
 def _joins(occs: list[Occurrence]) -> dict[str, str]:
@@ -111,8 +111,8 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
         if o.raw.key.isupper():
             continue
         m = _VAR_REF.match(o.raw.value or "")
-        if m:
-            feeds.setdefault(m.group(1), set()).add(fold_name(o.raw.key))
+        if m:  # ``$VAR``, ``${VAR}``, ``${VAR:-8}``
+            feeds.setdefault(m.group(1) or m.group(2), set()).add(fold_name(o.raw.key))
         if _rank(o.raw) == 0:
             declared.setdefault(fold_name(o.raw.key), set()).add(o.raw.file)
     out: dict[str, str] = {}
