@@ -121,8 +121,9 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
         if not key.isupper():
             continue
         targets = feeds.get(key, set())
-        if len(targets) == 1:
-            out[fold_name(key)] = next(iter(targets))
+        same = fold_name(key).lower()
+        if len(targets) == 1 or same in targets:  # several flags: the one of the same name, if any
+            out[fold_name(key)] = same if same in targets else next(iter(targets))
         elif o.raw.file in declared.get(fold_name(key).lower(), ()):
             out[fold_name(key)] = fold_name(key).lower()
     return out
