@@ -86,7 +86,8 @@ def test_scope_rules():
     assert key_scope("HTTPS_PROXY", "env (python)") == "hardware-tuning"
     assert key_scope("GLOO_SOCKET_IFNAME", "env") == "hardware-tuning"
     assert key_scope("MASTER_PORT", "env") == "" and key_scope("nccl_timeout", "script") == ""
-    assert {"tests", "docs", "ci", "container", "vendored", "hardware-tuning", "unloaded-config"} == set(SCOPES)
+    assert file_scope("scripts/converter_hf_to_mcore.py") == "tools"
+    assert {"tests", "docs", "ci", "container", "vendored", "tools", "hardware-tuning", "unloaded-config"} == set(SCOPES)
 
 
 def test_config_files_count_only_when_loaded_and_empty_values_are_absent(tmp_path):
@@ -144,14 +145,14 @@ def test_flags_of_a_prefixed_third_party_helper_are_declared_at_the_wrapper(tmp_
                        "        name = f\"--engine-{flags[0].lstrip('-')}\"\n        old(name, **kw)\n\n"
                        "    parser.add_argument = wrapper\n    ServerArgs.add_cli_args(parser)\n"
                        "    parser.add_argument = old\n",
-        "scripts/run.sh": "ARGS=(\n  --engine-mem-fraction-static 0.7\n  --engine-tp-size 4\n)\n"
+        "scripts/run.sh": "WEIGHT_SYNC_ARGS=(\n  --engine-mem-fraction-static 0.7\n  --engine-tp-size 4\n)\n"
                           "python -m pkg.train \"${ARGS[@]}\"\n",
     }))
     got = entries(topo)
     mem = got["--engine-mem-fraction-static"]
     assert (mem.file, mem.line, mem.cls, mem.value) == ("pkg/args.py", 8, "layout", "0.7")
     assert "sglang.srt.server_args.ServerArgs.add_cli_args" in mem.declared_as and mem.definition
-    assert got["--engine-tp-size"].cls == "process"
+    assert got["--engine-tp-size"].cls == "process" and "WEIGHT_SYNC_ARGS" not in got  # an array's name is no key
 
 
 def test_text_and_json_show_entries_and_what_was_folded(tmp_path):

@@ -129,7 +129,7 @@ class KeyEntry:
 
     ``name`` is what a user types (the flag without dashes, the dotted config path, the env var);
     ``scope`` is empty for keys listed by default, else why they are not (``tests``, ``docs``, ``ci``,
-    ``container``, ``vendored``, ``hardware-tuning``, ``unloaded-config``)."""
+    ``container``, ``vendored``, ``tools``, ``hardware-tuning``, ``unloaded-config``)."""
 
     name: str
     cls: str  # "process" | "port" | "comm" | "layout"

@@ -21,7 +21,7 @@ _LINE = {"type": "integer", "minimum": 0, "description": "1-based line; 0 when t
 _OPT_STR = {"type": ["string", "null"]}
 # topology key classes and the reasons a key is not listed by default (``topology.scope.SCOPES``)
 _KEY_CLASSES = ("process", "port", "comm", "layout")
-_KEY_SCOPES = ("tests", "docs", "ci", "container", "vendored", "hardware-tuning", "unloaded-config")
+_KEY_SCOPES = ("tests", "docs", "ci", "container", "vendored", "tools", "hardware-tuning", "unloaded-config")
 _SEVERITY = {"enum": ["error", "warning", "info"]}
 _SIDE = {"enum": ["sampling", "training", "handoff", "driver", "neutral"]}
 

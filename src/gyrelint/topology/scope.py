@@ -13,7 +13,7 @@ import re
 from ..repo import is_dockerfile
 
 # scope reasons, in the order a listing names them
-SCOPES = ("tests", "docs", "ci", "container", "vendored", "hardware-tuning", "unloaded-config")
+SCOPES = ("tests", "docs", "ci", "container", "vendored", "tools", "hardware-tuning", "unloaded-config")
 
 _TEST_DIRS = {"tests", "test", "testing", "unittests", "unit_tests", "e2e", "e2e_tests", "integration_tests"}
 _DOC_DIRS = {"docs", "doc", "documentation", "site"}
@@ -35,7 +35,7 @@ _ENV_SOURCES = {"env", "env (python)", "script", "readme"}
 
 
 def file_scope(path: str) -> str:
-    """``tests``/``docs``/``ci``/``container``/``vendored`` for a file that is not product config, else ``""``."""
+    """``tests``/``docs``/``ci``/``container``/``vendored``/``tools`` for a file that is not product config, else ``""``."""
     parts = path.split("/")
     name = parts[-1]
     lower = name.lower()
@@ -51,6 +51,8 @@ def file_scope(path: str) -> str:
         return "tests"
     if any(d in _DOC_DIRS for d in dirs) or lower.endswith((".md", ".rst", ".ipynb")):
         return "docs"
+    if lower.startswith(("convert_", "converter_", "convert-", "converter-")):
+        return "tools"  # a checkpoint converter is run by hand between runs, not part of one
     return ""
 
 
