@@ -113,7 +113,8 @@ def test_classes_by_value_and_layout_switches(tmp_path):
         "pkg/main.py": "import yaml\n\nCFG = yaml.safe_load(open('run.yaml'))\n",
         "run.yaml": "actor:\n  strategy: fsdp\n  param_offload: true\nrollout:\n  name: vllm\n  mode: async\n"
                     "  max_staleness: 2\n  gpu_memory_utilization: 0.5\n  worker_cls: pkg.workers.RolloutWorker\n"
-                    "  buffer_url: http://localhost:8000\n  router_timeout: 30\nreward:\n  save_strategy: steps\n",
+                    "  buffer_url: http://localhost:8000\n  router_timeout: 30\nreward:\n  save_strategy: steps\n"
+                    "timeouts:\n  get_s: 600\nprofiler:\n  timeout: 5\n",
     }))
     got = entries(topo)
     for name in ("actor.strategy", "actor.param_offload", "rollout.name", "rollout.mode", "rollout.max_staleness",
@@ -122,6 +123,9 @@ def test_classes_by_value_and_layout_switches(tmp_path):
     assert got["rollout.buffer_url"].cls == "port"  # a buffer's URL is a peer of the run
     assert got["rollout.router_timeout"].cls == "comm" and "timeout" in got["rollout.router_timeout"].evidence
     assert "reward.save_strategy" not in got
+    # a timeout is a wait on another process (GYR008 reads these entries), unless it times in-process work
+    assert got["timeouts.get_s"].cls == "comm" and got["timeouts.get_s"].value == "600"
+    assert "profiler.timeout" not in got
     assert got["actor.param_offload"].why.startswith("moves weights")
 
 

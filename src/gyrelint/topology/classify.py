@@ -122,6 +122,10 @@ LAYOUT_RUNS = [
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
                   "sampler", "learner", "policy", "teacher", "train"}
 _ROLE_LEAF = {"name", "backend", "engine", "impl", "type", "strategy"}
+_TIMEOUT = {"timeout", "timeouts"}
+# timeouts of work inside one process: profiling, logging, saving, evaluation, compilation
+_TIMEOUT_VETO = {"profiler", "profile", "profiling", "log", "logging", "logger", "save", "saving", "checkpoint", "ckpt",
+                 "eval", "evaluation", "compile", "compilation", "test", "tests", "lock", "cache"}
 # a strategy or an offload of something else (saving, padding, a learning-rate schedule) is not the layout
 LAYOUT_VETO = {"save", "saving", "eval", "evaluation", "logging", "log", "padding", "pad", "truncation", "sampling",
                "lr", "checkpoint", "ckpt", "dataloader", "loader", "dataset", "tokenizer", "profiler", "decay",
@@ -334,6 +338,10 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         res = classify(parent, None, vocab)
         if res is not None:
             return res[0], f"{res[1]} (parent '{parent}')"
+    if (_TIMEOUT & set(toks) or (len(segments) > 1 and _TIMEOUT & set(_tokens(vocab, segments[-2])))) \
+            and not ctx & _TIMEOUT_VETO:
+        # a wait on another process or service (a server's start-up, a request, a queue get, a collective)
+        return "comm", "a timeout: how long a wait on another process or service may last"
     if len(toks) == 1 and toks[0] in _ROLE_LEAF and len(segments) > 1:
         ptoks = _tokens(vocab, segments[-2])
         if ptoks and set(ptoks) <= _ROLE_SECTIONS:

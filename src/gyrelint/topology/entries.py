@@ -206,7 +206,7 @@ def why(cls: str, evidence: str, key: str, value: str | None) -> str:
         return "chooses how processes are launched or placed"
     if evidence.startswith("read where"):
         return "read " + evidence.removeprefix("read ").split(" (", 1)[0]
-    if evidence.startswith("timeout/retry"):
+    if evidence.startswith(("timeout/retry", "a timeout")):
         return "how long a link may stay silent before the run gives up"
     if cls == "port":
         return "where a process listens or connects"
