@@ -93,7 +93,8 @@ def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], d
             reason = o.hit[1] if o.hit and o.hit[0] == entry.cls else entry.evidence
             flat.append(ConfigKey(o.raw.key, entry.cls, o.raw.value, o.raw.file, o.raw.line, reason, o.raw.source))
     entries.sort(key=lambda e: (bool(e.scope), CLASS_ORDER.index(e.cls) if e.cls in CLASS_ORDER else 9,
-                                not e.definition, e.file, e.line, e.name))
+                                not e.definition, _kind_order(e.declared_as), _peripheral(e.file), e.file, e.line,
+                                e.name))
     flat.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
     return entries, flat, dict(folded)
 
@@ -135,7 +136,8 @@ def _entry(group: list[Occurrence]) -> KeyEntry | None:
         return None
     inscope = [o for o in group if not o.scope]
     pool = inscope or group
-    order = sorted(pool, key=lambda o: (_rank(o.raw), _private(o.raw.file), o.raw.file, o.raw.line))
+    order = sorted(pool, key=lambda o: (_rank(o.raw), _private(o.raw.file), _peripheral(o.raw.file), o.raw.file,
+                                        o.raw.line))
     best = order[0]
     hits = sorted((o for o in (c for c in pool if c.hit is not None)), key=lambda o: (_rank(o.raw), o.raw.file, o.raw.line))
     judge = hits[0] if hits else sorted(classified, key=lambda o: (_rank(o.raw), o.raw.file, o.raw.line))[0]
@@ -156,6 +158,22 @@ def _entry(group: list[Occurrence]) -> KeyEntry | None:
         declared_as=best.raw.source, evidence=evidence, why=why(cls, evidence, best.raw.key, value), type=typ,
         uses=len(group) - 1, where=where, scope=best.scope if not inscope else "",
         definition=_rank(best.raw) <= 2, aliases=tuple(names[:4]))
+
+
+_PERIPHERAL = {"scripts", "script", "examples", "example", "tools", "recipes", "recipe", "benchmarks", "bench"}
+
+
+def _peripheral(path: str) -> bool:
+    """A helper script or example beside the package is a weaker place to show a knob's definition."""
+    return path.split("/", 1)[0].lower() in _PERIPHERAL
+
+
+def _kind_order(declared_as: str) -> int:
+    """Options, fields and config files first, then env reads, then launch lines."""
+    head = declared_as.split(" ", 1)[0]
+    if head in _CLI or head in ("dataclass", "pydantic", "yaml", "toml", "json", "ini"):
+        return 0
+    return 1 if head == "env" else 2
 
 
 def _private(path: str) -> bool:
