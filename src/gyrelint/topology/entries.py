@@ -93,8 +93,8 @@ def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], d
             reason = o.hit[1] if o.hit and o.hit[0] == entry.cls else entry.evidence
             flat.append(ConfigKey(o.raw.key, entry.cls, o.raw.value, o.raw.file, o.raw.line, reason, o.raw.source))
     entries.sort(key=lambda e: (bool(e.scope), CLASS_ORDER.index(e.cls) if e.cls in CLASS_ORDER else 9,
-                                not e.definition, _kind_order(e.declared_as), _peripheral(e.file), e.file, e.line,
-                                e.name))
+                                not e.definition, _kind_order(e.declared_as), -e.uses, _peripheral(e.file), e.file,
+                                e.line, e.name))  # the most mentioned knobs first
     flat.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
     return entries, flat, dict(folded)
 
@@ -149,7 +149,8 @@ def _entry(group: list[Occurrence]) -> KeyEntry | None:
     default = declared[0].raw.value if declared else None
     value = configured[0].raw.value if configured else default
     rest = [o for o in group if o is not best]
-    rest.sort(key=lambda o: (bool(o.scope), o.hit is None or o.hit[0] != cls, _telling(o.raw), o.raw.file, o.raw.line))
+    rest.sort(key=lambda o: (bool(o.scope), o.hit is None or o.hit[0] != cls, _telling(o.raw), _private(o.raw.file),
+                             o.raw.file, o.raw.line))
     where = tuple(Location(o.raw.file, o.raw.line, _note(o)) for o in rest[:_SHOWN_USES])
     names = sorted({display_name(o.raw) for o in group} - {display_name(best.raw)})
     typ = next((o.raw.type for o in order if o.raw.type), None)
