@@ -42,15 +42,17 @@ def _tail(a: str, b: str) -> bool:
 
 def _found(label: dict, listed: Iterable[tuple[str, str, int, tuple[tuple[str, int], ...]]]) -> bool:
     want = _norm(label["key"])
+    lfile, lline = label.get("file"), label.get("line")
     for name, file, line, where in listed:
         n = _norm(name)
         if n == want:
             return True
-        if (_tail(n, want) or _tail(want, n)) and file == label["file"]:
+        if (_tail(n, want) or _tail(want, n)) and file == lfile:
             return True
-        for f, ln in ((file, line), *where):
-            if f == label["file"] and abs(ln - label["line"]) <= 2:
-                return True
+        if isinstance(lline, int):
+            for f, ln in ((file, line), *where):
+                if f == lfile and abs(ln - lline) <= 2:
+                    return True
     return False
 
 
