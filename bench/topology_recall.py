@@ -66,7 +66,8 @@ def measure(truth: dict, root: Path) -> dict[str, object]:
     noisy = sum(1 for _n, f, _l, _w in listed if _NOISE_PATH.search(f))
     # the grep baseline over the same key occurrences (every source, no classifier, no folding)
     resolved = resolved_by_file(analysis.graphs)
-    namers = {p: Namer(s, resolved.get(p)) for p, s in analysis.index.summaries.items()}
+    symbols = getattr(analysis.graphs, "symbols", None)
+    namers = {p: Namer(s, resolved.get(p), symbols) for p, s in analysis.index.summaries.items()}
     raws = [r for r in raw_keys(analysis.index, analysis.graphs, analysis.settings, namers, [])
             if _GREP.search(r.key)]
     grep_listed = [(r.key, r.file, r.line, ()) for r in raws]

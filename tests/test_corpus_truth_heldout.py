@@ -1,4 +1,4 @@
-"""The held-out corpus truth (slime, ROLL) is well formed and really held out.
+"""The held-out corpus truth (slime, ROLL, NeMo-Aligner, OAT) is well formed and really held out.
 
 Like tests/test_corpus_truth.py these tests never need the corpora: they check the
 JSON files' shape and the label rules of tests/corpus_truth_heldout/README.md, that
@@ -27,6 +27,7 @@ HELDOUT = HERE / "corpus_truth_heldout"
 TUNED = HERE / "corpus_truth"
 FILES = sorted(HELDOUT.glob("*.json"))
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
+RELEASE = re.compile(r"^\d+(\.\d+)+$")
 MINIMUM = {"sampling": 15, "training": 15, "handoff": 8, "driver": 2, "neutral": 15}
 
 
@@ -38,8 +39,8 @@ def _module_of(file: str) -> str:
     return ".".join(p if re.fullmatch(IDENT, p) else p.replace("-", "_").replace(".", "_") for p in parts)
 
 
-def test_both_heldout_frameworks_are_labelled():
-    assert {_load(p)["framework"] for p in FILES} >= {"slime", "roll"}
+def test_every_heldout_framework_is_labelled():
+    assert {_load(p)["framework"] for p in FILES} >= {"slime", "roll", "nemo_aligner", "oat_llm"}
 
 
 def test_heldout_frameworks_are_not_the_tuned_ones():
@@ -48,12 +49,25 @@ def test_heldout_frameworks_are_not_the_tuned_ones():
     assert {_load(p)["framework"] for p in FILES}.isdisjoint(tuned)
 
 
-def test_readme_records_each_commit_and_how_to_get_the_tree():
+def test_readme_records_each_version_and_how_to_get_the_tree():
+    """A git tree is named by its checkout command, a wheel by its pinned ``pip download``."""
     readme = (HELDOUT / "README.md").read_text(encoding="utf-8")
     for path in FILES:
-        commit = _load(path)["version"]
-        assert f"checkout {commit}" in readme, path.name
+        version = _load(path)["version"]
+        if COMMIT.match(version):
+            assert f"checkout {version}" in readme, path.name
+        else:
+            assert re.search(rf"pip download --no-deps [A-Za-z0-9_.-]+=={re.escape(version)}\b", readme), path.name
         assert path.name in readme
+
+
+def test_fetch_script_gets_every_labelled_wheel():
+    """A label set pinned to a release names a wheel that scripts/fetch_corpora.sh downloads and unzips."""
+    script = (HERE.parent / "scripts" / "fetch_corpora.sh").read_text(encoding="utf-8")
+    for path in FILES:
+        version = _load(path)["version"]
+        if RELEASE.match(version):
+            assert re.search(rf"[A-Za-z0-9_.-]+=={re.escape(version)}\b", script), path.name
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -61,7 +75,8 @@ def test_top_level_metadata(path: Path):
     data = _load(path)
     assert set(data) == {"framework", "version", "corpus_root", "labels"}
     assert data["framework"] == path.stem
-    assert COMMIT.match(data["version"]), "version is the git commit of the labelled tree"
+    version = data["version"]
+    assert COMMIT.match(version) or RELEASE.match(version), "version: the git commit of the tree, or the wheel's release"
     root = data["corpus_root"]
     assert isinstance(root, str) and not root.startswith("/") and ".." not in Path(root).parts
     assert isinstance(data["labels"], list) and data["labels"]

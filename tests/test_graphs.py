@@ -215,7 +215,7 @@ def test_resolution_cache_reused_only_when_nothing_changed(tmp_path: Path, monke
     first = build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
     assert first.calls.has_edge("a.f", "b.g")
 
-    def boom(sums):
+    def boom(sums, symbols=None):
         raise AssertionError("resolution should come from the cache")
 
     monkeypatch.setattr(build, "resolve", boom)

@@ -30,6 +30,7 @@ from .cachestore import open_store
 from .codec import CodecError, Mismatch, Plan, Registry
 from .codehash import code_digest
 from .graphs.model import Graphs
+from .graphs.symbols import SymbolTable
 from .index import build_index, parse_source
 from .index.cache import SummaryCache, cache_key, gc_paused
 from .index.summary import FileSummary
@@ -369,7 +370,10 @@ def _codec() -> tuple[Registry, Plan, Plan, bytes]:
                RepoFiles, Index, *SUMMARY_TYPES, Analysis, LastRun)
     settings_plan = Plan(lambda v: None, lambda v: None, (type(None),))  # the loader sets the run's own
     lazy = Plan(_enc_lazy, _dec_lazy, (tuple,))
-    registry = Registry(records, custom={Settings: settings_plan}, fields={(Index, "summaries"): lazy})
+    # the symbol table is derived from the index: not stored, a loaded analysis has none
+    unstored = Plan(lambda v: None, lambda v: None, (type(None),))
+    registry = Registry(records, custom={Settings: settings_plan, SymbolTable: unstored},
+                        fields={(Index, "summaries"): lazy})
     registry.custom[nx.DiGraph] = _graph_plan(registry)
     registry.fields[(Analysis, "graphs")] = _graphs_field(registry)  # decoded on first use
     schema = hashlib.sha256(repr([(t.__name__, [(f.name, str(f.type)) for f in dataclasses.fields(t)])

@@ -93,12 +93,15 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     # the stages are imported here: a cache hit above needs none of them
     from .entrypoints import find_entry_points
     from .graphs import build_graphs
+    from .graphs.symbols import symbols_of
     from .semantics import tag
     from .topology import analyze_topology
 
-    entries, entry_diags = find_entry_points(index, settings)
+    symbols = symbols_of(index)  # one symbol table: the entry points and the graphs share it
+    entries, entry_diags = find_entry_points(index, settings, symbols)
     diagnostics += entry_diags
-    graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None)
+    graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None,
+                          symbols=symbols)
     sem = tag(index, graphs, settings)
     diagnostics += getattr(sem, "diagnostics", [])
     topology, topo_diags = analyze_topology(index, graphs, settings)

@@ -183,6 +183,7 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
         return hit.index, hit.graphs
     from ..api import Analysis
     from ..entrypoints import find_entry_points
+    from ..graphs.symbols import symbols_of
     from ..index import build_index
     from ..model import Handoff, Topology
 
@@ -194,8 +195,9 @@ def _graphs(path: str, overrides: dict) -> tuple[Index, Graphs]:
     for d in index.diagnostics:
         if d.kind in ("parse", "decode"):
             click.echo(f"gyrelint: warning: {term(d)}", err=True)
-    eps, _ = find_entry_points(index, settings)
-    g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None)
+    symbols = symbols_of(index)  # one symbol table for both stages
+    eps, _ = find_entry_points(index, settings, symbols)
+    g = build_graphs(index, eps, cache_dir=settings.cache_dir if settings.use_cache else None, symbols=symbols)
     if fp is not None:
         analysis_cache.store(settings, fp.key, Analysis(
             root=root, given_root=str(path), settings=settings, index=index, entry_points=eps, graphs=g,

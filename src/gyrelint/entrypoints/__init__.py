@@ -17,8 +17,9 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..graphs.symbols import SymbolTable, symbols_of
 from ..index import Index
-from ..index.summary import MODULE_SCOPE, FileSummary, absolute_module
+from ..index.summary import MODULE_SCOPE, FileSummary
 from ..model import Diagnostic, EntryPoint
 from ..repo import launcher_kind
 from ..settings import Settings
@@ -65,14 +66,16 @@ class EntryScan:
         return [e for e in self.entries if not e.exists]
 
 
-def find_entry_points(index: Index, settings: Settings) -> tuple[list[EntryPoint], list[Diagnostic]]:
-    """All entry points of the indexed repo, in a stable order, and the missing-target diagnostics."""
-    scan = scan_entry_points(index, settings)
+def find_entry_points(index: Index, settings: Settings,
+                      symbols: SymbolTable | None = None) -> tuple[list[EntryPoint], list[Diagnostic]]:
+    """All entry points of the indexed repo, in a stable order, and the missing-target diagnostics.
+    ``symbols``: the index's symbol table when the caller has it (else it is built here)."""
+    scan = scan_entry_points(index, settings, symbols)
     return scan.entries, scan.diagnostics
 
 
-def scan_entry_points(index: Index, settings: Settings) -> EntryScan:
-    finder = _Finder(index)
+def scan_entry_points(index: Index, settings: Settings, symbols: SymbolTable | None = None) -> EntryScan:
+    finder = _Finder(index, symbols if symbols is not None else symbols_of(index))
     finder.metadata()
     finder.code()
     finder.launchers()
@@ -81,8 +84,9 @@ def scan_entry_points(index: Index, settings: Settings) -> EntryScan:
 
 
 class _Finder:
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, symbols: SymbolTable) -> None:
         self.index = index
+        self.symbols = symbols  # what a name in a console-script spec or a main guard means
         self.root = index.root
         self.scan = EntryScan()
         self.seen: set[tuple] = set()
@@ -435,53 +439,21 @@ class _Finder:
         s = self._summary(path)
         if s is None:
             return True  # not parsed: do not claim it is missing
-        first = attr.split(".", 1)[0]
-        if any(i.name == "*" for i in s.imports):
-            return True
-        return (any(f.qualname == attr or f.qualname == first for f in s.functions)
-                or any(c.qualname == first for c in s.classes)
-                or any(i.bound == first for i in s.imports if i.scope == MODULE_SCOPE)
-                or any(a.target == first for a in s.assignments if a.scope == MODULE_SCOPE))
+        return self.symbols.defines(s.module, attr.split(".", 1)[0])
 
-    def _follow(self, path: str, attr: str, depth: int = 0) -> str | None:
+    def _follow(self, path: str, attr: str) -> str | None:
         """``pkg.cli:main`` where ``pkg/cli/__init__.py`` only re-exports ``main``: the function it names."""
         s = self._summary(path)
-        if s is None or depth > 4:
+        if s is None:
             return None
-        if any(f.qualname == attr for f in s.functions):
-            return f"{s.module}.{attr}"
-        head, _, rest = attr.partition(".")
-        for imp in s.imports:
-            if imp.scope != MODULE_SCOPE or imp.name is None or imp.bound != head:
-                continue
-            mod = absolute_module(s, imp.module, imp.level)
-            name = imp.name + (f".{rest}" if rest else "")
-            target = self.mod2path.get(mod)
-            if target:
-                return self._follow(target, name, depth + 1) or f"{mod}.{name}"
-            sub = self.mod2path.get(f"{mod}.{imp.name}")  # from pkg import submodule
-            if sub and rest:
-                return self._follow(sub, rest, depth + 1)
-        return None
-
-    def _aliases(self, s: FileSummary) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for imp in s.imports:
-            if imp.scope != MODULE_SCOPE or imp.level:
-                continue
-            if imp.name is None:
-                out[imp.bound] = imp.module if imp.asname else imp.bound
-            else:
-                out[imp.bound] = f"{imp.module}.{imp.name}"
-        return out
+        got = self.symbols.attribute(s.module, attr)
+        return got if got is not None and (got in self.symbols.definitions or not self.symbols.is_repo_name(got)) \
+            else None
 
     def _canonical(self, s: FileSummary, text: str) -> str:
+        """A decorator's dotted name as the module's imports say (``@main`` of ``from hydra import main``)."""
         text = text[:-2] if text.endswith("()") else text
-        head, _, tail = text.partition(".")
-        full = self._aliases(s).get(head)
-        if full is None:
-            return text
-        return f"{full}.{tail}" if tail else full
+        return self.symbols.resolve_in(s.module, MODULE_SCOPE, text) or text
 
     def _function_of(self, path: str) -> str | None:
         """The function a run of this file enters: its ``@hydra.main`` function, else what its main guard calls."""
@@ -505,18 +477,16 @@ class _Finder:
         guard = s.main_guard_line or 0
         # helpers defined inside the guard belong to an inline script body, not to an entry function
         own = {f.qualname for f in s.functions if f.class_name is None and "." not in f.qualname and f.line < guard}
-        aliases = self._aliases(s)
+        symbols = self.symbols
 
         def resolve(name: str) -> tuple[str, bool] | None:
             if name in own:
                 return f"{s.module}.{name}", True
-            full = aliases.get(name)
-            if full and "." in full:
-                mod, _, fn = full.rpartition(".")
-                path = self.mod2path.get(mod)
-                target = self._summary(path) if path else None
-                if target is not None and any(f.qualname == fn for f in target.functions):
-                    return full, False
+            got = symbols.resolve_in(s.module, MODULE_SCOPE, name)
+            d = symbols.definitions.get(got) if got else None
+            if d is not None and d.kind == "function" and d.module != s.module and d.qualname.count(".") == \
+                    d.module.count(".") + 1:
+                return got, False  # type: ignore[return-value]
             return None
 
         calls = sorted((c for c in s.calls if c.scope == MODULE_SCOPE and c.line >= guard),

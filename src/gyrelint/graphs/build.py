@@ -19,6 +19,7 @@ from .model import EXACT, WEAK, ClassInfo, FunctionInfo, Graphs, ResolvedCall
 from .reach import reachable
 from .resolve import Edge, resolve
 from .strings import string_edges
+from .symbols import SymbolTable, symbols_of
 
 NAMESPACE = "graphs"
 
@@ -81,14 +82,14 @@ def _save_resolution(cache_dir: Path, key: str, data: Resolution) -> None:
     open_store(cache_dir).put(NAMESPACE, key, payload)
 
 
-def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> Resolution:
+def _resolve_all(sums: list[FileSummary], symbols: SymbolTable, cache_dir: Path | None) -> Resolution:
     """Whole-repo resolution as plain data; reused as is when no file changed."""
     key = _resolution_key(sums) if cache_dir is not None and all(s.sha for s in sums) else None
     if cache_dir is not None and key:
         got = _load_resolution(cache_dir, key)
         if got is not None:
             return got
-    resolver, res = resolve(sums)
+    resolver, res = resolve(sums, symbols)
     data = Resolution(
         sites={k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
         implicit={k: tuple(sorted(v)) for k, v in res.implicit.items()},
@@ -101,19 +102,21 @@ def _resolve_all(sums: list[FileSummary], cache_dir: Path | None) -> Resolution:
     return data
 
 
-def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Path | None = None) -> Graphs:
+def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Path | None = None,
+                 symbols: SymbolTable | None = None) -> Graphs:
     """Fill every field of :class:`Graphs`; see ``graphs/model.py`` for target naming.
 
     With ``cache_dir`` the whole-repo resolution is kept on disk, keyed by every file's
-    content hash, so a run where nothing changed skips it."""
+    content hash, so a run where nothing changed skips it. ``symbols``: the table the
+    entry-point stage already built from this index, else it is built here."""
     with gc_paused(promote=True):  # many small records, no cycles: collections would only walk them
-        return _build(index, entry_points, cache_dir)
+        return _build(index, entry_points, cache_dir, symbols if symbols is not None else symbols_of(index))
 
 
-def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None) -> Graphs:
-    g = Graphs()
+def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None, symbols: SymbolTable) -> Graphs:
+    g = Graphs(symbols=symbols)
     sums: list[FileSummary] = list(index.summaries.values())
-    g.imports = build_import_graph(sums)
+    g.imports = build_import_graph(sums, symbols)
     class_scopes: dict[str, set[str]] = {}
     for s in sums:
         g.calls.add_node(s.module, kind="module", file=s.path, line=1)
@@ -124,7 +127,7 @@ def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None)
             g.calls.add_node(q, kind="function", file=s.path, line=f.line)
         for f in s.lambdas:
             g.calls.add_node(f"{s.module}.{f.qualname}", kind="lambda", file=s.path, line=f.line)
-    data = _resolve_all(sums, cache_dir)
+    data = _resolve_all(sums, symbols, cache_dir)
     bases, sites = data.bases, data.sites
     for s in sums:
         for c in s.classes:

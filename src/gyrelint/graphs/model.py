@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from ..index.summary import CallSite, ClassDef, FunctionDef
+from .symbols import SymbolTable
 
 EXACT = "exact"
 WEAK = "weak"
@@ -91,3 +92,6 @@ class Graphs:
     attr_types: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attr -> type
     reached: set[str] = field(default_factory=set)  # nodes reachable from the entry points
     roots: list[str] = field(default_factory=list)  # the entry nodes reachability started from
+    # what every name of the repo means (see ``symbols.py``); derived from the index, so never
+    # stored with a cached analysis: None on one loaded from the cache
+    symbols: SymbolTable | None = None

@@ -24,9 +24,11 @@ from __future__ import annotations
 import builtins
 import re
 from collections import defaultdict, deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef, absolute_module
+from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
+from .symbols import SymbolTable, build_symbols
 
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
 _EMPTY: frozenset[str] = frozenset()
@@ -95,21 +97,22 @@ class Resolution:
 
 
 class Resolver:
-    def __init__(self, summaries: list[FileSummary]) -> None:
-        self.sums = {s.module: s for s in summaries}
+    def __init__(self, summaries: list[FileSummary], symbols: SymbolTable | None = None) -> None:
+        self.symbols = st = symbols if symbols is not None else build_symbols(summaries)
+        self.sums = st.modules
         self.store: dict[str, set[str]] = {}
         self.pending: dict[str, set[str]] = {}  # writes of the running step, see _add
         self.pending_ckeys: list[tuple[str, str]] = []
         self.changed = False
-        self.funcs: dict[str, FunctionDef] = {}  # full qualname -> def (functions and lambdas)
+        # names: the symbol table's, read-only
+        self.funcs: Mapping[str, FunctionDef] = st.functions  # full qualname -> def (functions and lambdas)
+        self.classes: Mapping[str, str] = {q: c.module for q, c in st.classes.items()}  # class -> module
+        self.class_scopes: Mapping[str, frozenset[str]] = st.class_scopes  # module -> class scopes (relative)
+        self.locals: Mapping[tuple[str, str], frozenset[str]] = st.locals  # (module, scope) -> names bound
+        self.globals: Mapping[tuple[str, str], frozenset[str]] = st.globals
         self.func_mod: dict[str, str] = {}
         self.method_class: dict[str, str] = {}  # method qualname -> class qualname
         self.method_kind: dict[str, str] = {}  # "static" | "class" | "inst"
-        self.classes: dict[str, str] = {}  # class qualname -> module
-        self.class_scopes: dict[str, set[str]] = defaultdict(set)  # module -> class scopes (relative)
-        self.locals: dict[tuple[str, str], set[str]] = defaultdict(set)
-        self.globals: dict[tuple[str, str], set[str]] = defaultdict(set)
-        self.nonlocals: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.base_exprs: dict[str, tuple[str, str, tuple]] = {}
         self.mro_cache: dict[str, list[str]] = {}
         self.mro_open: dict[str, int] = {}  # classes being linearised -> nesting depth
@@ -140,70 +143,43 @@ class Resolver:
 
     # ---- set-up ------------------------------------------------------------------
     def _setup(self) -> None:
-        for mod, s in self.sums.items():
-            for c in s.classes:
-                self.classes[f"{mod}.{c.qualname}"] = mod
-                self.class_scopes[mod].add(c.qualname)
-            for f in (*s.functions, *s.lambdas):
-                q = f"{mod}.{f.qualname}"
-                self.funcs[q] = f
-                self.func_mod[q] = mod
-                if f.yields:
-                    self.gen_funcs.add(q)
-                params = [p.name for p in f.params]
-                self.locals[(mod, f.qualname)].update(params)
-                if f.class_name is not None:
-                    cq = f"{mod}.{f.class_name}"
-                    self.method_class[q] = cq
-                    decs = {d.rsplit(".", 1)[-1] for d in f.decorators}
-                    kind = "static" if "staticmethod" in decs else "class" if "classmethod" in decs else "inst"
-                    self.method_kind[q] = kind
-                    self.methods_by_name[f.name].append(q)
-                    if params and kind != "static" and f.params[0].kind == "pos":
-                        self._add(f"{q}.{params[0]}", {("c:" if kind == "class" else "i:") + cq})
+        """Tables from the symbol table; what is the resolver's own: the first parameter of
+        methods (``self``/``cls``), the flows to propagate, generators and dynamic classes."""
+        st = self.symbols
+        for q, d in st.definitions.items():
+            if d.kind == "class":
+                continue
+            f = st.functions[q]
+            self.func_mod[q] = d.module
+            if f.yields:
+                self.gen_funcs.add(q)
+            if d.owner is not None:
+                cq, kind = d.owner, d.method_kind or "inst"
+                self.method_class[q] = cq
+                self.method_kind[q] = kind
+                self.methods_by_name[f.name].append(q)
+                if f.params and kind != "static" and f.params[0].kind == "pos":
+                    self._add(f"{q}.{f.params[0].name}", {("c:" if kind == "class" else "i:") + cq})
         for mod, s in self.sums.items():
             for site in s.calls:
                 if "." not in site.func:
                     self.called_names[f"{mod}.{site.scope}"].add(site.func)
                 if site.func == "setattr" and len(site.args) >= 2 and site.args[0].value == "self" \
                         and site.args[1].kind != "lit":
-                    cq = self._class_of_scope(mod, site.scope)
+                    cq = self.symbols.class_of_scope(mod, site.scope)
                     if cq is not None:
                         self.dynamic_classes.add(cq)
             for fl in s.flows:
-                key = (mod, fl.scope)
-                if fl.op in ("=", "for", "with", "ann"):
-                    self._collect_names(fl.target, self.locals[key])
-                elif fl.op == "def":
-                    self.locals[key].add(fl.target)  # type: ignore[arg-type]
-                elif fl.op == "global":
-                    self.globals[key].add(fl.target)  # type: ignore[arg-type]
-                elif fl.op == "nonlocal":
-                    self.nonlocals[key].add(fl.target)  # type: ignore[arg-type]
-                elif fl.op == "base":
+                if fl.op == "base":
                     self.base_exprs[f"{mod}.{fl.target}"] = (mod, fl.scope, fl.value)  # type: ignore[assignment]
                 if not _inert(fl):
                     self.flows.append((mod, fl))
-            for imp in s.imports:
-                if imp.name == "*":
-                    continue
-                self.locals[(mod, imp.scope)].add(imp.bound)
-                self.flows.append((mod, _ImportFlow(imp.scope, imp.bound, self._import_value(s, imp), imp.line)))
+            for b in st.bindings.get(mod, ()):
+                if not b.star:
+                    self.flows.append((mod, _ImportFlow(b.scope, b.name, b.value, b.line)))
         self._collect_option_paths()
-        for key, names in self.globals.items():
-            self.locals[key] -= names
-        for key, names in self.nonlocals.items():
-            self.locals[key] -= names
-        self._star_imports()
+        self.flows += [(b.module, _ImportFlow(b.scope, b.name, b.value, b.line)) for b in st.stars]
         self._flush()
-
-    def _class_of_scope(self, mod: str, scope: str) -> str | None:
-        """The class whose method (or a function nested in one) ``scope`` is."""
-        parts = scope.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            if ".".join(parts[:i]) in self.class_scopes.get(mod, ()):
-                return f"{mod}.{'.'.join(parts[:i])}"
-        return None
 
     def _collect_option_paths(self) -> None:
         """``add_argument("--rollout-fn-path", default="pkg.mod.fn")``: reading ``.rollout_fn_path``
@@ -242,46 +218,6 @@ class Resolver:
             elif path in self.classes:
                 out.add(("i:" if "instantiate" in name else "c:") + path)
         return out
-
-    def _star_imports(self) -> None:
-        for _ in range(3):  # chains of star imports
-            added = False
-            for mod, s in self.sums.items():
-                for imp in s.imports:
-                    if imp.name != "*":
-                        continue
-                    src = absolute_module(s, imp.module, imp.level)
-                    other = self.sums.get(src)
-                    if other is None:
-                        continue
-                    names = other.all_exports or tuple(sorted(  # sorted: item order decides capped keys
-                        n for n in self.locals[(src, MODULE_SCOPE)] if not n.startswith("_")))
-                    have = self.locals[(mod, imp.scope)]
-                    for n in names:
-                        if n not in have:
-                            have.add(n)
-                            added = True
-                            self.flows.append((mod, _ImportFlow(imp.scope, n, ("imp", src, n), imp.line)))
-            if not added:
-                break
-
-    def _import_value(self, s: FileSummary, imp) -> tuple:
-        absmod = absolute_module(s, imp.module, imp.level)
-        if imp.name is None:
-            return ("imp", absmod if imp.asname else absmod.split(".", 1)[0], None)
-        return ("imp", absmod, imp.name)
-
-    @staticmethod
-    def _collect_names(t: object, out: set[str]) -> None:
-        if not isinstance(t, tuple) or not t:
-            return
-        if t[0] == "n":
-            out.add(t[1])
-        elif t[0] == "l":
-            for it in t[2]:
-                Resolver._collect_names(it, out)
-        elif t[0] == "*":
-            Resolver._collect_names(t[1], out)
 
     # ---- store -------------------------------------------------------------------
     # Writes are buffered and applied when an item's step ends (:meth:`_flush`): a step reads
@@ -796,7 +732,7 @@ class Resolver:
         res: set[str] = set()
         args = [a for a in e[2] if not (isinstance(a, tuple) and a and a[0] == "*")]
         if name == "super":
-            cls = self._enclosing_class(mod, scope)
+            cls = self.symbols.class_of_scope(mod, scope)
             if cls is not None:
                 f = self.funcs.get(f"{mod}.{scope}")
                 selfs = self._get(f"{mod}.{scope}.{f.params[0].name}") if f is not None and f.params else _EMPTY
@@ -880,15 +816,6 @@ class Resolver:
             keys = self._keys(mod, scope, args[0]) if args and meth == "get" else []
             return targets, self._read(cid, keys)
         return targets, set()
-
-    def _enclosing_class(self, mod: str, scope: str) -> str | None:
-        classes = self.class_scopes.get(mod, ())
-        s = scope
-        while "." in s:
-            s = s.rsplit(".", 1)[0]
-            if s in classes:
-                return f"{mod}.{s}"
-        return None
 
     # ---- assignment -----------------------------------------------------------------
     def assign(self, mod: str, scope: str, t: object, vals) -> None:
@@ -1294,8 +1221,8 @@ def _c3(seqs: list[list[str]]) -> list[str]:
     return out
 
 
-def resolve(summaries: list[FileSummary]) -> tuple[Resolver, Resolution]:
-    r = Resolver(summaries)
+def resolve(summaries: list[FileSummary], symbols: SymbolTable | None = None) -> tuple[Resolver, Resolution]:
+    r = Resolver(summaries, symbols)
     res = Resolution()
     res.rounds = r.run()
     for mod, s in r.sums.items():

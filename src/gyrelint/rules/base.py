@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
+from ..graphs.symbols import SymbolTable, build_symbols
 from ..index.summary import FileSummary, FunctionDef
 from ..model import Finding, FunctionReport, HandoffKind, Location, Severity, Side
 
@@ -40,10 +41,22 @@ class RuleContext:
     _by_file: dict[str, FileSummary] = field(default_factory=dict)
     _by_module: dict[str, FileSummary] = field(default_factory=dict)
 
+    _symbols: SymbolTable | None = None
+
     def __post_init__(self) -> None:
         summaries = getattr(self.analysis.index, "summaries", {}) or {}
         self._by_file = dict(summaries)
         self._by_module = {s.module: s for s in summaries.values()}
+
+    @property
+    def symbols(self) -> SymbolTable:
+        """What names mean: the graphs stage's symbol table, or (an analysis loaded from the
+        cache, or built by hand without graphs) one built from the summaries on first use."""
+        if self._symbols is None:
+            graphs = self.analysis.graphs
+            got = getattr(graphs, "symbols", None) if graphs else None
+            self._symbols = got if got is not None else build_symbols(self._by_file.values())
+        return self._symbols
 
     # -- functions -------------------------------------------------------------
     def functions(self, *sides: Side, reached: bool | None = None,

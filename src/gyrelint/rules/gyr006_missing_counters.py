@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..graphs.symbols import SymbolTable
 from ..index.summary import FileSummary
 from ..model import Finding, HandoffKind, Location, Severity, Side
 from .base import Example, Rule, RuleContext, chain, loc, tokens
@@ -69,10 +70,10 @@ def _names(s: FileSummary) -> Iterator[tuple[str, int]]:
                         yield part, call.line
 
 
-def _probe_calls(s: FileSummary) -> Iterator[tuple[str, int]]:
+def _probe_calls(symbols: SymbolTable, s: FileSummary) -> Iterator[tuple[str, int]]:
     """Calls into gyrelint's own probe (``probe.sampled(n)`` ...), counted without any configuration."""
-    bound = {i.bound for i in s.imports if i.module.startswith("gyrelint") and (i.name in (None, "probe") or
-                                                                                 "probe" in i.module)}
+    bound = {b.name for b in symbols.bindings.get(s.module, ()) if not b.star and b.source.startswith("gyrelint")
+             and (b.imported in (None, "probe") or "probe" in b.source)}
     for call in s.calls:
         head = call.func.split(".", 1)[0]
         if head in bound and call.attr in _PROBE:
@@ -86,7 +87,7 @@ def counters_found(ctx: RuleContext) -> dict[str, tuple[str, int, str]]:
     """counter -> (file, line, name) of the first place that logs it."""
     found: dict[str, tuple[str, int, str]] = {}
     for s in ctx.summaries():
-        for counter, line in _probe_calls(s):
+        for counter, line in _probe_calls(ctx.symbols, s):
             found.setdefault(counter, (s.path, line, f"probe.{counter}"))
         for name, line in _names(s):
             for counter in classify(name):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..graphs.symbols import SymbolTable
 from ..index.summary import Arg, CallSite, FileSummary
 from ..model import Finding, Location, Severity, Side
 from .base import Example, Rule, RuleContext, tokens
@@ -78,19 +79,20 @@ def _timedelta_seconds(call: CallSite) -> float | None:
     return total
 
 
-def constant(ctx_summaries: dict[str, FileSummary], s: FileSummary, name: str) -> tuple[FileSummary, int, Arg] | None:
-    """A module-level constant ``NAME = <literal or timedelta(...)>`` in this file or the module it came from."""
-    head = name.split(".", 1)[0]
+def constant(symbols: SymbolTable | None, s: FileSummary, name: str) -> tuple[FileSummary, int, Arg] | None:
+    """A module-level constant ``NAME = <literal or timedelta(...)>`` in this file or, with the
+    symbol table, the module it was imported from (relative imports and re-exports followed)."""
     for a in s.assignments:
         if a.scope == "<module>" and a.target == name and not a.augmented:
             kind = a.value_kind if a.value_kind in ("lit", "call") else "other"
             return s, a.line, Arg(kind, a.value, a.line)
-    for imp in s.imports:
-        if imp.bound == head and imp.name and "." not in name:
-            target = ctx_summaries.get(imp.module)
-            if target is not None:
-                return constant({}, target, imp.name)
-    return None
+    if symbols is None or "." in name:
+        return None
+    b = symbols.binding(s.module, "<module>", name)
+    target = symbols.imported(s.module, "<module>", name) if b is not None and b.imported is not None else None
+    mod, _, attr = (target or "").rpartition(".")
+    other = symbols.modules.get(mod)
+    return constant(None, other, attr) if other is not None and other is not s else None
 
 
 def arg_seconds(s: FileSummary, arg: Arg, scale: float, line: int) -> float | None:
@@ -183,11 +185,11 @@ class HighTimeout(Rule):
             return None
 
         handoff_scopes = self._handoff_scopes(ctx)
-        by_module = {x.module: x for x in ctx.summaries()}
+        symbols = ctx.symbols
         for s in ctx.summaries():
             logging_scopes = {c.scope for c in s.calls if c.attr in _LOG_CALLS}
             for call in s.calls:
-                if not call.kwargs or not self._is_handoff_call(s, call, handoff_scopes):
+                if not call.kwargs or not self._is_handoff_call(symbols, s, call, handoff_scopes):
                     continue
                 for k, a in call.kwargs:
                     bounded = any(n != k and a2.kind == "lit" and _num(a2.value) for n, a2 in call.kwargs
@@ -207,7 +209,7 @@ class HighTimeout(Rule):
                         continue
                     where_s, where_line, arg = s, call.line, a
                     if a.kind == "name" and isinstance(a.value, str):
-                        const = constant(by_module, s, a.value)
+                        const = constant(symbols, s, a.value)
                         if const is None:
                             continue
                         where_s, where_line, arg = const
@@ -287,12 +289,11 @@ class HighTimeout(Rule):
         return out
 
     @staticmethod
-    def _is_handoff_call(s: FileSummary, call: CallSite, scopes: set[tuple[str, str]]) -> bool:
+    def _is_handoff_call(symbols: SymbolTable, s: FileSummary, call: CallSite, scopes: set[tuple[str, str]]) -> bool:
         if (s.path, call.scope) in scopes:
             return True
         head = call.func.split(".", 1)[0]
-        bound = {i.bound: i.module for i in s.imports}
-        root = bound.get(head, head).split(".", 1)[0]
+        root = (symbols.imported(s.module, call.scope, head.removesuffix("()")) or head).split(".", 1)[0]
         return root in _TRANSPORT_HEADS and (call.attr in _TRANSPORT_ATTRS or call.attr[:1].isupper())
 
 

@@ -10,15 +10,16 @@ facts. Resolved call targets from the graphs stage are merged in when present.
 
 from __future__ import annotations
 
-import builtins
 import functools
 import re
 from dataclasses import dataclass, field
 
 from ..graphs import Graphs
 from ..graphs.model import EXACT, WEAK
+from ..graphs.symbols import SymbolTable, symbols_of
 from ..index import Index
 from ..index.summary import (
+    MODULE_SCOPE,
     Assignment,
     AttrAccess,
     CallSite,
@@ -26,12 +27,10 @@ from ..index.summary import (
     FunctionDef,
     StringConst,
     Subscript,
-    absolute_module,
 )
 
 STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
 
-_BUILTINS = frozenset(dir(builtins))
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9_]+")
 
 # Receiver roles from a known (library) type. Order matters: first match wins.
@@ -233,10 +232,9 @@ class FnFacts:
 class Facts:
     functions: dict[str, FnFacts] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
-    # class simple-name lookups for quick "is this a repo class" checks
-    repo_modules: frozenset[str] = frozenset()
+    symbols: SymbolTable | None = None  # what names mean: the one symbol table of the graphs stage
     methods_by_name: dict[str, list[str]] = field(default_factory=dict)
-    contexts: dict[str, _FileContext] = field(default_factory=dict)  # module -> import context
+    contexts: dict[str, str] = field(default_factory=dict)  # module -> file, every module of the index
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
@@ -344,30 +342,11 @@ def _strip(seg: str) -> str:
     return seg
 
 
-class _FileContext:
-    """Import aliases of one file, for turning local dotted text into canonical names."""
-
-    def __init__(self, s: FileSummary, repo_modules: frozenset[str]) -> None:
-        self.s = s
-        self.aliases: dict[str, str] = {}
-        for imp in s.imports:
-            if imp.name == "*":
-                continue
-            base = absolute_module(s, imp.module, imp.level)
-            if imp.name is None:
-                full = base if imp.asname else base.split(".", 1)[0]
-            else:
-                full = f"{base}.{imp.name}" if base else imp.name
-            self.aliases.setdefault(imp.bound, full)
-        self.module = s.module
-        self.repo_modules = repo_modules
-        self.local_defs: set[str] = {f.qualname for f in s.functions if "." not in f.qualname}
-        self.local_defs.update(c.qualname for c in s.classes if "." not in c.qualname)
-
-
-def _canon_text(text: str, ctx: _FileContext, fn: FnFacts | None, facts: Facts, depth: int = 0) -> str | None:
-    """Canonical dotted name of ``text`` in the scope of ``fn``; None when unknown."""
-    if depth > 4 or not text or text.startswith("<"):
+def _canon_text(text: str, module: str, fn: FnFacts | None, facts: Facts, scope: str | None = None) -> str | None:
+    """Canonical dotted name of ``text`` in the scope of ``fn`` (else ``scope`` of ``module``);
+    None when unknown. ``self.x`` and typed locals are this stage's learned types; every
+    other name is the symbol table's answer."""
+    if not text or text.startswith("<"):
         return None
     parts = [_strip(p) for p in text.split(".")]
     head = parts[0]
@@ -382,29 +361,28 @@ def _canon_text(text: str, ctx: _FileContext, fn: FnFacts | None, facts: Facts, 
     if fn is not None and head in fn.local_types:
         t = fn.local_types[head]
         return ".".join([t, *rest]) if t else None
-    if head in ctx.aliases:
-        return ".".join([ctx.aliases[head], *rest])
-    if head in ctx.local_defs:
-        return ".".join([ctx.module, head, *rest])
-    if not rest and head in _BUILTINS:
-        return f"<builtin>.{head}"
-    return None
+    assert facts.symbols is not None
+    where = fn.definition.qualname if fn is not None else scope or MODULE_SCOPE
+    return facts.symbols.resolve_in(module, where, ".".join(parts))
 
 
 def _is_repo_name(name: str, facts: Facts) -> bool:
-    head = name.split(".", 1)[0]
-    return head in facts.repo_modules
+    assert facts.symbols is not None
+    return facts.symbols.is_repo_name(name)
+
+
+def _outer(scope: str) -> str:
+    """The scope a ``def``/``class`` statement at ``scope`` runs in (where its annotations and bases are read)."""
+    return scope.rsplit(".", 1)[0] if "." in scope else MODULE_SCOPE
 
 
 def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None = None) -> Facts:
     """Group every summary record under its function and canonicalise its calls."""
-    facts = Facts()
-    facts.repo_modules = frozenset(s.module.split(".", 1)[0] for s in index.summaries.values())
-    contexts: list[tuple[_FileContext, dict[str, FnFacts]]] = []
+    facts = Facts(symbols=graphs.symbols if graphs.symbols is not None else symbols_of(index))
+    contexts: list[tuple[FileSummary, dict[str, FnFacts]]] = []
     # pass 1: functions and classes
     for s in index.summaries.values():
-        ctx = _FileContext(s, facts.repo_modules)
-        facts.contexts[s.module] = ctx
+        facts.contexts[s.module] = s.path
         by_scope: dict[str, FnFacts] = {}
         for f in s.functions:
             q = f"{s.module}.{f.qualname}"
@@ -414,7 +392,7 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
             facts.methods_by_name.setdefault(f.name, []).append(q)
         for c in s.classes:
             cq = f"{s.module}.{c.qualname}"
-            bases = tuple(_canon_text(b, ctx, None, facts) or b for b in c.bases)
+            bases = tuple(_canon_text(b, s.module, None, facts, _outer(c.qualname)) or b for b in c.bases)
             is_dc = any(d.split(".")[-1].rstrip("()") in ("dataclass", "define", "attrs", "frozen") for d in c.decorators)
             facts.classes[cq] = ClassFacts(cq, s.module, bases, fields=tuple(p.name for p in c.fields),
                                            is_dataclass=is_dc, line=c.line, file=s.path)
@@ -439,17 +417,17 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
             fn = by_scope.get(st.scope)
             if fn is not None:
                 fn.strings.append(st)
-        contexts.append((ctx, by_scope))
+        contexts.append((s, by_scope))
     # resolved bases from the graphs stage beat our own guess
     for cq, info in graphs.classes.items():
         if cq in facts.classes and info.bases:
             facts.classes[cq].bases = tuple(info.bases)
     # pass 2: local and attribute types
-    for ctx, by_scope in contexts:
+    for s, by_scope in contexts:
         for fn in by_scope.values():
             for p in fn.definition.params:
                 if p.annotation:
-                    t = _canon_text(p.annotation, ctx, None, facts)
+                    t = _canon_text(p.annotation, s.module, None, facts, _outer(fn.definition.qualname))
                     if t:
                         fn.local_types[p.name] = t
             for a in fn.assigns:
@@ -457,9 +435,9 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
                     continue
                 typ = None
                 if a.annotation:
-                    typ = _canon_text(a.annotation, ctx, None, facts)
+                    typ = _canon_text(a.annotation, s.module, None, facts, fn.definition.qualname)
                 if typ is None and a.value_kind in ("call", "name", "unpack"):
-                    typ = _canon_text(a.value, ctx, fn, facts)
+                    typ = _canon_text(a.value, s.module, fn, facts)
                 if typ is None:
                     continue
                 if a.target.startswith("self.") and a.target.count(".") == 1 and fn.cls:
@@ -476,12 +454,12 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
                 cf.attr_types[k] = v
     # pass 3: calls
     resolved = graphs.resolved
-    for ctx, by_scope in contexts:
-        for site in ctx.s.calls:
+    for s, by_scope in contexts:
+        for site in s.calls:
             fn = by_scope.get(site.scope)
             if fn is None:
                 continue
-            fn.calls.append(_call_fact(site, ctx, fn, facts, interesting))
+            fn.calls.append(_call_fact(site, fn, facts, interesting))
             if site.attr in ("append", "extend", "put", "put_nowait", "appendleft", "add") and fn.cls:
                 rec = site.receiver or ""
                 if rec.startswith("self.") and rec.count(".") == 1:
@@ -493,8 +471,7 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
     return facts
 
 
-def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts,
-               interesting: frozenset[str] | None = None) -> CallFact:
+def _call_fact(site: CallSite, fn: FnFacts, facts: Facts, interesting: frozenset[str] | None = None) -> CallFact:
     func = site.func
     ray = False
     parts = func.split(".")
@@ -508,7 +485,7 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts,
     receiver = ".".join(parts[:-1]) if len(parts) > 1 else ""
     names: list[str] = []
     repo: str | None = None
-    canon = _canon_text(func, ctx, fn, facts)
+    canon = _canon_text(func, fn.module, fn, facts)
     if canon and not _is_repo_name(canon, facts):
         names.append(canon)
     elif canon:
@@ -516,7 +493,7 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts,
     role: str | None = None
     strength = 0.0
     if receiver and (interesting is None or method in interesting):
-        rtype = _canon_text(receiver, ctx, fn, facts)
+        rtype = _canon_text(receiver, fn.module, fn, facts)
         if rtype:
             if rtype in facts.classes:
                 role = facts.class_role(rtype)
@@ -543,8 +520,7 @@ def _call_fact(site: CallSite, ctx: _FileContext, fn: FnFacts, facts: Facts,
 
 def canon_in(fn: FnFacts, text: str, facts: Facts) -> str | None:
     """Canonical name of ``text`` (an annotation, a callee) as seen from inside ``fn``."""
-    ctx = facts.contexts.get(fn.module)
-    return _canon_text(text, ctx, fn, facts) if ctx is not None else None
+    return _canon_text(text, fn.module, fn, facts)
 
 
 def _sane(name: str) -> bool:
@@ -626,14 +602,13 @@ def extra_edges(facts: Facts) -> None:
     modules) or ``__call__``; a nested ``def`` is part of its parent's body.
     """
     for fn in facts.functions.values():
-        ctx = facts.contexts.get(fn.module)
         passed: list[str] = []
         for c in fn.calls:
             # a repo function handed to another call (``Process(target=self._run)``, ``pool.submit(f)``,
             # ``batched_call(self._update, data)``) runs as part of this body
             for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):
-                if arg.kind == "name" and isinstance(arg.value, str) and ctx is not None:
-                    t = _canon_text(arg.value, ctx, fn, facts)
+                if arg.kind == "name" and isinstance(arg.value, str):
+                    t = _canon_text(arg.value, fn.module, fn, facts)
                     if t in facts.functions and t != fn.qualname:
                         passed.append(t)
             if c.targets or not c.instance or not c.repo or c.repo not in facts.classes:
@@ -678,12 +653,9 @@ def fallback_edges(facts: Facts) -> dict[str, list[tuple[str, str]]]:
 
 
 def _method_in_class(cls: str, name: str, facts: Facts) -> str | None:
-    if cls not in facts.classes:
-        return None
-    for c in facts.mro(cls):
-        if name in facts.classes[c].methods:
-            return f"{c}.{name}"
-    return None
+    """The method ``name`` of repo class ``cls`` or of its bases: the symbol table's MRO."""
+    assert facts.symbols is not None
+    return facts.symbols.method_of(cls, name)
 
 
 def _fallback_target(c: CallFact, fn: FnFacts, facts: Facts) -> tuple[tuple[str, ...], str]:
@@ -700,8 +672,7 @@ def _fallback_target(c: CallFact, fn: FnFacts, facts: Facts) -> tuple[tuple[str,
         m = _method_in_class(fn.cls, _strip(parts[1]), facts)
         if m:
             return (m,), EXACT
-    ctx = facts.contexts.get(fn.module)
-    canon = _canon_text(text, ctx, fn, facts) if ctx is not None else None
+    canon = _canon_text(text, fn.module, fn, facts)
     if canon:
         if canon in facts.functions:
             return (canon,), EXACT

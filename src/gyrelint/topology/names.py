@@ -1,30 +1,17 @@
 """Canonical names for call sites: ``dist.init_process_group`` → ``torch.distributed.init_process_group``.
 
 Uses the graphs stage's resolved targets when it has them; otherwise a small
-fallback maps a callee's first name through the file's imports, and a receiver
-through the local (or ``self.``) assignment that created it, which is enough for
-``sock = socket.socket(); sock.bind(...)`` and ``ctx = zmq.Context(); ctx.socket(...)``.
+fallback maps a callee's first name through the imports the symbol table sees from the
+call's scope, and a receiver through the local (or ``self.``) assignment that created it,
+which is enough for ``sock = socket.socket(); sock.bind(...)`` and
+``ctx = zmq.Context(); ctx.socket(...)``.
 """
 
 from __future__ import annotations
 
 from ..graphs import Graphs
-from ..index.summary import CallSite, FileSummary, absolute_module
-
-
-def import_map(summary: FileSummary) -> dict[str, str]:
-    """Local name → dotted target for every import of the file (any scope)."""
-    out: dict[str, str] = {}
-    for imp in summary.imports:
-        if imp.name == "*":
-            continue
-        module = absolute_module(summary, imp.module, imp.level)
-        if imp.name is None:
-            out[imp.bound] = module if imp.asname else module.split(".", 1)[0]
-        else:
-            out[imp.bound] = f"{module}.{imp.name}" if module else imp.name
-    return out
-
+from ..graphs.symbols import SymbolTable, build_symbols
+from ..index.summary import CallSite, FileSummary
 
 Resolved = dict[tuple[int, str], tuple[str, ...]]  # (line, callee text) -> targets
 
@@ -48,9 +35,12 @@ def resolved_by_file(graphs: Graphs | None) -> dict[str, Resolved]:
 class Namer:
     """Canonical dotted names of the call sites of one file."""
 
-    def __init__(self, summary: FileSummary, resolved: Resolved | None = None) -> None:
+    def __init__(self, summary: FileSummary, resolved: Resolved | None = None,
+                 symbols: SymbolTable | None = None) -> None:
+        """``symbols``: the repo's symbol table (without it, one of this file alone: its imports
+        are named, re-exports of other files are not followed)."""
         self.summary = summary
-        self.imports = import_map(summary)
+        self.symbols = symbols if symbols is not None else build_symbols([summary])
         self.types: dict[tuple[str, str], str] = {}  # (scope or class, name) -> creating call, canonical
         self.resolved: Resolved = resolved or {}
         self._memo: dict[tuple[str, str], str] = {}
@@ -74,7 +64,7 @@ class Namer:
         made = self._type(scope, head)
         if made and made != text:
             return self._join(self.canon(made, scope, depth + 1), rest)
-        target = self.imports.get(head.removesuffix("()"))
+        target = self.symbols.imported(self.summary.module, scope or "<module>", head.removesuffix("()"))
         if target:
             return self._join(target + ("()" if head.endswith("()") else ""), rest)
         return text

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..graphs import Graphs
+from ..graphs.symbols import symbols_of
 from ..index import Index
 from ..model import ConfigKey, Diagnostic, Topology
 from ..settings import Settings
@@ -73,7 +74,8 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[
     diags: list[Diagnostic] = []
     vocab = Vocabulary.from_settings(settings.topology)
     resolved = resolved_by_file(graphs)
-    namers = {p: Namer(s, resolved.get(p)) for p, s in index.summaries.items()}
+    symbols = graphs.symbols if graphs is not None and graphs.symbols is not None else symbols_of(index)
+    namers = {p: Namer(s, resolved.get(p), symbols) for p, s in index.summaries.items()}
     ev = collect(index, graphs, namers)
     entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
     topo = decide(keys, ev)

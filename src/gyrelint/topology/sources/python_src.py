@@ -87,7 +87,7 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
                 out.append(RawKey(sub.key, None, path, sub.line, "env (python)"))
         for c in s.classes:
             classes.setdefault(c.name, []).append((c, s))
-    out.extend(_expand_templates(index, templates))
+    out.extend(_expand_templates(index, templates, namers))
     out.extend(_config_classes(classes, builders))
     return out
 
@@ -115,7 +115,8 @@ def _template(text: str) -> str:
     return text + "{}" if text.endswith((".", "-", "_")) else text
 
 
-def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSite, FileSummary]]]) -> list[RawKey]:
+def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSite, FileSummary]]],
+                      namers: dict[str, Namer]) -> list[RawKey]:
     """Flags built from a prefix or name parameter, expanded from the literal calls of the function that builds
     them (``add_args(parser, "rollout")``) and of the wrapper (``add("num_engines", default=2)``)."""
     if not templates:
@@ -127,7 +128,7 @@ def _expand_templates(index: Index, templates: dict[str, list[tuple[str, CallSit
     for path, s in index.summaries.items():
         # a wrapper is called from its own file, or from a file that imports it by name
         local = {p for items in templates.values() for _t, _i, ts in items if ts.path == path for p in wanted}
-        imported = {imp.bound for imp in s.imports if imp.name is not None}
+        imported = namers[path].symbols.from_imported(s.module)
         for call in s.calls:
             if call.attr in wanted and (call.attr in local or call.attr in imported):
                 text = _first_str(call)

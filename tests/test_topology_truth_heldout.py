@@ -1,0 +1,70 @@
+"""The held-out topology key labels (issue 15) are well formed.
+
+Like the corpus-truth tests these never need the corpora: they check the JSON shape and
+the rules of tests/topology_truth_heldout/README.md, and that each labelled framework's
+wheel is one scripts/fetch_corpora.sh fetches.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+TRUTH = HERE / "topology_truth_heldout"
+FILES = sorted(TRUTH.glob("*.json"))
+CLASSES = {"process", "port-address", "transport", "layout-mode"}
+# a CLI flag, a dotted config path, or an environment variable
+KEY = re.compile(r"^(--[A-Za-z0-9][A-Za-z0-9_.-]*|[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)$")
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_both_frameworks_are_labelled():
+    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_shape(path: Path):
+    data = _load(path)
+    assert set(data) == {"framework", "version", "keys"}
+    assert data["framework"] == path.stem
+    assert re.fullmatch(r"\d+(\.\d+)+", data["version"])
+    for k in data["keys"]:
+        where = f"{path.name}: {k.get('key')}"
+        assert set(k) == {"key", "class", "file", "line", "why"}, where
+        assert KEY.match(k["key"]), where
+        assert k["class"] in CLASSES, where
+        assert isinstance(k["line"], int) and k["line"] > 0, where
+        assert isinstance(k["why"], str) and 10 <= len(k["why"]) <= 200 and "\n" not in k["why"], where
+        f = k["file"]
+        assert not f.startswith("/") and ".." not in Path(f).parts, where
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_one_entry_per_key_and_enough_keys(path: Path):
+    keys = [k["key"] for k in _load(path)["keys"]]
+    assert [k for k, n in Counter(keys).items() if n > 1] == []
+    assert len(keys) >= 20
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_more_than_one_class(path: Path):
+    """A layout is decided by counts, addresses and modes together; a one-class list is a mislabel."""
+    classes = Counter(k["class"] for k in _load(path)["keys"])
+    assert classes["layout-mode"] >= 1 and classes["port-address"] >= 1 and classes["process"] >= 1
+
+
+def test_readme_and_fetch_script_cover_each_framework():
+    readme = (TRUTH / "README.md").read_text(encoding="utf-8")
+    script = (HERE.parent / "scripts" / "fetch_corpora.sh").read_text(encoding="utf-8")
+    assert "blind" in readme
+    for path in FILES:
+        version = _load(path)["version"]
+        assert re.search(rf"[A-Za-z0-9_.-]+=={re.escape(version)}\b", script), path.name
