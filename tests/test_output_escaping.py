@@ -51,6 +51,8 @@ def build_hostile(root: Path) -> Path:
     config = {"trainer": {"nnodes": "2\n::add-mask::secret " + HOSTILE, "master_port" + HOSTILE: 29500},
               "rollout": {"port\n::stop-commands::tok": "8000 " + HOSTILE}}
     (root / "conf.yaml").write_text(json.dumps(config), encoding="utf-8")
+    # the run loads it (a config file nothing loads is not listed by `topology`)
+    (root / "looprl" / "settings.py").write_text("import yaml\n\nCFG = yaml.safe_load(open('conf.yaml'))\n")
     (root / "looprl" / "evil\x1b[2J|`\u202e::x.py").write_text("def broken(:\n", encoding="utf-8")
     weird = root / "weird\n::add-mask::x"
     weird.mkdir()

@@ -21,7 +21,9 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 
 
 def make_repo(tmp_path: Path) -> Path:
-    (tmp_path / "main.py").write_text("print('hi')\n")
+    # code that names every config file, so each counts as loaded (a file nobody loads is not config)
+    (tmp_path / "main.py").write_text("import yaml\nCONFIGS = ['good.yaml', 'dupes.yaml', 'unsafe.yaml', 'latin.yaml', "
+                                      "'huge.yaml', 'merge.yaml', 'broken.toml', 'dupes.json']\n")
     files = {
         "good.yaml": "trainer:\n  nnodes: 2\n",
         "broken.yaml": "trainer:\n  nnodes: [1, 2\nother: 3\n",
@@ -76,7 +78,7 @@ def test_bad_files_are_diagnostics_and_analysis_goes_on(tmp_path):
 
 
 def test_deeply_nested_files_do_not_crash(tmp_path):
-    (tmp_path / "main.py").write_text("x = 1\n")
+    (tmp_path / "main.py").write_text("x = open('ok.yaml')\n")
     depth = 5000
     (tmp_path / "deep.json").write_text("[" * depth + "]" * depth)
     (tmp_path / "deep.yaml").write_text("a: " + "[" * depth + "]" * depth + "\n")

@@ -54,8 +54,6 @@ def line_of(path: Path, needle: str) -> int:
     ("trainer.nnodes", "scripts/run.sh", "process", "$NNODES", "hydra-override", "python -m"),
     ("vllm.num_engines", "scripts/run.sh", "process", "4", "script", "python -m"),
     ("router-port", "scripts/run.sh", "port", "9000", "script", "python -m"),
-    # Markdown shell blocks
-    ("nproc_per_node", "README.md", "process", "8", "readme", "torchrun"),
     # Python: argparse through helpers, argument groups, a prefixing wrapper and dotted flags; click
     ("num-nodes", "rlpkg/args.py", "process", "1", "argparse", "--num-nodes"),
     ("master_addr", "rlpkg/args.py", "port", "127.0.0.1", "argparse", "--master_addr"),

@@ -367,8 +367,9 @@ def _codec() -> tuple[Registry, Plan, Plan, bytes]:
 
     records = (M.Side, M.HandoffKind, M.Severity, M.Diagnostic, M.EntryPoint, M.Evidence, M.FunctionReport,
                M.ModuleReport, M.FieldUse, M.FieldContract, M.Handoff, M.ConfigKey, M.CodeEvidence, M.Topology,
-               M.Location, M.Finding, M.Stats, M.CounterUse, M.Counters, GM.FunctionInfo, GM.ClassInfo,
-               GM.ResolvedCall, GM.Graphs, RepoFiles, Index, ModuleScope, *SUMMARY_TYPES, Analysis, LastRun)
+               M.KeyEntry, M.Location, M.Finding, M.Stats, M.CounterUse, M.Counters, GM.FunctionInfo,
+               GM.ClassInfo, GM.ResolvedCall, GM.Graphs, RepoFiles, Index, ModuleScope, *SUMMARY_TYPES, Analysis,
+               LastRun)
     settings_plan = Plan(lambda v: None, lambda v: None, (type(None),))  # the loader sets the run's own
     lazy = Plan(_enc_lazy, _dec_lazy, (tuple,))
     # the symbol table is derived from the index: not stored, a loaded analysis has none

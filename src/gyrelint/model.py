@@ -124,6 +124,31 @@ class ConfigKey:
 
 
 @dataclass(frozen=True, slots=True)
+class KeyEntry:
+    """One config knob, however many places mention it: where it is declared, its class and its uses.
+
+    ``name`` is what a user types (the flag without dashes, the dotted config path, the env var);
+    ``scope`` is empty for keys listed by default, else why they are not (``tests``, ``docs``, ``ci``,
+    ``container``, ``vendored``, ``tools``, ``hardware-tuning``, ``unloaded-config``)."""
+
+    name: str
+    cls: str  # "process" | "port" | "comm" | "layout"
+    value: str | None  # the value at the definition (a config file's setting, else the default)
+    default: str | None  # the declared default (option/field/env read), None when not literal
+    file: str  # the definition (or the best occurrence when nothing declares it)
+    line: int
+    declared_as: str  # "argparse" | "click" | "typer" | "dataclass" | "pydantic" | "yaml" | "env (python)" | ...
+    evidence: str  # why this class (token, value or use)
+    why: str = ""  # one line: why the key matters for the layout
+    type: str | None = None  # the declared type when known
+    uses: int = 0  # occurrences folded into this entry besides the definition
+    where: tuple[Location, ...] = ()  # the few most telling of those occurrences
+    scope: str = ""
+    definition: bool = True  # False when no occurrence declares the key (only set or read)
+    aliases: tuple[str, ...] = ()  # other spellings folded in (``--rollout-port`` for ``rollout_port``)
+
+
+@dataclass(frozen=True, slots=True)
 class CodeEvidence:
     signal: str
     file: str
@@ -141,6 +166,8 @@ class Topology:
     trajectory_transport: str = "unknown"
     weight_transport: str = "unknown"
     link_checks: list[CodeEvidence] = field(default_factory=list)
+    keys: list[KeyEntry] = field(default_factory=list)  # one entry per key, listed ones first
+    folded: dict[str, int] = field(default_factory=dict)  # occurrences folded away: "repeats", and per scope
 
 
 @dataclass(frozen=True, slots=True)

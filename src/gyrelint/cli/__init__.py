@@ -23,8 +23,9 @@ SHORT_HELP: dict[str, str] = {
     "entries": "List the entry points of the repository at PATH: README commands, launch scripts, console "
                "scripts, main guards, @hydra.main; commands naming a missing module or file are flagged.",
     "topology": "Do the sampling and training chains of the repository at PATH run in one process or many? "
-                "Prints the verdict with its reasons ranked, the trajectory and weight transports, the link "
-                "checks, the code evidence and the config keys by class (file:line and value).",
+                "Prints the verdict with its best evidence and the trajectory and weight transports, then one "
+                "entry per config key that decides the layout, grouped by class: where it is declared, its value, "
+                "why it matters, and how many other places set or read it.",
     "check": "Lint the online-RL loop of the repository at PATH (default: the current folder).",
     "baseline": "Write the findings of PATH to a baseline file (default PATH/.gyrelint-baseline.json).",
     "diff": "Compare the online-RL loop of two git revisions of the repository at PATH.",

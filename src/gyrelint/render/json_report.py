@@ -9,6 +9,7 @@ from ..model import COUNTERS
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
+    from ..model import KeyEntry
 
 SCHEMA = "gyrelint/1"
 
@@ -94,6 +95,8 @@ def _report(a: Analysis) -> dict[str, Any]:
             "trajectory_transport": t.trajectory_transport,
             "weight_transport": t.weight_transport,
             "link_checks": [{"signal": c.signal, "file": c.file, "line": c.line, "detail": c.detail} for c in t.link_checks],
+            "keys": [key_entry_json(e) for e in t.keys],
+            "folded": dict(sorted(t.folded.items())),
         },
         "findings": [
             {
@@ -122,3 +125,12 @@ def _report(a: Analysis) -> dict[str, Any]:
             "seconds": a.stats.seconds,
         },
     }
+
+
+def key_entry_json(e: KeyEntry) -> dict[str, Any]:
+    """One config knob of the topology: where it is declared, its class and why, and its uses."""
+    return {"name": e.name, "class": e.cls, "value": e.value, "default": e.default, "type": e.type,
+            "file": e.file, "line": e.line, "declared_as": e.declared_as, "definition": e.definition,
+            "evidence": e.evidence, "why": e.why, "uses": e.uses,
+            "where": [{"file": w.file, "line": w.line, "note": w.note} for w in e.where],
+            "scope": e.scope, "aliases": list(e.aliases)}

@@ -20,6 +20,9 @@ _STR = {"type": "string"}
 _INT = {"type": "integer", "minimum": 0}
 _LINE = {"type": "integer", "minimum": 0, "description": "1-based line; 0 when the item has no line"}
 _OPT_STR = {"type": ["string", "null"]}
+# topology key classes and the reasons a key is not listed by default (``topology.scope.SCOPES``)
+_KEY_CLASSES = ("process", "port", "comm", "layout")
+_KEY_SCOPES = ("tests", "docs", "ci", "container", "vendored", "tools", "hardware-tuning", "unloaded-config")
 _SEVERITY = {"enum": ["error", "warning", "info"]}
 _SIDE = {"enum": ["sampling", "training", "handoff", "driver", "neutral"]}
 _SCOPE = {"enum": ["test", "docs", "bench", "vendored"],
@@ -111,11 +114,20 @@ def report_schema() -> dict[str, Any]:
     topology = _obj({
         "verdict": {"enum": ["cross-process", "same-process", "unknown"]},
         "reasons": _arr(_STR), "colocated": {"type": "boolean"},
-        "config_keys": _arr(_obj({"key": _STR, "class": {"enum": ["process", "port", "comm"]}, "value": _OPT_STR,
+        "config_keys": _arr(_obj({"key": _STR, "class": {"enum": list(_KEY_CLASSES)}, "value": _OPT_STR,
                                   "file": _STR, "line": _LINE, "reason": _STR, "source": _STR},
                                  required=["key", "class", "value", "file", "line"])),
         "code_evidence": _arr(code), "trajectory_transport": _STR, "weight_transport": _STR,
         "link_checks": _arr(code),
+        # one entry per config knob (listed ones first; ``scope`` says why the others are not listed)
+        "keys": _arr(_obj({
+            "name": _STR, "class": {"enum": list(_KEY_CLASSES)}, "value": _OPT_STR, "default": _OPT_STR,
+            "type": _OPT_STR, "file": _STR, "line": _LINE, "declared_as": _STR, "definition": {"type": "boolean"},
+            "evidence": _STR, "why": _STR, "uses": {"type": "integer", "minimum": 0},
+            "where": _arr(_obj({"file": _STR, "line": _LINE, "note": _STR}, required=["file", "line"])),
+            "scope": {"enum": ["", *_KEY_SCOPES]}, "aliases": _arr(_STR),
+        }, required=["name", "class", "value", "default", "file", "line", "evidence", "uses", "scope"])),
+        "folded": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
     }, required=["verdict", "config_keys", "code_evidence", "trajectory_transport", "weight_transport"])
     finding = _obj(_FINDING_CORE, required=["rule", "severity", "message", "file", "line"])
     counter_uses = _arr(_obj({"key": {"type": "string", "description": "the metric key, log text or probe call"},

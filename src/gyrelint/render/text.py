@@ -135,8 +135,12 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
         w(f"   - {term(r)}")
     for c in t.code_evidence[:4]:
         w(f"   code: {term(c.signal)} at {_loc(c.file, c.line, paths)}{' — ' + term(c.detail) if c.detail else ''}")
-    for k in t.config_keys[:4]:
-        w(f"   config: {term(k.key)} = {term(k.value)} ({term(k.cls)}) at {_loc(k.file, k.line, paths)}")
+    listed = [k for k in t.keys if not k.scope]
+    for k in listed[:4]:
+        w(f"   config: {term(k.name)} = {term(k.value)} ({term(k.cls)}) at {_loc(k.file, k.line, paths)}"
+          f"{f' +{k.uses} more' if k.uses else ''}")
+    if len(listed) > 4:
+        w(f"   config: {len(listed) - 4} more keys decide the layout (gyrelint topology PATH)")
     w(f"   trajectory transport: {term(t.trajectory_transport)}; weight transport: {term(t.weight_transport)}")
     # 5: online?
     w(f"5. Loop online: {'yes' if h.online else 'no'}")

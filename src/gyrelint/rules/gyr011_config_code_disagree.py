@@ -28,6 +28,7 @@ rollout:
 
 _GOOD_LOOP = """\
 import ray
+import yaml
 
 
 @ray.remote(num_gpus=1)
@@ -36,15 +37,20 @@ class Engine:
         return prompts
 
 
-def main(cfg):
+def main():
+    cfg = yaml.safe_load(open("config.yaml"))
     ray.init()
     engines = [Engine.remote() for _ in range(cfg["rollout"]["num_engines"])]
     return ray.get([e.generate.remote(["hi"]) for e in engines])
 """
 
 _BAD_LOOP = """\
-def main(cfg):
-    return [p + "!" for p in ["hi"]]
+import yaml
+
+
+def main():
+    cfg = yaml.safe_load(open("config.yaml"))
+    return [p + "!" for p in ["hi"]] * cfg["trainer"]["nnodes"]
 """
 
 

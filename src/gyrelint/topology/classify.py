@@ -1,4 +1,4 @@
-"""Classify a config key into ``process``, ``port`` or ``comm`` by its tokens and value.
+"""Classify a config key into ``process``, ``port``, ``comm`` or ``layout`` by its tokens and value.
 
 Keys are split into lower-case tokens (``snake_case``, ``kebab-case``, ``camelCase``,
 dotted), and rules match whole tokens or runs of tokens, never substrings, so
@@ -19,7 +19,7 @@ from ..settings import TopologySettings
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 
-CLASSES = ("process", "port", "comm")
+CLASSES = ("process", "port", "comm", "layout")
 
 
 def tokenize(key: str) -> list[str]:
@@ -39,19 +39,19 @@ def tokenize(key: str) -> list[str]:
 # Single tokens that decide a class on their own.
 PROCESS_TOKENS = {
     "nnodes", "nodes", "num_nodes", "rank", "ranks", "local_rank", "node_rank", "devices", "gpus",
-    "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines", "placement",
-    "colocate", "colocated", "colocation", "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
+    "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines",
+    "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
     "bundles", "actors",
 }
 # Runs of tokens (matched contiguously).
 PROCESS_RUNS = [
     ("world", "size"), ("num", "gpus"), ("n", "gpus"), ("gpus", "per"), ("gpu", "per"), ("per", "node"),
     ("num", "gpu"), ("n", "gpu"), ("gpu", "count"), ("gpu", "ids"), ("device", "ids"), ("device", "count"),
-    ("num", "devices"), ("hybrid", "engine"), ("num", "servers"), ("n", "servers"), ("num", "instances"),
+    ("num", "devices"), ("num", "servers"), ("engine", "count"), ("device", "mesh"), ("n", "servers"), ("num", "instances"),
     ("num", "processes"), ("num", "proc"), ("num", "engines"), ("num", "actors"), ("num", "machines"),
     ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
     ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
-    ("fsdp", "size"), ("mesh", "shape"), ("start", "method"),
+    ("fsdp", "size"), ("mesh", "shape"), ("start", "method"), ("num", "cpus"),
 ]
 # Tokens that mean something else when present (a LoRA rank is a matrix rank).
 PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
@@ -69,22 +69,22 @@ _GENERIC = {"type", "kind", "mode", "method", "name", "path", "dir", "root", "si
 
 PORT_TOKENS = {
     "port", "ports", "host", "hosts", "hostname", "hostnames", "addr", "address", "addresses", "url", "urls",
-    "uri", "endpoint", "endpoints", "ip", "ips", "router", "routers", "nic", "ifname",
+    "uri", "endpoint", "endpoints", "ip", "ips", "router", "routers", "nic", "ifname", "addrs",
 }
 PORT_RUNS = [("api", "base"), ("base", "url"), ("server", "address")]
 # URLs that locate a download or a web page, not a peer of the run.
 PORT_VETO = {"dataset", "data", "hub", "repo", "wandb", "docs", "doc", "homepage", "download", "image", "video",
              "logo", "project", "license", "paper", "website", "github", "git", "email", "mail", "swanlab",
-             "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin", "buffer",
+             "mlflow", "tensorboard", "audio", "imgs", "images", "memory", "offload", "pinned", "pin",
              # package indexes and mirrors serve installs, not the run
-             "index", "pip", "whl", "wheel", "mirror", "conda", "registry",
-             # a mixture-of-experts router is a layer, not a network router
-             "coef", "loss", "aux", "dtype", "moe", "expert", "experts", "logits", "replay", "topk", "bias", "jitter",
-             "lr", "balance", "capacity", "score", "scores"}
-# Checked on the key's own last segment only: a server's timeout or retry budget, or the file that
-# configures a router, is not an address.
-PORT_LEAF_VETO = {"timeout", "retry", "retries", "interval", "backoff", "delay", "config", "cfg", "path", "file",
-                  "checking", "check", "verify", "verification"}
+             "index", "pip", "whl", "wheel", "mirror", "conda", "registry"}
+# a mixture-of-experts router is a layer, not a network router: these words veto a ``router`` hit only
+ROUTER_VETO = {"coef", "loss", "aux", "dtype", "moe", "expert", "experts", "logits", "replay", "topk", "bias", "jitter",
+               "lr", "balance", "capacity", "score", "scores"}
+# Checked on the key's own last segment only: the file that configures a router is not an address.
+PORT_LEAF_VETO = {"config", "cfg", "path", "file", "checking", "check", "verify", "verification"}
+# ... and a server's timeout or retry budget is a setting of the link to it (a transport setting).
+LINK_LEAF = {"timeout", "timeouts", "retry", "retries", "interval", "backoff", "delay"}
 
 COMM_TOKENS = {
     "queue", "queues", "shm", "rpc", "grpc", "ray", "nccl", "gloo", "zmq", "zeromq", "http", "https",
@@ -101,6 +101,56 @@ COMM_RUNS = [
     ("nfs", "record"),
 ]
 COMM_VETO: set[str] = set()
+# weight-update settings say how weights move from trainer to sampler
+COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"), ("weights", "update"),
+              ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight"),
+              ("parameter", "sync"), ("param", "sync"), ("params", "sync"), ("sync", "params")]
+
+# Mode switches that imply the layout: what shares a device, what runs ahead, which engine or backend.
+LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
+                 "offpolicyness", "placement", "disaggregated", "disaggregation", "strategy"}
+LAYOUT_RUNS = [
+    ("hybrid", "engine"), ("device", "mapping"), ("device", "map"), ("free", "cache"), ("sleep", "mode"),
+    ("sleep", "level"), ("allocation", "mode"), ("resource", "pool"), ("resource", "pools"), ("role", "mapping"),
+    ("gpu", "memory", "utilization"), ("mem", "fraction"), ("partial", "rollout"), ("scheduling", "strategy"),
+    ("placement", "strategy"), ("train", "backend"), ("training", "backend"), ("rollout", "backend"),
+    ("inference", "backend"), ("engine", "backend"), ("generation", "backend"), ("use", "ray"),
+    ("release", "memory"), ("engine", "type"), ("rollout", "engine"), ("inference", "engine"),
+    ("max", "concurrent"), ("max", "off", "policy"),
+]
+# a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
+_ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
+                  "sampler", "learner", "policy", "teacher", "train"}
+_ROLE_LEAF = {"name", "backend", "engine", "impl", "type", "strategy"}
+_TIMEOUT = {"timeout", "timeouts"}
+# timeouts of work inside one process: profiling, logging, saving, evaluation, compilation
+_TIMEOUT_VETO = {"profiler", "profile", "profiling", "log", "logging", "logger", "save", "saving", "checkpoint", "ckpt",
+                 "eval", "evaluation", "compile", "compilation", "test", "tests", "lock", "cache"}
+# a strategy or an offload of something else (saving, padding, a learning-rate schedule) is not the layout
+LAYOUT_VETO = {"save", "saving", "eval", "evaluation", "logging", "log", "padding", "pad", "truncation", "sampling",
+               "lr", "checkpoint", "ckpt", "dataloader", "loader", "dataset", "tokenizer", "profiler", "decay",
+               "warmup", "search", "selection", "filter", "merge", "dedup", "split", "reward", "loss", "kv", "activation",
+               "activations"}
+# ``worker_cls`` / ``rollout_class``: which class a role runs is a plugin of the layout
+_ROLE_WORDS = {"worker", "workers", "engine", "actor", "rollout", "server", "trainer", "manager", "scheduler",
+               "launcher", "loop", "agent", "controller", "executor", "backend", "pool", "router", "client"}
+_CLASS_LEAF = {"cls", "class", "impl", "factory"}
+# values that name an engine or a training backend: the key chooses it
+ENGINE_VALUES = {"vllm", "sglang", "hf", "huggingface", "transformers", "trtllm", "tensorrt_llm", "tensorrt-llm",
+                 "lmdeploy", "megatron", "mcore", "fsdp", "fsdp1", "fsdp2", "deepspeed", "ddp", "torchtitan", "veomni",
+                 "colossalai", "nemo", "automodel", "dtensor", "xla"}
+_ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
+                      "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# values that name a launch or process mode, taken only on a generic leaf (``rollout.mode: async``)
+MODE_VALUES = {"async", "sync", "colocate", "colocated", "disaggregated", "separate", "separated", "hybrid", "spmd",
+               "server", "remote", "local", "standalone", "ray", "slurm", "k8s", "kubernetes", "spawn", "forkserver",
+               "subprocess", "multiprocessing", "torchrun"}
+_MODE_LEAF = {"mode", "type", "kind", "backend", "name", "impl", "engine", "launcher", "scheduler", "strategy",
+              "method", "runtime", "executor", "launch"}
+_IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
+_IMPORT_LEAF = {"cls", "class", "path", "module", "impl", "fn", "func", "function", "worker", "factory", "builder",
+                "entrypoint", "entry", "plugin", "hook"}
+_CONFIG_CLASS = re.compile(r"(?:Config|Cfg|Args|Arguments|Settings|Params)$")
 
 # Values that name a transport on their own (the whole value, lower-cased).
 COMM_VALUES = {"nccl", "gloo", "mpi", "hccl", "ray", "zmq", "zeromq", "grpc", "redis", "etcd", "etcd3", "nfs",
@@ -122,9 +172,10 @@ class Vocabulary:
     """The token rules, extended and filtered by ``[tool.gyrelint.topology]``."""
 
     tokens: dict[str, set[str]] = field(default_factory=lambda: {
-        "process": set(PROCESS_TOKENS), "port": set(PORT_TOKENS), "comm": set(COMM_TOKENS)})
+        "process": set(PROCESS_TOKENS), "port": set(PORT_TOKENS), "comm": set(COMM_TOKENS),
+        "layout": set(LAYOUT_TOKENS)})
     runs: dict[str, list[tuple[str, ...]]] = field(default_factory=lambda: {
-        "process": list(PROCESS_RUNS), "port": list(PORT_RUNS), "comm": list(COMM_RUNS)})
+        "process": list(PROCESS_RUNS), "port": list(PORT_RUNS), "comm": list(COMM_RUNS), "layout": list(LAYOUT_RUNS)})
     key_globs: dict[str, list[str]] = field(default_factory=lambda: {c: [] for c in CLASSES})
     ignore_tokens: set[str] = field(default_factory=set)
     ignore_globs: list[str] = field(default_factory=list)
@@ -195,12 +246,13 @@ def _tokens(vocab: Vocabulary, segment: str) -> list[str]:
     return toks
 
 
-_VETOES = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO}
+_VETOES = {"process": PROCESS_VETO, "port": PORT_VETO, "comm": COMM_VETO, "layout": LAYOUT_VETO}
 # Single tokens with a second meaning in some contexts: data workers, nodes of a tree.
 TOKEN_VETO = {
     "workers": {"data", "prompts", "prompt", "filter", "preprocess", "tokenize", "dataloader", "loader", "io"},
     "nodes": {"trie", "tree", "graph", "dag", "ast", "children", "child", "parent", "leaf", "leaves"},
     "rank": {"sort", "sorted", "order", "top", "topk"},
+    "router": ROUTER_VETO, "routers": ROUTER_VETO,
 }
 _VETOED = ("vetoed", "")
 
@@ -216,16 +268,24 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
         words = set(toks) | _joined(toks)
         grams = _ngrams(toks)
         hits: list[tuple[str, str]] = []
-        for cls in ("port", "comm", "process"):
+        for cls in ("port", "comm", "process", "layout"):
             runs = [r for r in vocab.runs[cls] if r in grams or (len(r) > 3 and _contains(toks, r))]
             found = sorted(words & vocab.tokens[cls])
             if cls == "process":
                 found = [t for t in found if t not in _ABBREV or toks == [t]]
+            elif cls == "layout":
+                found = [t for t in found if t != "strategy" or toks == [t]]
+                if not found and not runs and toks[-1] in _CLASS_LEAF and _ROLE_WORDS & set(toks):
+                    found = [toks[-1]]  # ``worker_cls``: the class a role runs
             if any(f"token:{t}" in vetoes for t in found):
                 found = []
                 if not runs:
                     hits = [_VETOED]
                     break
+            if cls == "port" and LINK_LEAF & set(toks) and (runs or found) and "port" not in vetoes:
+                what = "_".join(runs[0]) if runs else found[0]
+                hits.append(("comm", f"timeout/retry of a link (token '{what}')"))
+                continue
             if cls in vetoes or (cls == "port" and PORT_LEAF_VETO & set(toks)):
                 if runs or found:
                     hits = [_VETOED]  # the key names this class but a context token says it means something else
@@ -278,6 +338,17 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         res = classify(parent, None, vocab)
         if res is not None:
             return res[0], f"{res[1]} (parent '{parent}')"
+    if (_TIMEOUT & set(toks) or (len(segments) > 1 and _TIMEOUT & set(_tokens(vocab, segments[-2])))) \
+            and not ctx & _TIMEOUT_VETO:
+        # a wait on another process or service (a server's start-up, a request, a queue get, a collective)
+        return "comm", "a timeout: how long a wait on another process or service may last"
+    if len(toks) == 1 and toks[0] in _ROLE_LEAF and len(segments) > 1:
+        ptoks = _tokens(vocab, segments[-2])
+        if ptoks and set(ptoks) <= _ROLE_SECTIONS:
+            return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
+    by_layout = _layout_by_value(last, value, ctx, vocab)
+    if by_layout is not None:
+        return by_layout
     by_value = classify_value(value)
     if by_value is None and len(segments) > 1:
         # a key inside a transport's own section (``queue.trajectory_maxsize``, ``zmq.hwm``) is about that transport
@@ -287,6 +358,25 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
             # (a Ray section holds cluster resources — CPUs, GPUs, runtime env — rather than transport settings)
             return "comm", f"{hit[1]} (section '{parent}')"
     return by_value
+
+
+def _layout_by_value(last: str, value: object, ctx: set[str], vocab: Vocabulary) -> tuple[str, str] | None:
+    """A value that names an engine, a launch mode or a class to import decides the layout."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip().strip("'\"")
+    low = v.lower()
+    toks = _tokens(vocab, last)
+    if not toks or last.strip("_") == "target":
+        return None  # ``_target_`` selects a config class, not a plugin
+    if _IMPORT_PATH.match(v) and (v.count(".") >= 2 or ":" in v) and set(toks) & _IMPORT_LEAF \
+            and not _CONFIG_CLASS.search(v.rsplit(".", 1)[-1].rsplit(":", 1)[-1]):
+        return "layout", f"value '{v[:60]}' is an import path (which class runs)"
+    if low in ENGINE_VALUES and not ctx & _ENGINE_VALUE_VETO:
+        return "layout", f"value '{v}' names an engine or backend"
+    if low in MODE_VALUES and toks[-1] in _MODE_LEAF and not ctx & LAYOUT_VETO:
+        return "layout", f"value '{v}' names a launch or process mode"
+    return None
 
 
 def _pick(hits: list[tuple[str, str]], toks: list[str]) -> tuple[str, str]:

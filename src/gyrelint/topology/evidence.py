@@ -99,6 +99,9 @@ class EvidenceResult:
     counts: dict[str, int]
     reached: dict[str, int]  # signal -> sites inside code reached from an entry point (empty without a call graph)
     rank: list[int] = field(default_factory=list)  # per evidence: 0 reached, 1 other code, 2 test code
+    # (file, scope) -> (signal, line, dotted argument texts) of each call there that creates processes, servers
+    # or sockets
+    spawns: dict[tuple[str, str], list[tuple[str, int, tuple[str, ...]]]] = field(default_factory=dict)
 
     def first(self, signal: str) -> CodeEvidence | None:
         """The site to show for a signal: reached code first, test code last."""
@@ -171,6 +174,7 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
     scope_owner = ""
 
     ranks: list[int] = []
+    spawns: dict[tuple[str, str], list[tuple[str, int, tuple[str, ...]]]] = {}
     is_test = False
 
     def add(signal: str, path: str, line: int, detail: str) -> None:
@@ -224,6 +228,10 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
                 paths = [x for x in _lit_strings(call) if x.startswith("/")]
                 detail = f"{names[0]} {paths[0]}" if paths else names[0]
             add(signal, path, call.line, detail)
+            if signal in SPAWN_SIGNALS:
+                texts = tuple(a.value for a in (*call.args, *(v for _k, v in call.kwargs))
+                              if a.kind == "name" and isinstance(a.value, str))
+                spawns.setdefault((path, call.scope), []).append((signal, call.line, texts))
         _decorators(s, namer, add)
         for scope, calls in scope_calls.items():
             # weights put on a queue/socket: the scope reads a state_dict/parameters and puts or sends something
@@ -239,7 +247,13 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> Ev
             if link:
                 signal, line, detail = link
                 links.append(CodeEvidence(signal, path, line, f"{_scope_name(s, scope)}: {detail}"))
-    return EvidenceResult(evidence, links, dict(counts), dict(reached), ranks)
+    return EvidenceResult(evidence, links, dict(counts), dict(reached), ranks, spawns)
+
+
+# calls that start processes, reserve devices, or open servers and sockets: the config a scope reads
+# next to one of these decides the layout
+SPAWN_SIGNALS = {"ray-actor", "ray-placement-group", "ray-init", "dist-init", "mp-process", "subprocess-server",
+                 "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective"}
 
 
 def _decorators(s: FileSummary, namer: Namer, add) -> None:

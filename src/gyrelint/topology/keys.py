@@ -1,4 +1,4 @@
-"""Gather config keys from every source, classify them, keep the classified ones."""
+"""Gather config keys from every source, classify them by name, value and use, fold them per key."""
 
 from __future__ import annotations
 
@@ -8,17 +8,23 @@ import re
 
 from ..graphs import Graphs
 from ..index import Index
-from ..model import ConfigKey, Diagnostic
+from ..model import ConfigKey, Diagnostic, KeyEntry
 from ..repo import display_name, launcher_kind
 from ..safeio import InputFileError, inside, read_input
 from ..settings import Settings
 from .classify import Vocabulary, classify
+from .composed import composed_keys, find_prefixes
+from .entries import Occurrence, empty, fold
+from .evidence import EvidenceResult
+from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
+from .scope import file_scope, key_scope
 from .sources import RawKey
 from .sources.python_src import python_keys
 from .sources.shell import markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
-from .sources.yaml_src import YamlFile, read_yaml, yaml_keys
+from .sources.yaml_src import YamlFile, children, read_yaml, yaml_keys
+from .uses import spawn_reads, use_hit
 
 # JSON files that hold data rather than settings
 _DATA_JSON = re.compile(r"(?:^|[._-])(?:lock|vocab|tokenizer|merges|special_tokens_map|added_tokens)(?:[._-]|$)", re.I)
@@ -72,10 +78,11 @@ def _env_files(index: Index) -> list[str]:
 
 
 def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
-             diags: list[Diagnostic]) -> list[RawKey]:
+             diags: list[Diagnostic], yaml_files: dict[str, YamlFile] | None = None) -> list[RawKey]:
+    """Every key occurrence of the repo, unclassified (``yaml_files`` receives the parsed YAML files)."""
     limit = settings.max_file_size
     out: list[RawKey] = []
-    yaml_files: dict[str, YamlFile] = {}
+    yaml_files = {} if yaml_files is None else yaml_files
     for rel in [*index.files.other, *_env_files(index)]:
         name = rel.rsplit("/", 1)[-1]
         suffix = os.path.splitext(name)[1].lower()
@@ -133,19 +140,76 @@ def _read_one(rel: str, kind: str, text: str, out: list[RawKey], yaml_files: dic
             out.extend(read_shell(rel, block, source="readme", line_offset=start))
 
 
-def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
-                    vocab: Vocabulary, diags: list[Diagnostic]) -> list[ConfigKey]:
-    raws = raw_keys(index, graphs, settings, namers, diags)
-    seen: set[tuple[str, str, int]] = set()
-    out: list[ConfigKey] = []
+_LAUNCHER_SOURCES = ("script", "hydra-override")
+_FILE_SOURCES = ("yaml", "toml", "json", "ini")
+
+
+def mount_targets(raws: list[RawKey]) -> list[RawKey]:
+    """A YAML section that names its config class (``_target_: pkg.config.RolloutConfig``) is where that class's
+    fields are set: each field is declared under the section's path (``actor_rollout_ref.rollout.name``), which
+    is what a user types, so the field folds with the YAML value instead of standing apart un-nested."""
+    mounts: dict[str, list[str]] = {}
     for r in raws:
-        hit = classify(r.key, r.value, vocab, r.context)
-        if hit is None:
+        if r.source == "yaml" and r.key.endswith("._target_") and r.value:
+            mounts.setdefault(r.value.rsplit(".", 1)[-1], []).append(r.key.removesuffix("._target_"))
+    if not mounts:
+        return raws
+    out: list[RawKey] = []
+    for r in raws:
+        sections = mounts.get(r.context) if r.source.startswith(("dataclass", "pydantic")) else None
+        if not sections:
+            out.append(r)
             continue
+        if "." in r.key:
+            out.append(r)  # nested under another class: that path is real too
+        leaf = r.key.rsplit(".", 1)[-1]
+        out.extend(RawKey(f"{sec}.{leaf}", r.value, r.file, r.line, r.source, r.context, r.type)
+                   for sec in sorted(set(sections)))
+    return out
+
+
+def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
+                vocab: Vocabulary, ev: EvidenceResult | None, diags: list[Diagnostic],
+                ) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
+    """One entry per key (listed first, then the ones set aside with their reason), the listed keys'
+    occurrences as flat :class:`ConfigKey` records, and the counts of what was folded away."""
+    yaml_files: dict[str, YamlFile] = {}
+    raws = raw_keys(index, graphs, settings, namers, diags, yaml_files)
+    raws.extend(composed_keys(raws, find_prefixes(index, namers), _LAUNCHER_SOURCES))
+    raws = mount_targets(raws)
+    loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES))
+    config_files = {r.file for r in raws if r.source in _FILE_SOURCES} | set(yaml_files)
+    loaded = {f for f in config_files if loaders.loads(f)}
+    kids = children(yaml_files)
+    stack = list(loaded)
+    while stack:  # what a loaded file's Hydra defaults pull in is loaded too
+        for child in kids.get(stack.pop(), ()):
+            if child not in loaded:
+                loaded.add(child)
+                stack.append(child)
+    reads = spawn_reads(index, ev) if ev is not None else {}
+    occs: list[Occurrence] = []
+    seen: set[tuple[str, str, int]] = set()
+    for r in raws:
         ident = (r.key, r.file, r.line)
         if ident in seen:
             continue
         seen.add(ident)
-        out.append(ConfigKey(r.key, hit[0], r.value, r.file, r.line, hit[1], r.source))
-    out.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
-    return out
+        if r.value is not None and empty(r.value):
+            r = RawKey(r.key, None, r.file, r.line, r.source, r.context, r.type)
+        scope = file_scope(r.file) or key_scope(r.key, r.source)
+        if not scope and r.source in _FILE_SOURCES and r.file.lower().endswith(CONFIG_SUFFIXES) and r.file not in loaded:
+            scope = "unloaded-config"
+        hit = classify(r.key, r.value, vocab, r.context)
+        if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
+            use = use_hit(r.key, reads)
+            if use is not None:
+                hit = (use.cls, use.reason)
+        occs.append(Occurrence(r, hit, scope))
+    return fold(occs)
+
+
+def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
+                    vocab: Vocabulary, diags: list[Diagnostic]) -> list[ConfigKey]:
+    """The listed keys' occurrences (flat), for callers that want no entries."""
+    return key_entries(index, graphs, settings, namers, vocab, None, diags)[1]

@@ -19,7 +19,7 @@ from ..model import ConfigKey, Diagnostic, Topology
 from ..settings import Settings
 from .classify import Vocabulary, tokenize
 from .evidence import EvidenceResult, collect
-from .keys import classified_keys
+from .keys import key_entries
 from .names import Namer, resolved_by_file
 
 CROSS, SAME = "cross-process", "same-process"
@@ -76,9 +76,11 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[
     resolved = resolved_by_file(graphs)
     symbols = graphs.symbols if graphs is not None and graphs.symbols is not None else symbols_of(index)
     namers = {p: Namer(s, resolved.get(p), symbols) for p, s in index.summaries.items()}
-    keys = classified_keys(index, graphs, settings, namers, vocab, diags)
     ev = collect(index, graphs, namers)
+    entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
     topo = decide(keys, ev)
+    topo.keys = entries
+    topo.folded = folded
     return topo, diags
 
 

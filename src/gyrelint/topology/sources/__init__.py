@@ -17,6 +17,7 @@ class RawKey:
     line: int
     source: str  # "yaml" | "toml" | "json" | "ini" | "env" | "argparse" | "click" | "dataclass" | "script" ...
     context: str = ""  # words around the key that only veto a class (the declaring dataclass name)
+    type: str | None = None  # the declared type (field annotation, argparse ``type=``/``store_true``)
 
 
 def value_text(value: object) -> str | None:

@@ -61,14 +61,16 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
                 if template:
                     templates.setdefault(call.scope.rsplit(".", 1)[-1], []).append((name, call, s))
                     continue
-                out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line, "argparse"))
+                out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line, "argparse",
+                                  type=_arg_type(call)))
             elif attr in ("option", "Option", "argument"):
                 canon = namer.names(call)
                 if any(c.startswith(("click.", "typer.", "asyncclick.")) for c in canon):
                     name, _ = _flag_name(call)
                     if name:
                         out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line,
-                                          "typer" if any(c.startswith("typer.") for c in canon) else "click"))
+                                          "typer" if any(c.startswith("typer.") for c in canon) else "click",
+                                          type=_arg_type(call)))
             elif attr in ("get", "getenv", "setdefault", "putenv", "pop"):
                 canon = namer.names(call)
                 if any(c in _ENV_CALLS for c in canon) and call.args and isinstance(_lit(call.args[0]), str):
@@ -88,6 +90,17 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
     out.extend(_expand_templates(index, templates, namers))
     out.extend(_config_classes(classes, builders))
     return out
+
+
+def _arg_type(call: CallSite) -> str | None:
+    """``type=int`` → ``int``; ``action="store_true"`` → ``bool``."""
+    t = call.kwarg("type")
+    if t is not None and t.kind == "name" and isinstance(t.value, str):
+        return t.value
+    action = _lit(call.kwarg("action") or call.kwarg("is_flag"))
+    if action in ("store_true", "store_false", True):
+        return "bool"
+    return None
 
 
 def _first_str(call: CallSite) -> str | None:
@@ -213,7 +226,7 @@ def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], buil
             value = _lit(f.default)
             if value is None and f.default_kw is not None:  # x: int = field(default=8)
                 value = f.default_kw.value
-            out.append(RawKey(key, value_text(value), s.path, f.line or c.line, source, c.name))
+            out.append(RawKey(key, value_text(value), s.path, f.line or c.line, source, c.name, f.annotation))
 
     for name in sorted(config):
         if name not in children:

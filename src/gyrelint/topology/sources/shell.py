@@ -77,9 +77,11 @@ def _command(tokens: list[str], path: str, line: int, source: str) -> list[RawKe
         m = _ASSIGN.match(tokens[i])
         if not m:
             break
-        out.append(RawKey(m.group(1), m.group(2) or None, path, line, "env" if i + 1 < len(tokens) else source))
+        if not m.group(2).startswith("("):  # ``ARGS=(`` opens a bash array: its name is not a setting
+            out.append(RawKey(m.group(1), m.group(2) or None, path, line, "env" if i + 1 < len(tokens) else source))
         i += 1
-    i += 1  # the command word
+    if i < len(tokens) and not tokens[i].startswith("--"):
+        i += 1  # the command word (a line of a bash array of flags, ``ARGS=(\n --tp 2\n)``, has none)
     while i < len(tokens):
         tok = tokens[i]
         if tok.startswith("--") and len(tok) > 2:

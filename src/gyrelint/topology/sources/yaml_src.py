@@ -171,6 +171,18 @@ def _hydra_defaults(doc: yaml.MappingNode, path: str, result: YamlFile) -> None:
                     result.defaults.append((base, posixpath.join(group, option), package, line))
 
 
+def children(files: dict[str, YamlFile]) -> dict[str, list[str]]:
+    """The files each file's Hydra ``defaults:`` list pulls in."""
+    stems = {p.rsplit(".", 1)[0]: p for p in files}
+    out: dict[str, list[str]] = {}
+    for path, f in files.items():
+        for base, rel, _pkg, _line in f.defaults:
+            child = _find(base, rel, stems)
+            if child and child != path:
+                out.setdefault(path, []).append(child)
+    return out
+
+
 def compose(files: dict[str, YamlFile]) -> dict[str, str]:
     """The dotted prefix each file is mounted at by the ``defaults:`` lists that name it."""
     stems = {p.rsplit(".", 1)[0]: p for p in files}

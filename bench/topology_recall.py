@@ -1,0 +1,127 @@
+"""Recall of hand-labelled layout keys, entries per key, and the share of listed entries from
+tests/docs/CI/container files — for ``gyrelint topology`` and for a grep baseline.
+
+    .venv/bin/python bench/topology_recall.py --truth tests/topology_truth --corpora ~/.cache/gyrelint-corpora/src
+
+Each ``<framework>.json`` in ``--truth`` holds ``{framework, keys: [{key, class, file, line, why}]}``; the
+corpus is ``--corpora/<framework>``. A labelled key is found when a listed entry has the same name (dashes,
+case and a leading ``--`` ignored), when one name is the other's dotted tail (a field declared un-nested,
+``n_gpus_per_node`` for ``trainer.n_gpus_per_node``, counts only when the entry sits in the labelled file),
+or when an entry is defined or used at the labelled file:line (±2). The grep baseline lists every key
+occurrence whose name holds a layout keyword: what a reviewer gets from ``grep -E`` over the same sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from gyrelint.api import analyze
+from gyrelint.topology.keys import raw_keys
+from gyrelint.topology.names import Namer, resolved_by_file
+
+_GREP = re.compile(r"port|host|addr|url|node|gpu|rank|world|ray|nccl|gloo|offload|colocate|parallel|backend|engine|"
+                   r"async|worker|replica|device|queue|zmq|shm|strategy|mode", re.I)
+# independent of gyrelint's own scope rules: a path component or suffix that marks non-product files
+_NOISE_PATH = re.compile(r"(?:^|/)(?:tests?|testing|docs?|\.github|\.gitlab|\.ci|ci|docker|\.devcontainer)/|"
+                         r"(?:^|/)(?:test_[^/]*|[^/]*_test\.py|conftest\.py|Dockerfile[^/]*|[^/]*\.md|[^/]*\.rst)$",
+                         re.I)
+
+
+def _norm(name: str) -> str:
+    return name.lstrip("-").replace("-", "_").lower()
+
+
+def _tail(a: str, b: str) -> bool:
+    """``b`` ends with ``a`` on a dotted boundary."""
+    return b == a or b.endswith("." + a)
+
+
+def _found(label: dict, listed: Iterable[tuple[str, str, int, tuple[tuple[str, int], ...]]]) -> bool:
+    want = _norm(label["key"])
+    lfile, lline = label.get("file"), label.get("line")
+    for name, file, line, where in listed:
+        n = _norm(name)
+        if n == want:
+            return True
+        if (_tail(n, want) or _tail(want, n)) and file == lfile:
+            return True
+        if isinstance(lline, int):
+            for f, ln in ((file, line), *where):
+                if f == lfile and abs(ln - lline) <= 2:
+                    return True
+    return False
+
+
+def measure(truth: dict, root: Path) -> dict[str, object]:
+    analysis = analyze(root)
+    t = analysis.topology
+    listed = [(e.name, e.file, e.line, tuple((w.file, w.line) for w in e.where)) for e in t.keys if not e.scope]
+    labels = truth["keys"]
+    hits = [lab for lab in labels if _found(lab, listed)]
+    names = {_norm(n) for n, _f, _l, _w in listed}
+    noisy = sum(1 for _n, f, _l, _w in listed if _NOISE_PATH.search(f))
+    # the grep baseline over the same key occurrences (every source, no classifier, no folding)
+    resolved = resolved_by_file(analysis.graphs)
+    symbols = getattr(analysis.graphs, "symbols", None)
+    namers = {p: Namer(s, resolved.get(p), symbols) for p, s in analysis.index.summaries.items()}
+    raws = [r for r in raw_keys(analysis.index, analysis.graphs, analysis.settings, namers, [])
+            if _GREP.search(r.key)]
+    grep_listed = [(r.key, r.file, r.line, ()) for r in raws]
+    grep_hits = [lab for lab in labels if _found(lab, grep_listed)]
+    grep_names = {_norm(r.key) for r in raws}
+    flat = t.config_keys
+    return {
+        "framework": truth.get("framework", root.name), "labels": len(labels),
+        "recall": len(hits) / max(len(labels), 1), "missed": [lab["key"] for lab in labels if lab not in hits],
+        "entries": len(listed), "entries_per_key": len(listed) / max(len(names), 1),
+        "noise_share": noisy / max(len(listed), 1),
+        "flat_per_key": len(flat) / max(len({_norm(k.key) for k in flat}), 1),
+        "hidden": {k: v for k, v in sorted(t.folded.items()) if k != "repeats"}, "repeats": t.folded.get("repeats", 0),
+        "grep_recall": len(grep_hits) / max(len(labels), 1), "grep_entries": len(raws),
+        "grep_per_key": len(raws) / max(len(grep_names), 1),
+        "grep_noise_share": sum(1 for r in raws if _NOISE_PATH.search(r.file)) / max(len(raws), 1),
+        "verdict": t.verdict,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--truth", type=Path, required=True, help="folder of <framework>.json label files")
+    ap.add_argument("--corpora", type=Path, required=True, help="folder holding one tree per framework")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--unlabelled", type=Path, nargs="*", default=[],
+                    help="more trees to measure for noise and folding only (no labels: recall is left blank)")
+    args = ap.parse_args()
+    rows = []
+    for root in args.unlabelled:
+        rows.append(measure({"framework": root.name, "keys": []}, root))
+    for path in sorted(args.truth.glob("*.json")):
+        truth = json.loads(path.read_text())
+        root = args.corpora / truth.get("framework", path.stem)
+        if not root.is_dir():
+            print(f"{root}: missing (run scripts/fetch_corpora.sh)")
+            continue
+        rows.append(measure(truth, root))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print("| corpus | labels | recall | entries | entries/key | tests/docs/CI share | grep recall | grep entries "
+          "| grep entries/key | grep tests/docs/CI share | verdict |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        recall = f"{r['recall']:.2f}" if r["labels"] else "-"
+        grep_recall = f"{r['grep_recall']:.2f}" if r["labels"] else "-"
+        print(f"| {r['framework']} | {r['labels']} | {recall} | {r['entries']} | {r['entries_per_key']:.2f} "
+              f"| {r['noise_share']:.1%} | {grep_recall} | {r['grep_entries']} | {r['grep_per_key']:.2f} "
+              f"| {r['grep_noise_share']:.1%} | {r['verdict']} |")
+    for r in rows:
+        print(f"{r['framework']}: hidden {r['hidden']}, repeats folded {r['repeats']}, "
+              f"flat occurrences per key {r['flat_per_key']:.2f}; missed: {', '.join(r['missed']) or '-'}")
+
+
+if __name__ == "__main__":
+    main()
