@@ -93,3 +93,17 @@ def test_a_queue_inside_one_side_is_no_handoff():
     """E2: a sampler's own prompt and result queues (both ends on the sampling side) are plumbing;
     a carrier class whose ends sit on no side of their own stays the trajectory handoff."""
     assert wrong_labels("accuracy_queue_sides") == []
+
+
+# ---- patterns M, N, O, P, R and the headline/online answers (issue 14 items 1, 4, 5)
+
+def test_weight_sync_found_by_payload_not_by_api_name():
+    """O: parameters reaching ``.remote``, HTTP, a ZMQ socket or a transfer object's send make a
+    sender; the actor method handed them and a body loading what a socket delivered are receivers;
+    the function that pauses, drives the senders and resumes is the orchestrator. The kind follows
+    the payload: the same socket type carrying rollouts stays the trajectory handoff."""
+    assert wrong_labels("accuracy_weight_payload") == []
+    h = _analysis("accuracy_weight_payload").handoff
+    assert h.online
+    assert h.weight_sync_path[-2:] == ["ferry.learner.Learner.ship", "ferry.engine.EngineActor.take_update"]
+    assert "ferry.engine.BucketReader.__init__" not in h.trajectory  # a socket opened for weights

@@ -488,6 +488,18 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+def _weight_sender(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Parameters of a module reach a call that leaves the process (found by ``payload.weight_flow``)."""
+    line = facts.weight_senders.get(fn.qualname)
+    return ((line, STRONG),) if line is not None else ()
+
+
+def _weight_receiver(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """The method a parameter payload is handed to, or a body loading what a transport delivered."""
+    line = facts.weight_receivers.get(fn.qualname)
+    return ((line, STRONG),) if line is not None else ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1056,6 +1068,29 @@ SIGNALS: tuple[Signal, ...] = (
        name_only=True,
        examples_match=("def target(engines, meta):\n    for e in engines:\n        e.update_weights.remote(meta)\n",),
        examples_nomatch=("def target(d, x):\n    d.update(x)\n",)),
+    _s(id="weight-payload-send", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Values derived from a module's parameters reach a call that leaves the process: a weight push, "
+                 "whatever the transport or API name.",
+       body=_weight_sender,
+       examples_match=(
+           "class Learner:\n    def __init__(self, net):\n        self.net = net\n\n"
+           "    def target(self, courier):\n        courier.send_all(self.net.named_parameters())\n",
+           "import requests\n\ndef target(model, url):\n"
+           "    blob = {k: v.tolist() for k, v in model.state_dict().items()}\n"
+           "    return requests.post(url + '/swap', json=blob)\n",
+       ),
+       examples_nomatch=("def target(model):\n    return sum(p.numel() for p in model.parameters())\n",
+                         "import torch.distributed as dist\n\ndef target(model):\n"
+                         "    for p in model.parameters():\n        dist.all_reduce(p.grad)\n")),
+    _s(id="weight-payload-receive", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="The method a parameter payload is sent to, or a body that loads what a transport delivered.",
+       body=_weight_receiver,
+       examples_match=(
+           "import zmq\n\nclass Reader:\n    def __init__(self, net):\n"
+           "        self.sock = zmq.Context().socket(zmq.PULL)\n        self.net = net\n\n"
+           "    def target(self):\n        sd = self.sock.recv_pyobj()\n        self.net.load_state_dict(sd)\n",
+       ),
+       examples_nomatch=("import torch\n\ndef target(model, path):\n    model.load_state_dict(torch.load(path))\n",)),
     # ======================== neutral guards ========================
     _s(id="data-sampler", side=NEUTRAL, weight=0.0,
        rationale="Dataset samplers and random.sample draw data indices, not policy actions.",

@@ -238,6 +238,9 @@ class Facts:
     methods_by_name: dict[str, list[str]] = field(default_factory=dict)
     contexts: dict[str, _FileContext] = field(default_factory=dict)  # module -> import context
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
+    # weight sync by payload (see payload.py): function -> line where parameters leave / arrive
+    weight_senders: dict[str, int] = field(default_factory=dict)
+    weight_receivers: dict[str, int] = field(default_factory=dict)
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
     _type_roles: dict[str, str | None] = field(default_factory=dict)

@@ -13,14 +13,15 @@ from .signals import SAMPLING, TRAINING
 _UPDATE_SIGNALS = ("optimizer-step", "megatron-forward-backward", "engine-backward", "tensor-backward",
                    "trainer-loss-hook")
 # the receiving end inside the inference engine
-_RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict", "collective-rpc"})
+_RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict", "collective-rpc",
+                               "weight-payload-receive"})
 
 
 # weight-sync evidence that prepares a push (a group, a parameter stream) but does not push
 _SETUP_ONLY = frozenset({"param-stream", "weight-sync-group"})
 _SYNC_PUSH = frozenset({"engine-load-weights", "engine-update-weights-api", "weight-update-endpoint", "collective-rpc",
                         "param-broadcast", "cuda-ipc", "rollout-load-state-dict", "ray-collective", "weight-queue",
-                        "weight-update-call"})
+                        "weight-update-call", "weight-payload-send", "weight-payload-receive"})
 
 
 def _own_ids(r: SideResult) -> set[str]:

@@ -58,6 +58,7 @@ class SideResult:
     evidence: list[Evidence] = field(default_factory=list)
     solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
     hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
+    relayed: Origin | None = None  # weight sync: the strongest evidence arriving from a callee (where the push goes)
 
 
 def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
@@ -327,6 +328,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         inh = min(best + extra, best * 1.5)
         total[k] = total.get(k, 0.0) + inh
         co = results[callee].origins.get(k)
+        if k == WEIGHT_SYNC and co is not None:
+            r.relayed = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
         if k not in origins or inh > origins[k].score:
             if co is not None:
                 origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
@@ -572,6 +575,8 @@ def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Eviden
         wanted = []
     for k in wanted:
         o = r.origins.get(k)
+        if o is not None and o.via == "own" and k == WEIGHT_SYNC:
+            o = r.relayed  # a sender: where its payload goes (the receiver it calls)
         if o is not None and o.via != "own":
             ev.append(Evidence(o.signal, o.file, o.line, o.via))
     return ev

@@ -13,8 +13,9 @@ from .catalog import SIGNALS, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
+from .payload import weight_flow
 from .sides import SideResult, assign_sides, call_edges, caller_context
-from .signals import SAMPLING, Match, Matcher
+from .signals import HANDOFF, SAMPLING, TRAJECTORY, Match, Matcher
 
 
 @dataclass(slots=True)
@@ -63,11 +64,14 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
+    flow = weight_flow(index, facts)
+    facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
     matches: dict[str, list[Match]] = {}
     for q, fn in facts.functions.items():
         m = matcher.match(fn, facts)
         if m:
             matches[q] = m
+    _payload_decides_kind(facts, matches)
     sides = assign_sides(facts, matches, graphs)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
@@ -113,6 +117,37 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     sem.boundary_modules = boundary_modules(facts, sides, containers)
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def _payload_decides_kind(facts: Facts, matches: dict[str, list[Match]]) -> None:
+    """A transport that carries parameters is the weight sync, not the trajectory handoff (pattern O).
+
+    The kind follows the payload: a socket, queue or shared buffer a weight sender or receiver
+    uses gives no trajectory evidence there, nor in the set-up of its class (the ``__init__``
+    that opens the socket) when no method of that class carries anything else on a transport.
+    """
+    moving = set(facts.weight_senders) | set(facts.weight_receivers)
+    if not moving:
+        return
+
+    def transport(m: Match) -> bool:
+        return m.signal.side == HANDOFF and m.signal.kind == TRAJECTORY and not m.signal.container
+
+    classes: dict[str, bool] = {}
+    for q in moving:
+        ms = matches.get(q)
+        if ms:
+            matches[q] = [m for m in ms if not transport(m)]
+        cls = facts.functions[q].cls
+        if cls is not None:
+            classes[cls] = True
+    for q, fn in facts.functions.items():
+        if fn.cls in classes and q not in moving and any(transport(m) and not m.signal.setup
+                                                         for m in matches.get(q, ())):
+            classes[fn.cls] = False  # the class also carries something else
+    for q, fn in facts.functions.items():
+        if fn.cls is not None and classes.get(fn.cls) and q not in moving and q in matches:
+            matches[q] = [m for m in matches[q] if not (transport(m) and m.signal.setup)]
 
 
 def join_queue_side(facts: Facts, sides: dict[str, SideResult], internal: dict[str, tuple[str, set[int]]],
