@@ -107,3 +107,11 @@ def test_weight_sync_found_by_payload_not_by_api_name():
     assert h.online
     assert h.weight_sync_path[-2:] == ["ferry.learner.Learner.ship", "ferry.engine.EngineActor.take_update"]
     assert "ferry.engine.BucketReader.__init__" not in h.trajectory  # a socket opened for weights
+
+
+def test_a_name_guess_across_sides_carries_no_side():
+    """M: ``worker.advance(x)`` on an untyped receiver, ``.remote`` on an untyped handle, a method
+    name in a string handed to a dispatcher or ``getattr``: when the repo's methods of that name sit
+    on opposite sides, the caller takes neither; when they all sit on one side, it takes that one."""
+    assert wrong_labels("accuracy_dispatch") == []
+

@@ -144,6 +144,38 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
     return out
 
 
+def weak_groups(facts: Facts) -> dict[str, list[tuple[str, ...]]]:
+    """caller -> the target sets of its name-guessed (weak) call sites with several targets."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for q, fn in facts.functions.items():
+        for c in fn.calls:
+            if c.kind != EXACT and len(c.targets) > 1:
+                tg = tuple(t for t in c.targets if t != q and t in facts.functions)
+                if len(tg) > 1:
+                    out.setdefault(q, []).append(tg)
+    return out
+
+
+def _split_guesses(q: str, facts: Facts, groups: list[tuple[str, ...]], results: Mapping[str, SideResult]) -> set[str]:
+    """Callees of name-guessed calls whose candidates sit on different sides, and no exact call reaches (M).
+
+    ``worker.advance(x)`` on an untyped receiver, a method name in a string handed to a dispatcher:
+    when the repo's methods of that name belong to a sampler and a learner, the name does not say
+    which one runs, so none of them passes its side to the caller.
+    """
+    out: set[str] = set()
+    exact: set[str] | None = None
+    for tg in groups:
+        keys = {_side_key(results[t]) for t in tg if t in results} - {None}
+        if len(keys) < 2:
+            continue
+        if exact is None:
+            exact = {t for c in facts.functions[q].calls if c.kind == EXACT for t in c.targets}
+            exact.update(t for ts, kind in facts.functions[q].extra if kind == EXACT for t in ts)
+        out.update(t for t in tg if t not in exact)
+    return out
+
+
 def _forwarding_wrapper(child, parent) -> bool:
     """A closure that calls its enclosing function's parameter: a decorator's wrapper.
 
@@ -193,13 +225,26 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
     prepared: dict[str, tuple[dict[str, float], dict[str, float], dict[str, Match]]] = {
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
+    groups = weak_groups(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
-            results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
+            results[q] = _label(q, facts, prepared[q], _unsplit(q, facts, edges, groups, results), results,
+                                matches.get(q, []))
         else:
             _label_cycle(comp, facts, prepared, edges, results, matches)
     return results
+
+
+def _unsplit(q: str, facts: Facts, edges: dict[str, dict[str, float]], groups: dict[str, list[tuple[str, ...]]],
+             results: Mapping[str, SideResult]) -> dict[str, float]:
+    """The caller's out-edges without the name guesses that split across sides (see _split_guesses)."""
+    row = edges.get(q, {})
+    g = groups.get(q)
+    if not g:
+        return row
+    drop = _split_guesses(q, facts, g, results)
+    return {t: d for t, d in row.items() if t not in drop} if drop else row
 
 
 # helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
