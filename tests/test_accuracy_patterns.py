@@ -115,3 +115,9 @@ def test_a_name_guess_across_sides_carries_no_side():
     on opposite sides, the caller takes neither; when they all sit on one side, it takes that one."""
     assert wrong_labels("accuracy_dispatch") == []
 
+
+def test_object_store_and_object_collectives_check_their_payload():
+    """N: ``ray.put`` and ``*_gather_object``/``broadcast_object_list`` are the trajectory handoff
+    only for rollouts; settings, statistics and a boxed stop flag are no handoff, parameters are
+    the weight sync."""
+    assert wrong_labels("accuracy_payload_checks") == []

@@ -246,6 +246,26 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     return s * 0.6
 
 
+_SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
+
+
+def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """The object store and object collectives carry rollouts only when the payload is rollouts (N).
+
+    ``ray.put(run_config)``, gathering step statistics or broadcasting a stop flag moves no
+    trajectory. A payload boxed in a local container literal (``box = [x]``) is named by what
+    the body takes in.
+    """
+    toks = _arg_tokens(c)
+    names = {a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)}
+    if any(a.target in names and a.value_kind == "other" for a in fn.assigns):
+        for p in fn.params:
+            toks.update(tokens_of(p))
+    if any(any(w in t for w in _SETTINGS + _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    return _queue_payload(c, fn, s)
+
+
 # what a record of generated trajectories holds (tokens of the body that builds it)
 _ROLLOUT_FIELDS = ("response", "completion", "rollout", "reward", "advantage", "log_prob", "logprob", "trajector",
                    "experience", "episode", "returns", "generated")
@@ -865,9 +885,10 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(cfg):\n    return cfg.get('lr')\n",)),
     _s(id="ray-put", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="ray.put places data in the object store for another process to fetch.",
-       calls=("ray.put",),
+       calls=("ray.put",), check=_object_payload,
        examples_match=("import ray\n\ndef target(batch):\n    return ray.put(batch)\n",),
-       examples_nomatch=("def target(d, x):\n    d.put(x)\n",)),
+       examples_nomatch=("def target(d, x):\n    d.put(x)\n",
+                         "import ray\n\ndef target(run_config):\n    return ray.put(run_config)\n")),
     _s(id="zmq-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="ZMQ socket send/recv move payloads between processes.",
        calls=("zmq.*.send_pyobj", "zmq.*.recv_pyobj", "zmq.*.send_multipart", "zmq.*.recv_multipart",
@@ -900,9 +921,12 @@ SIGNALS: tuple[Signal, ...] = (
               "torch.distributed.gather_object", "torch.distributed.all_gather_object",
               "accelerate.utils.gather_object", "accelerate.utils.broadcast_object_list",
               "accelerate.utils.*.gather_object", "accelerate.utils.*.broadcast_object_list"),
+       check=_object_payload,
        examples_match=("import torch.distributed as dist\n\ndef target(items):\n    out = [None]\n"
                        "    dist.scatter_object_list(out, items, src=0)\n    return out[0]\n",),
-       examples_nomatch=("def target(items):\n    return list(items)\n",)),
+       examples_nomatch=("def target(items):\n    return list(items)\n",
+                         "import torch.distributed as dist\n\ndef target(should_stop):\n    box = [should_stop]\n"
+                         "    dist.broadcast_object_list(box, src=0)\n    return box[0]\n")),
     _s(id="tensordict-batch", side=HANDOFF, kind=TRAJECTORY, container=True, weight=1.5,
        rationale="TensorDict is a batch container for trajectories passed to the trainer.",
        calls=("tensordict.TensorDict", "tensordict.*.TensorDict", "tensordict.TensorDict.*",
