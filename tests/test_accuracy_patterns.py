@@ -121,3 +121,11 @@ def test_object_store_and_object_collectives_check_their_payload():
     only for rollouts; settings, statistics and a boxed stop flag are no handoff, parameters are
     the weight sync."""
     assert wrong_labels("accuracy_payload_checks") == []
+
+
+def test_actors_between_the_sides_and_constructors_of_one_side():
+    """R: a CPU actor that drains the results queue, filters, normalises into advantages and packs
+    is the trajectory handoff, and so are its serving method and the learner's loader that fetches
+    from it; a function that only creates one side's actors takes that side, one creating both is
+    the driver."""
+    assert wrong_labels("accuracy_between") == []

@@ -520,6 +520,12 @@ def _weight_receiver(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ((line, STRONG),) if line is not None else ()
 
 
+def _serves_handoff_state(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Returns what a transport-fed handoff method of its class stored (found by ``tag.served_state``)."""
+    line = facts.handoff_state.get(fn.qualname)
+    return ((line, MEDIUM),) if line is not None else ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -963,6 +969,18 @@ SIGNALS: tuple[Signal, ...] = (
            "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int\n\n\n"
            "def target(a, b):\n    return Point(x=a, y=b)\n",
        )),
+    _s(id="handoff-state-serve", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="A method handing out what its class's queue-draining handoff method stored serves the trainer "
+                 "its batch.",
+       body=_serves_handoff_state,
+       examples_match=(
+           "import queue\n\nclass Hub:\n    def __init__(self):\n        self.results = queue.Queue()\n"
+           "        self.shards = []\n\n    def drain(self, n):\n"
+           "        self.shards = [self.results.get() for _ in range(n)]\n\n"
+           "    def target(self, rank):\n        return self.shards[rank]\n",
+       ),
+       examples_nomatch=("class Hub:\n    def __init__(self):\n        self.shards = []\n\n"
+                         "    def target(self, rank):\n        return self.shards[rank]\n",)),
     _s(id="trajectory-file", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="Writing rollouts/experience to files for another process to read is a file transport.",
        calls=("torch.save", "pickle.dump", "json.dump", "numpy.save", "torch.load", "pickle.load"),

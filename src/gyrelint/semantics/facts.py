@@ -241,6 +241,7 @@ class Facts:
     # weight sync by payload (see payload.py): function -> line where parameters leave / arrive
     weight_senders: dict[str, int] = field(default_factory=dict)
     weight_receivers: dict[str, int] = field(default_factory=dict)
+    handoff_state: dict[str, int] = field(default_factory=dict)  # methods serving what a handoff stored
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
     _type_roles: dict[str, str | None] = field(default_factory=dict)

@@ -386,6 +386,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
+    elif _shapes_between(own, own_matches):
+        r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
     elif delegated is not None:
@@ -438,6 +440,31 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     r.solid = r.solid or (key is not None and own.get(key, 0.0) >= THRESHOLD)
     r.evidence = _evidence(fn.file, r, own_matches)
     return r
+
+
+# training evidence that only shapes rollouts into a batch (returns, advantages): no loss, no step
+_SHAPING = frozenset({"gae-advantage", "group-norm-advantage"})
+
+
+def _shapes_between(own: dict[str, float], own_matches: list[Match]) -> bool:
+    """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
+    into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
+
+    A CPU actor that drains the results queue and serves each learner rank its shard does no
+    training work of its own: it computes no loss, runs no backward and steps no optimizer.
+    """
+    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or not own.get(TRAINING):
+        return False
+    transport = False
+    for m in own_matches:
+        sig = m.signal
+        if sig.guard:
+            continue
+        if sig.side == TRAINING and sig.id not in _SHAPING:
+            return False
+        if sig.side == HANDOFF and sig.kind == TRAJECTORY and not sig.container and not sig.setup:
+            transport = True
+    return transport
 
 
 FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
@@ -578,14 +605,15 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
     firm calls count (exact, at most a few same-named targets), and the sampling callee must
     be a generation chain: a training step that scores with a reward model stays training.
     """
-    if min(s, t) < INHERITED_THRESHOLD:
-        return False
+    faint = min(s, t) < INHERITED_THRESHOLD  # then both chains must come from solid callees (R)
     got: set[str] = set()
     for callee, decay in sorted(out_edges.items()):
         if decay < FIRM:
             continue
         cr = results.get(callee)
         if cr is None:
+            continue
+        if faint and not cr.solid:
             continue
         if cr.side == Side.DRIVER:
             return True

@@ -30,6 +30,7 @@ class Semantics:
 
 
 _CONTAINER_SIGNAL = next(s for s in SIGNALS if s.id == "trajectory-container-op")
+_SERVE_SIGNAL = next(s for s in SIGNALS if s.id == "handoff-state-serve")
 
 
 def _has_function_edges(graphs: Graphs) -> bool:
@@ -86,15 +87,20 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     # buffers them is the trajectory handoff
     edges = call_edges(facts, graphs)
     containers = trajectory_containers(facts, sides, edges)
+    added = False
+    facts.handoff_state = served_state(facts, sides)
+    for q in facts.handoff_state:
+        for line, st in _SERVE_SIGNAL.body(facts.functions[q], facts):  # type: ignore[misc]
+            matches.setdefault(q, []).append(Match(_SERVE_SIGNAL, line, st))
+            added = True
     if containers:
         facts.containers = containers
-        added = False
         for q, fn in facts.functions.items():
             for line, st in _CONTAINER_SIGNAL.body(fn, facts):  # type: ignore[misc]
                 matches.setdefault(q, []).append(Match(_CONTAINER_SIGNAL, line, st))
                 added = True
-        if added:
-            sides = assign_sides(facts, matches, graphs)
+    if added:
+        sides = assign_sides(facts, matches, graphs)
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     join_queue_side(facts, sides, internal, dropped)
     sem.sides = sides
@@ -117,6 +123,39 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     sem.boundary_modules = boundary_modules(facts, sides, containers)
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
+    """Methods that hand out what a trajectory-handoff method of their class stored (pattern R).
+
+    A hub actor drains the results queue into ``self.shards`` in one method and serves a learner
+    rank its shard in another (``return self.shards[rank]``): the serving method carries no
+    signal of its own, yet it is the handoff's far end. Only attributes a transport-fed handoff
+    method writes count, and only methods with no evidence of their own.
+    """
+    stored: dict[str, set[str]] = {}
+    for q, r in sides.items():
+        fn = facts.functions[q]
+        o = r.origins.get(TRAJECTORY)
+        if fn.cls is None or r.side != Side.HANDOFF or r.kind != HandoffKind.TRAJECTORY or o is None \
+                or o.via != "own" or o.container:
+            continue
+        for a in fn.assigns:
+            if a.target.startswith("self.") and a.target.count(".") == 1:
+                stored.setdefault(fn.cls, set()).add(a.target[5:])
+    out: dict[str, int] = {}
+    if not stored:
+        return out
+    for q, fn in facts.functions.items():
+        attrs = stored.get(fn.cls or "")
+        r = sides.get(q)
+        if not attrs or r is None or any(v > 0 for v in r.own.values()) or fn.definition.name.startswith("__"):
+            continue
+        for text in fn.definition.returned:
+            if text.startswith("self.") and text[5:].split("[", 1)[0].split(".", 1)[0] in attrs:
+                out[q] = fn.line
+                break
+    return out
 
 
 def _payload_decides_kind(facts: Facts, matches: dict[str, list[Match]]) -> None:
