@@ -129,3 +129,29 @@ def test_actors_between_the_sides_and_constructors_of_one_side():
     from it; a function that only creates one side's actors takes that side, one creating both is
     the driver."""
     assert wrong_labels("accuracy_between") == []
+
+
+def _same_object_reason(name: str) -> list[str]:
+    return [r for r in _analysis(name).topology.reasons if "same object 'policy'" in r]
+
+
+def test_a_sampler_acting_with_the_trained_module_is_online_in_one_process():
+    """Item 5: the loop hands the module the optimizer steps to the sampler itself: online with no
+    weight push, and same-process by positive evidence (not by the absence of transports)."""
+    assert wrong_labels("accuracy_same_object") == []
+    a = _analysis("accuracy_same_object")
+    assert a.handoff.online and a.handoff.weight_sync_path == []
+    assert a.topology.verdict == "same-process"
+    assert _same_object_reason("accuracy_same_object")
+    assert any(e.signal == "same-object" for e in a.topology.code_evidence)
+
+
+def test_an_opaque_carrier_of_rollouts_is_the_trajectory_handoff():
+    """Item 5: a wrapper over a backend nobody can type, fed with what the sampler returned, is the
+    trajectory handoff at both ends; a channel both sides use is not the shared model, the policy
+    handed to the actor thread is."""
+    assert wrong_labels("accuracy_opaque_queue") == []
+    a = _analysis("accuracy_opaque_queue")
+    assert a.handoff.online
+    assert sorted(a.handoff.trajectory) == ["conduit.channel.Channel.pull", "conduit.channel.Channel.push"]
+    assert _same_object_reason("accuracy_opaque_queue")

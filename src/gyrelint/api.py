@@ -101,7 +101,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None)
     sem = tag(index, graphs, settings)
     diagnostics += getattr(sem, "diagnostics", [])
-    topology, topo_diags = analyze_topology(index, graphs, settings)
+    topology, topo_diags = analyze_topology(index, graphs, settings, online=sem.handoff.online_evidence)
     diagnostics += topo_diags
     result = Analysis(
         root=root,

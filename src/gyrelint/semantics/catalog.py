@@ -526,6 +526,12 @@ def _serves_handoff_state(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, floa
     return ((line, MEDIUM),) if line is not None else ()
 
 
+def _rollout_carrier(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An end of an opaque carrier that sampling output goes into (found by ``handoff.rollout_carriers``)."""
+    line = facts.rollout_carriers.get(fn.qualname)
+    return ((line, MEDIUM),) if line is not None else ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -981,6 +987,19 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=("class Hub:\n    def __init__(self):\n        self.shards = []\n\n"
                          "    def target(self, rank):\n        return self.shards[rank]\n",)),
+    _s(id="rollout-carrier", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="A wrapper whose backend nobody can type carries rollouts when what goes in is built from a "
+                 "sampling function's output: its put and get methods are the trajectory handoff.",
+       body=_rollout_carrier,
+       examples_match=(
+           "import gymnasium as gym\n\n\ndef open_wire(spec):\n    return __import__(spec).connect()\n\n\n"
+           "class Chan:\n    def __init__(self, spec):\n        self._wire = open_wire(spec)\n\n"
+           "    def target(self, item):\n        self._wire.write(item)\n\n\n"
+           "def play(env, n):\n    return [env.step(env.action_space.sample()) for _ in range(n)]\n\n\n"
+           "def feed(chan: Chan, spec):\n    env = gym.make(spec)\n    steps = play(env, 8)\n    chan.target(steps)\n",
+       ),
+       examples_nomatch=("class Chan:\n    def __init__(self, wire):\n        self._wire = wire\n\n"
+                         "    def target(self, item):\n        self._wire.write(item)\n",)),
     _s(id="trajectory-file", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="Writing rollouts/experience to files for another process to read is a file transport.",
        calls=("torch.save", "pickle.dump", "json.dump", "numpy.save", "torch.load", "pickle.load"),

@@ -242,6 +242,7 @@ class Facts:
     weight_senders: dict[str, int] = field(default_factory=dict)
     weight_receivers: dict[str, int] = field(default_factory=dict)
     handoff_state: dict[str, int] = field(default_factory=dict)  # methods serving what a handoff stored
+    rollout_carriers: dict[str, int] = field(default_factory=dict)  # ends of an opaque carrier of rollouts
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
     _type_roles: dict[str, str | None] = field(default_factory=dict)

@@ -12,7 +12,15 @@ from . import cache
 from .catalog import SIGNALS, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
-from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
+from .handoff import (
+    QUEUE_SIGNALS,
+    boundary_modules,
+    internal_queue_sites,
+    module_reports,
+    rollout_carriers,
+    same_object,
+    weight_sync_path,
+)
 from .payload import weight_flow
 from .sides import SideResult, assign_sides, call_edges, caller_context
 from .signals import HANDOFF, SAMPLING, TRAJECTORY, Match, Matcher
@@ -31,6 +39,7 @@ class Semantics:
 
 _CONTAINER_SIGNAL = next(s for s in SIGNALS if s.id == "trajectory-container-op")
 _SERVE_SIGNAL = next(s for s in SIGNALS if s.id == "handoff-state-serve")
+_CARRIER_SIGNAL = next(s for s in SIGNALS if s.id == "rollout-carrier")
 
 
 def _has_function_edges(graphs: Graphs) -> bool:
@@ -89,10 +98,12 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     containers = trajectory_containers(facts, sides, edges)
     added = False
     facts.handoff_state = served_state(facts, sides)
-    for q in facts.handoff_state:
-        for line, st in _SERVE_SIGNAL.body(facts.functions[q], facts):  # type: ignore[misc]
-            matches.setdefault(q, []).append(Match(_SERVE_SIGNAL, line, st))
-            added = True
+    facts.rollout_carriers = rollout_carriers(facts, sides)
+    for sig, found in ((_SERVE_SIGNAL, facts.handoff_state), (_CARRIER_SIGNAL, facts.rollout_carriers)):
+        for q in found:
+            for line, st in sig.body(facts.functions[q], facts):  # type: ignore[misc]
+                matches.setdefault(q, []).append(Match(sig, line, st))
+                added = True
     if containers:
         facts.containers = containers
         for q, fn in facts.functions.items():
@@ -118,11 +129,25 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
     h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
     h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached)
+    same = same_object(facts, sides, _loop_lines(index))
+    if same is not None:
+        h.online = True  # the sampler reads the weights the optimizer writes: nothing to push
+        h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]
     sem.containers = sorted(containers)
     h.fields = field_contract(index, facts, sides, containers)
     sem.boundary_modules = boundary_modules(facts, sides, containers)
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def _loop_lines(index: Index) -> dict[str, list[int]]:
+    """Lines of the ``for`` statements (and comprehensions) of every function body."""
+    out: dict[str, list[int]] = {}
+    for s in index.summaries.values():
+        for fl in s.flows:
+            if fl.op == "for":
+                out.setdefault(f"{s.module}.{fl.scope}", []).append(fl.line)
+    return out
 
 
 def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
