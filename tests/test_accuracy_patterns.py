@@ -155,3 +155,14 @@ def test_an_opaque_carrier_of_rollouts_is_the_trajectory_handoff():
     assert a.handoff.online
     assert sorted(a.handoff.trajectory) == ["conduit.channel.Channel.pull", "conduit.channel.Channel.push"]
     assert _same_object_reason("accuracy_opaque_queue")
+
+
+def test_handoff_lists_name_the_carriers_the_loop_reaches():
+    """P: a function that generates and hands its own output to the buffer is sampling; the handoff
+    lists name the carriers (put/get), not the learner method delegating to one, and code no entry
+    point reaches (a file converter) is neither listed nor a boundary module; labels are kept."""
+    assert wrong_labels("accuracy_carrier_lists") == []
+    a = _analysis("accuracy_carrier_lists")
+    assert sorted(a.handoff.trajectory) == ["weft.buffer.RolloutBuffer.get", "weft.buffer.RolloutBuffer.put"]
+    assert a.boundary_modules == ["weft.buffer"]
+    assert a.functions["weft.offline_tools.export_rollouts"].side.value == "handoff"

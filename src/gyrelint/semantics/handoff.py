@@ -172,13 +172,21 @@ def module_sides(facts: Facts, sides: dict[str, SideResult]) -> dict[str, Side]:
     return out
 
 
-def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set[str]) -> list[str]:
+def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set[str],
+                     reached: set[str] | None = None) -> list[str]:
     """Modules that define the handoff surface: trajectory containers, transports, weight pushes.
 
     Judged by what a module defines, not by who imports it: a module qualifies when it
-    defines a trajectory container class, or when handoff functions are a real share
-    of what it defines publicly.
+    defines a trajectory container class, or when handoff *carriers* (own handoff evidence,
+    not delegation to one) are a real share of what it defines publicly. When entry points
+    reach some carrier, a module whose carriers no entry point reaches (an offline trainer,
+    a converter, a demo) is not on the online loop's boundary (pattern P).
     """
+    def carrier(q: str, r: SideResult) -> bool:
+        key = "trajectory" if r.kind == HandoffKind.TRAJECTORY else "weight_sync"
+        return r.side == Side.HANDOFF and r.own.get(key, 0.0) > 0
+
+    online = reached is not None and any(q in reached and carrier(q, r) for q, r in sides.items())
     handoff: Counter = Counter()
     labelled: Counter = Counter()
     for q, fn in facts.functions.items():
@@ -187,7 +195,7 @@ def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set
             continue
         public = not fn.definition.name.startswith("_") or fn.definition.name == "__init__"
         labelled[fn.module] += 1
-        if r.side == Side.HANDOFF and public:
+        if carrier(q, r) and public and (not online or q in reached):  # type: ignore[operator]
             handoff[fn.module] += 1
     out = {facts.classes[c].module for c in containers if c in facts.classes}
     for m, n in handoff.items():

@@ -135,7 +135,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]
     sem.containers = sorted(containers)
     h.fields = field_contract(index, facts, sides, containers)
-    sem.boundary_modules = boundary_modules(facts, sides, containers)
+    sem.boundary_modules = boundary_modules(facts, sides, containers, graphs.reached)
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
 
@@ -228,6 +228,16 @@ def join_queue_side(facts: Facts, sides: dict[str, SideResult], internal: dict[s
 
 
 def _ranked(sem: Semantics, sides: dict[str, SideResult], kind: HandoffKind) -> list[str]:
-    picked = [q for q, f in sem.functions.items() if f.side == Side.HANDOFF and f.handoff_kind == kind]
+    """The handoff of one kind as a reader wants it: the carriers, reached ones first (pattern P).
+
+    Every function labelled handoff keeps its label in ``functions``; the list names the
+    carriers only (own evidence of that kind: the put/get, the (de)serialiser, the push and the
+    receiving end), not each caller that delegates to one, and only the ones an entry point
+    reaches when any is reached. With no carrier of its own, the labelled functions are listed.
+    """
     key = "trajectory" if kind == HandoffKind.TRAJECTORY else "weight_sync"
-    return sorted(picked, key=lambda q: (not sem.functions[q].reached, -sides[q].own.get(key, 0.0), q))
+    picked = [q for q, f in sem.functions.items() if f.side == Side.HANDOFF and f.handoff_kind == kind]
+    carriers = [q for q in picked if sides[q].own.get(key, 0.0) > 0]
+    reached = [q for q in carriers if sem.functions[q].reached]
+    shown = reached or carriers or picked
+    return sorted(shown, key=lambda q: (not sem.functions[q].reached, -sides[q].own.get(key, 0.0), q))
