@@ -107,6 +107,9 @@ def test_weight_sync_found_by_payload_not_by_api_name():
     assert h.online
     assert h.weight_sync_path[-2:] == ["ferry.learner.Learner.ship", "ferry.engine.EngineActor.take_update"]
     assert "ferry.engine.BucketReader.__init__" not in h.trajectory  # a socket opened for weights
+    # item 4: a weight-transfer class's end-of-round message rides the weights' socket: weight sync
+    assert h.trajectory[0] == "ferry.engine.SampleSender.send"
+    assert not [q for q in h.trajectory if "Bucket" in q]
 
 
 def test_a_name_guess_across_sides_carries_no_side():

@@ -23,7 +23,7 @@ from .handoff import (
 )
 from .payload import weight_flow
 from .sides import SideResult, assign_sides, call_edges, caller_context
-from .signals import HANDOFF, SAMPLING, TRAJECTORY, Match, Matcher
+from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 
 
 @dataclass(slots=True)
@@ -82,6 +82,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if m:
             matches[q] = m
     _payload_decides_kind(facts, matches)
+    _class_payload(facts, matches)
     sides = assign_sides(facts, matches, graphs)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
@@ -212,6 +213,43 @@ def _payload_decides_kind(facts: Facts, matches: dict[str, list[Match]]) -> None
     for q, fn in facts.functions.items():
         if fn.cls is not None and classes.get(fn.cls) and q not in moving and q in matches:
             matches[q] = [m for m in matches[q] if not (transport(m) and m.signal.setup)]
+
+
+# weight-sync evidence strong enough to say what a class's transports carry (not a name-only hint)
+_WEIGHT_CARRIERS = frozenset({"param-broadcast", "cuda-ipc", "engine-update-weights-api", "engine-load-weights",
+                              "weight-payload-send", "weight-payload-receive", "ray-collective", "weight-queue"})
+_PAYLOAD_SEND = next(s for s in SIGNALS if s.id == "weight-payload-send")
+
+
+def _class_payload(facts: Facts, matches: dict[str, list[Match]]) -> None:
+    """A transport in a class that only moves weights carries weights (item 4: kind follows payload).
+
+    A weight-transfer engine broadcasts buckets in one method and publishes a terminal message
+    over the same ZMQ socket in another: that socket is the weight sync's. When a class's own
+    evidence is weight pushes (strong signals, not a method name) and none of its methods
+    samples, trains or builds the trajectory container, its other transport evidence counts as
+    weight sync at the same lines (the socket's set-up in ``__init__`` is no trajectory handoff).
+    """
+    weighty: set[str] = set()
+    other: set[str] = set()
+    for q, ms in matches.items():
+        cls = facts.functions[q].cls
+        if cls is None:
+            continue
+        for m in ms:
+            sig = m.signal
+            if sig.id in _WEIGHT_CARRIERS:
+                weighty.add(cls)
+            elif sig.side in (SAMPLING, TRAINING) or sig.container:
+                other.add(cls)
+    keep = weighty - other
+    if not keep:
+        return
+    for q, ms in matches.items():
+        if facts.functions[q].cls in keep:
+            moved = [m for m in ms if m.signal.side == HANDOFF and m.signal.kind == TRAJECTORY]
+            matches[q] = [m for m in ms if m not in moved] + \
+                [Match(_PAYLOAD_SEND, m.line, m.strength) for m in moved if not m.signal.setup]
 
 
 def join_queue_side(facts: Facts, sides: dict[str, SideResult], internal: dict[str, tuple[str, set[int]]],
