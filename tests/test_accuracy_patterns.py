@@ -126,3 +126,79 @@ def test_training_maths_without_the_usual_words():
     """G (rest): masked token whitening, per-token log-probs from an unreduced cross-entropy, and a
     hand-written parameter update from the gradients; a plain feature scaling stays neutral."""
     assert wrong_labels("accuracy_math_rest") == []
+
+
+# ---- patterns M, N, O, P, R and the headline/online answers (issue 14 items 1, 4, 5)
+
+def test_weight_sync_found_by_payload_not_by_api_name():
+    """O: parameters reaching ``.remote``, HTTP, a ZMQ socket or a transfer object's send make a
+    sender; the actor method handed them and a body loading what a socket delivered are receivers;
+    the function that pauses, drives the senders and resumes is the orchestrator. The kind follows
+    the payload: the same socket type carrying rollouts stays the trajectory handoff."""
+    assert wrong_labels("accuracy_weight_payload") == []
+    h = _analysis("accuracy_weight_payload").handoff
+    assert h.online
+    assert h.weight_sync_path[-2:] == ["ferry.learner.Learner.ship", "ferry.engine.EngineActor.take_update"]
+    assert "ferry.engine.BucketReader.__init__" not in h.trajectory  # a socket opened for weights
+    # item 4: a weight-transfer class's end-of-round message rides the weights' socket: weight sync
+    assert h.trajectory[0] == "ferry.engine.SampleSender.send"
+    assert not [q for q in h.trajectory if "Bucket" in q]
+
+
+def test_a_name_guess_across_sides_carries_no_side():
+    """M: ``worker.advance(x)`` on an untyped receiver, ``.remote`` on an untyped handle, a method
+    name in a string handed to a dispatcher or ``getattr``: when the repo's methods of that name sit
+    on opposite sides, the caller takes neither; when they all sit on one side, it takes that one."""
+    assert wrong_labels("accuracy_dispatch") == []
+
+
+def test_object_store_and_object_collectives_check_their_payload():
+    """N: ``ray.put`` and ``*_gather_object``/``broadcast_object_list`` are the trajectory handoff
+    only for rollouts; settings, statistics and a boxed stop flag are no handoff, parameters are
+    the weight sync."""
+    assert wrong_labels("accuracy_payload_checks") == []
+
+
+def test_actors_between_the_sides_and_constructors_of_one_side():
+    """R: a CPU actor that drains the results queue, filters, normalises into advantages and packs
+    is the trajectory handoff, and so are its serving method and the learner's loader that fetches
+    from it; a function that only creates one side's actors takes that side, one creating both is
+    the driver."""
+    assert wrong_labels("accuracy_between") == []
+
+
+def _same_object_reason(name: str) -> list[str]:
+    return [r for r in _analysis(name).topology.reasons if "same object 'policy'" in r]
+
+
+def test_a_sampler_acting_with_the_trained_module_is_online_in_one_process():
+    """Item 5: the loop hands the module the optimizer steps to the sampler itself: online with no
+    weight push, and same-process by positive evidence (not by the absence of transports)."""
+    assert wrong_labels("accuracy_same_object") == []
+    a = _analysis("accuracy_same_object")
+    assert a.handoff.online and a.handoff.weight_sync_path == []
+    assert a.topology.verdict == "same-process"
+    assert _same_object_reason("accuracy_same_object")
+    assert any(e.signal == "same-object" for e in a.topology.code_evidence)
+
+
+def test_an_opaque_carrier_of_rollouts_is_the_trajectory_handoff():
+    """Item 5: a wrapper over a backend nobody can type, fed with what the sampler returned, is the
+    trajectory handoff at both ends; a channel both sides use is not the shared model, the policy
+    handed to the actor thread is."""
+    assert wrong_labels("accuracy_opaque_queue") == []
+    a = _analysis("accuracy_opaque_queue")
+    assert a.handoff.online
+    assert sorted(a.handoff.trajectory) == ["conduit.channel.Channel.pull", "conduit.channel.Channel.push"]
+    assert _same_object_reason("accuracy_opaque_queue")
+
+
+def test_handoff_lists_name_the_carriers_the_loop_reaches():
+    """P: a function that generates and hands its own output to the buffer is sampling; the handoff
+    lists name the carriers (put/get), not the learner method delegating to one, and code no entry
+    point reaches (a file converter) is neither listed nor a boundary module; labels are kept."""
+    assert wrong_labels("accuracy_carrier_lists") == []
+    a = _analysis("accuracy_carrier_lists")
+    assert sorted(a.handoff.trajectory) == ["weft.buffer.RolloutBuffer.get", "weft.buffer.RolloutBuffer.put"]
+    assert a.boundary_modules == ["weft.buffer"]
+    assert a.functions["weft.offline_tools.export_rollouts"].side.value == "handoff"

@@ -111,7 +111,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
                           symbols=symbols)
     sem = tag(index, graphs, settings)
     diagnostics += getattr(sem, "diagnostics", [])
-    topology, topo_diags = analyze_topology(index, graphs, settings)
+    topology, topo_diags = analyze_topology(index, graphs, settings, online=sem.handoff.online_evidence)
     diagnostics += topo_diags
     result = Analysis(
         root=root,

@@ -110,6 +110,9 @@ class Handoff:
     online: bool = False
     weight_sync_path: list[str] = field(default_factory=list)
     fields: FieldContract = field(default_factory=FieldContract)
+    # positive evidence of an online loop with nothing to push: the sampler acts with the module the
+    # optimizer updates (signal "same-object", via = the value's text)
+    online_evidence: list[Evidence] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -249,6 +249,26 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     return s * 0.6
 
 
+_SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
+
+
+def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """The object store and object collectives carry rollouts only when the payload is rollouts (N).
+
+    ``ray.put(run_config)``, gathering step statistics or broadcasting a stop flag moves no
+    trajectory. A payload boxed in a local container literal (``box = [x]``) is named by what
+    the body takes in.
+    """
+    toks = _arg_tokens(c)
+    names = {a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)}
+    if any(a.target in names and a.value_kind == "other" for a in fn.assigns):
+        for p in fn.params:
+            toks.update(tokens_of(p))
+    if any(any(w in t for w in _SETTINGS + _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    return _queue_payload(c, fn, s)
+
+
 # what a record of generated trajectories holds (tokens of the body that builds it)
 _ROLLOUT_FIELDS = ("response", "completion", "rollout", "reward", "advantage", "log_prob", "logprob", "trajector",
                    "experience", "episode", "returns", "generated")
@@ -851,6 +871,30 @@ def rollout_interface(fn: FnFacts, facts: Facts) -> bool:
     return name in _RUNS_TOOL
 
 
+def _weight_sender(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Parameters of a module reach a call that leaves the process (found by ``payload.weight_flow``)."""
+    line = facts.weight_senders.get(fn.qualname)
+    return ((line, STRONG),) if line is not None else ()
+
+
+def _weight_receiver(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """The method a parameter payload is handed to, or a body loading what a transport delivered."""
+    line = facts.weight_receivers.get(fn.qualname)
+    return ((line, STRONG),) if line is not None else ()
+
+
+def _serves_handoff_state(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Returns what a transport-fed handoff method of its class stored (found by ``tag.served_state``)."""
+    line = facts.handoff_state.get(fn.qualname)
+    return ((line, MEDIUM),) if line is not None else ()
+
+
+def _rollout_carrier(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An end of an opaque carrier that sampling output goes into (found by ``handoff.rollout_carriers``)."""
+    line = facts.rollout_carriers.get(fn.qualname)
+    return ((line, MEDIUM),) if line is not None else ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1294,9 +1338,10 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(cfg):\n    return cfg.get('lr')\n",)),
     _s(id="ray-put", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="ray.put places data in the object store for another process to fetch.",
-       calls=("ray.put",),
+       calls=("ray.put",), check=_object_payload,
        examples_match=("import ray\n\ndef target(batch):\n    return ray.put(batch)\n",),
-       examples_nomatch=("def target(d, x):\n    d.put(x)\n",)),
+       examples_nomatch=("def target(d, x):\n    d.put(x)\n",
+                         "import ray\n\ndef target(run_config):\n    return ray.put(run_config)\n")),
     _s(id="zmq-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="ZMQ socket send/recv move payloads between processes.",
        calls=("zmq.*.send_pyobj", "zmq.*.recv_pyobj", "zmq.*.send_multipart", "zmq.*.recv_multipart",
@@ -1329,9 +1374,12 @@ SIGNALS: tuple[Signal, ...] = (
               "torch.distributed.gather_object", "torch.distributed.all_gather_object",
               "accelerate.utils.gather_object", "accelerate.utils.broadcast_object_list",
               "accelerate.utils.*.gather_object", "accelerate.utils.*.broadcast_object_list"),
+       check=_object_payload,
        examples_match=("import torch.distributed as dist\n\ndef target(items):\n    out = [None]\n"
                        "    dist.scatter_object_list(out, items, src=0)\n    return out[0]\n",),
-       examples_nomatch=("def target(items):\n    return list(items)\n",)),
+       examples_nomatch=("def target(items):\n    return list(items)\n",
+                         "import torch.distributed as dist\n\ndef target(should_stop):\n    box = [should_stop]\n"
+                         "    dist.broadcast_object_list(box, src=0)\n    return box[0]\n")),
     _s(id="tensordict-batch", side=HANDOFF, kind=TRAJECTORY, container=True, weight=1.5,
        rationale="TensorDict is a batch container for trajectories passed to the trainer.",
        calls=("tensordict.TensorDict", "tensordict.*.TensorDict", "tensordict.TensorDict.*",
@@ -1368,6 +1416,31 @@ SIGNALS: tuple[Signal, ...] = (
            "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int\n\n\n"
            "def target(a, b):\n    return Point(x=a, y=b)\n",
        )),
+    _s(id="handoff-state-serve", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="A method handing out what its class's queue-draining handoff method stored serves the trainer "
+                 "its batch.",
+       body=_serves_handoff_state,
+       examples_match=(
+           "import queue\n\nclass Hub:\n    def __init__(self):\n        self.results = queue.Queue()\n"
+           "        self.shards = []\n\n    def drain(self, n):\n"
+           "        self.shards = [self.results.get() for _ in range(n)]\n\n"
+           "    def target(self, rank):\n        return self.shards[rank]\n",
+       ),
+       examples_nomatch=("class Hub:\n    def __init__(self):\n        self.shards = []\n\n"
+                         "    def target(self, rank):\n        return self.shards[rank]\n",)),
+    _s(id="rollout-carrier", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="A wrapper whose backend nobody can type carries rollouts when what goes in is built from a "
+                 "sampling function's output: its put and get methods are the trajectory handoff.",
+       body=_rollout_carrier,
+       examples_match=(
+           "import gymnasium as gym\n\n\ndef open_wire(spec):\n    return __import__(spec).connect()\n\n\n"
+           "class Chan:\n    def __init__(self, spec):\n        self._wire = open_wire(spec)\n\n"
+           "    def target(self, item):\n        self._wire.write(item)\n\n\n"
+           "def play(env, n):\n    return [env.step(env.action_space.sample()) for _ in range(n)]\n\n\n"
+           "def feed(chan: Chan, spec):\n    env = gym.make(spec)\n    steps = play(env, 8)\n    chan.target(steps)\n",
+       ),
+       examples_nomatch=("class Chan:\n    def __init__(self, wire):\n        self._wire = wire\n\n"
+                         "    def target(self, item):\n        self._wire.write(item)\n",)),
     _s(id="trajectory-file", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="Writing rollouts/experience to files for another process to read is a file transport.",
        calls=("torch.save", "pickle.dump", "json.dump", "numpy.save", "torch.load", "pickle.load"),
@@ -1519,6 +1592,29 @@ SIGNALS: tuple[Signal, ...] = (
        name_only=True,
        examples_match=("def target(engines, meta):\n    for e in engines:\n        e.update_weights.remote(meta)\n",),
        examples_nomatch=("def target(d, x):\n    d.update(x)\n",)),
+    _s(id="weight-payload-send", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Values derived from a module's parameters reach a call that leaves the process: a weight push, "
+                 "whatever the transport or API name.",
+       body=_weight_sender,
+       examples_match=(
+           "class Learner:\n    def __init__(self, net):\n        self.net = net\n\n"
+           "    def target(self, courier):\n        courier.send_all(self.net.named_parameters())\n",
+           "import requests\n\ndef target(model, url):\n"
+           "    blob = {k: v.tolist() for k, v in model.state_dict().items()}\n"
+           "    return requests.post(url + '/swap', json=blob)\n",
+       ),
+       examples_nomatch=("def target(model):\n    return sum(p.numel() for p in model.parameters())\n",
+                         "import torch.distributed as dist\n\ndef target(model):\n"
+                         "    for p in model.parameters():\n        dist.all_reduce(p.grad)\n")),
+    _s(id="weight-payload-receive", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="The method a parameter payload is sent to, or a body that loads what a transport delivered.",
+       body=_weight_receiver,
+       examples_match=(
+           "import zmq\n\nclass Reader:\n    def __init__(self, net):\n"
+           "        self.sock = zmq.Context().socket(zmq.PULL)\n        self.net = net\n\n"
+           "    def target(self):\n        sd = self.sock.recv_pyobj()\n        self.net.load_state_dict(sd)\n",
+       ),
+       examples_nomatch=("import torch\n\ndef target(model, path):\n    model.load_state_dict(torch.load(path))\n",)),
     # ======================== neutral guards ========================
     _s(id="data-sampler", side=NEUTRAL, weight=0.0,
        rationale="Dataset samplers and random.sample draw data indices, not policy actions.",

@@ -244,6 +244,11 @@ class Facts:
     contexts: dict[str, str] = field(default_factory=dict)  # module -> file, every module of the index
     summaries: dict[str, FileSummary] = field(default_factory=dict)  # module -> its summary (flows, calls)
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
+    # weight sync by payload (see payload.py): function -> line where parameters leave / arrive
+    weight_senders: dict[str, int] = field(default_factory=dict)
+    weight_receivers: dict[str, int] = field(default_factory=dict)
+    handoff_state: dict[str, int] = field(default_factory=dict)  # methods serving what a handoff stored
+    rollout_carriers: dict[str, int] = field(default_factory=dict)  # ends of an opaque carrier of rollouts
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
     _type_roles: dict[str, str | None] = field(default_factory=dict)

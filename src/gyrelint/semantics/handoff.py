@@ -13,14 +13,15 @@ from .signals import SAMPLING, TRAINING
 _UPDATE_SIGNALS = ("optimizer-step", "megatron-forward-backward", "engine-backward", "tensor-backward",
                    "trainer-loss-hook")
 # the receiving end inside the inference engine
-_RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict", "collective-rpc"})
+_RECEIVER_SIGNALS = frozenset({"engine-load-weights", "rollout-load-state-dict", "collective-rpc",
+                               "weight-payload-receive"})
 
 
 # weight-sync evidence that prepares a push (a group, a parameter stream) but does not push
 _SETUP_ONLY = frozenset({"param-stream", "weight-sync-group"})
 _SYNC_PUSH = frozenset({"engine-load-weights", "engine-update-weights-api", "weight-update-endpoint", "collective-rpc",
                         "param-broadcast", "cuda-ipc", "rollout-load-state-dict", "ray-collective", "weight-queue",
-                        "weight-update-call"})
+                        "weight-update-call", "weight-payload-send", "weight-payload-receive"})
 
 
 def _own_ids(r: SideResult) -> set[str]:
@@ -171,13 +172,21 @@ def module_sides(facts: Facts, sides: dict[str, SideResult]) -> dict[str, Side]:
     return out
 
 
-def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set[str]) -> list[str]:
+def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set[str],
+                     reached: set[str] | None = None) -> list[str]:
     """Modules that define the handoff surface: trajectory containers, transports, weight pushes.
 
     Judged by what a module defines, not by who imports it: a module qualifies when it
-    defines a trajectory container class, or when handoff functions are a real share
-    of what it defines publicly.
+    defines a trajectory container class, or when handoff *carriers* (own handoff evidence,
+    not delegation to one) are a real share of what it defines publicly. When entry points
+    reach some carrier, a module whose carriers no entry point reaches (an offline trainer,
+    a converter, a demo) is not on the online loop's boundary (pattern P).
     """
+    def carrier(q: str, r: SideResult) -> bool:
+        key = "trajectory" if r.kind == HandoffKind.TRAJECTORY else "weight_sync"
+        return r.side == Side.HANDOFF and r.own.get(key, 0.0) > 0
+
+    online = reached is not None and any(q in reached and carrier(q, r) for q, r in sides.items())
     handoff: Counter = Counter()
     labelled: Counter = Counter()
     for q, fn in facts.functions.items():
@@ -186,7 +195,7 @@ def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set
             continue
         public = not fn.definition.name.startswith("_") or fn.definition.name == "__init__"
         labelled[fn.module] += 1
-        if r.side == Side.HANDOFF and public:
+        if carrier(q, r) and public and (not online or q in reached):  # type: ignore[operator]
             handoff[fn.module] += 1
     out = {facts.classes[c].module for c in containers if c in facts.classes}
     for m, n in handoff.items():
@@ -248,3 +257,176 @@ def _lean(r: SideResult | None) -> str | None:
     if t >= INHERITED_THRESHOLD and t > 2 * s:
         return TRAINING
     return None
+
+
+_OPTIM_CTOR = ("torch.optim.", "bitsandbytes.optim.", "apex.optimizers.", "deepspeed.ops.", "transformers.AdamW",
+               "transformers.Adafactor", "transformers.optimization.")
+
+
+def same_object(facts: Facts, sides: dict[str, SideResult], loops: dict[str, list[int]]) -> tuple[str, int, str] | None:
+    """Where the sampler acts with the very module object the optimizer updates, in one process.
+
+    Positive evidence of an online loop without any weight push (item 5): a body hands one value
+    (a local or ``self.<attr>``) both to a sampling function that uses it (calls it, calls a
+    method on it or passes it on) and to the optimizer (``Adam(policy.parameters())``) or to a
+    training function that runs it as a module, by a direct call or a thread callback, never
+    over ``.remote``. A channel both sides merely use is no shared model. Sampling once and then
+    learning once is no loop: a loop (``loops``: lines of the body's ``for`` statements) must
+    start before the sampling call, or the sampler runs in a thread of its own beside the learner.
+    Returns (file, line of the sampling call, the value's text).
+    """
+    for q in sorted(facts.functions):
+        fn = facts.functions[q]
+        if not fn.calls:
+            continue
+        sampled: dict[str, int] = {}
+        trained: set[str] = set()
+        first_loop = min(loops.get(q, ()), default=None)
+        for c in fn.calls:
+            if c.ray:
+                continue
+            if any(n.startswith(_OPTIM_CTOR) for n in c.names):
+                for a in c.site.args:
+                    v = a.value if a.kind == "call" and isinstance(a.value, str) else ""
+                    if v.endswith((".parameters", ".named_parameters")):
+                        trained.add(v.rsplit(".", 1)[0])
+            for t, bound in _bindings(c, facts):
+                r = sides.get(t)
+                if r is None:
+                    continue
+                if r.side == Side.TRAINING:
+                    trained.update(_run_as_module(facts.functions[t], bound))
+                elif r.side == Side.SAMPLING and (c.site.kwarg("target") is not None or
+                                                  (first_loop is not None and first_loop < c.site.line)):
+                    for v in _used(facts.functions[t], bound):
+                        sampled.setdefault(v, c.site.line)
+        for v in sorted(set(sampled) & trained):
+            return fn.file, sampled[v], v
+    return None
+
+
+def _params(callee) -> list[str]:
+    params = [p.name for p in callee.definition.params if p.kind in ("pos", "kwonly")]
+    if callee.cls and params and params[0] in ("self", "cls"):
+        params = params[1:]
+    return params
+
+
+def _bindings(call, facts: Facts) -> list[tuple[str, dict[str, str]]]:
+    """(repo callee, its parameter -> the caller's value text) for a direct call or a callback."""
+    out: list[tuple[str, dict[str, str]]] = []
+    names = [a.value if a.kind == "name" and isinstance(a.value, str) else None for a in call.site.args]
+    kw = {k: a.value for k, a in call.site.kwargs if a.kind == "name" and isinstance(a.value, str)}
+    target = kw.get("target")
+    if target is not None:  # Thread/Process(target=f, args=(...)): the arguments go to f
+        expr = call.site.expr
+        args = next((v for k, v in expr[3] if k == "args"), None) if isinstance(expr, tuple) and len(expr) > 3 else None
+        names = [it[1] if isinstance(it, tuple) and it[:1] == ("n",) else None
+                 for it in (args[2] if isinstance(args, tuple) and args[:1] == ("l",) else ())]
+        kw = {}
+        ctx_targets = [t for t in call.targets if t.rsplit(".", 1)[-1] == target.rsplit(".", 1)[-1]]
+        cands = ctx_targets or [q for q in facts.functions if q.endswith("." + target)]
+    else:
+        cands = list(call.targets)
+    for t in cands[:3]:
+        callee = facts.functions.get(t)
+        if callee is None:
+            continue
+        params = _params(callee)
+        bound = {params[i]: v for i, v in enumerate(names) if v is not None and i < len(params)}
+        bound.update({k: v for k, v in kw.items() if k in params})
+        if bound:
+            out.append((t, bound))
+    return out
+
+
+def _run_as_module(callee, bound: dict[str, str]) -> list[str]:
+    """The caller's values the training callee runs as a module: ``p(x)``, ``p.forward``, ``p.parameters()``."""
+    run: set[str] = set()
+    for c in callee.calls:
+        head, _, rest = c.site.func.partition(".")
+        if not rest or rest in ("forward", "parameters", "named_parameters"):
+            run.add(head)
+    return [v for p, v in bound.items() if p in run]
+
+
+def _used(callee, bound: dict[str, str]) -> list[str]:
+    """The caller's values whose parameters the callee calls, calls a method on or passes on."""
+    used: set[str] = set()
+    for c in callee.calls:
+        used.add(c.site.func.split(".", 1)[0])
+        used.update(a.value.split(".", 1)[0] for a in c.site.args if a.kind == "name" and isinstance(a.value, str))
+    return [v for p, v in bound.items() if p in used]
+
+
+def _mentions(tree: object, names: set[str], depth: int = 0) -> bool:
+    """An expression tree reads one of ``names`` (a local) anywhere inside."""
+    if not isinstance(tree, tuple) or not tree or depth > 20:
+        return False
+    if tree[0] == "n":
+        return tree[1] in names
+    return any(_mentions(x, names, depth + 1) for x in tree if isinstance(x, tuple))
+
+
+def _generated(fn, sides: dict[str, SideResult]) -> set[str]:
+    """Locals holding what a sampling function returned, or values built from them (two hops)."""
+    by_line: dict[int, list] = {}
+    for c in fn.calls:
+        by_line.setdefault(c.site.line, []).append(c)
+    got: set[str] = set()
+    for _ in range(2):
+        for a in fn.assigns:
+            if a.value_kind != "call" or "." in a.target or a.target in got:
+                continue
+            for c in by_line.get(a.line, ()):
+                if any(sides.get(t) is not None and sides[t].side == Side.SAMPLING for t in c.targets) \
+                        or (got and _mentions(c.site.expr, got)):
+                    got.add(a.target)
+                    break
+    return got
+
+
+def rollout_carriers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
+    """Methods of an opaque carrier that rollouts pass through: method -> line (item 5).
+
+    A wrapper whose backend nobody can type (``self._wire`` built by a factory) is a queue when
+    what goes in is built from a sampling function's output: the repo method handed such a value
+    passes it to a call on one of its ``self`` attributes that resolves to no repo code (the put
+    end), and a method of the same class returning what a call on that attribute gives back is
+    the get end. Neither needs a known queue type or a payload word.
+    """
+    ends: dict[str, int] = {}
+    wires: dict[str, set[str]] = {}
+    for fn in facts.functions.values():
+        if is_test_module(fn.module):
+            continue
+        gen = _generated(fn, sides) if fn.calls else set()
+        if not gen:
+            continue
+        for c in fn.calls:
+            if c.ray or not c.targets or len(c.targets) > 3 or not _mentions(c.site.expr, gen):
+                continue
+            positions = [i for i, a in enumerate(c.site.expr[2]) if _mentions(a, gen)] \
+                if isinstance(c.site.expr, tuple) and len(c.site.expr) > 2 else []
+            for t in c.targets:
+                m = facts.functions.get(t)
+                r = sides.get(t)
+                if m is None or m.cls is None or r is None or r.side != Side.NEUTRAL:
+                    continue
+                params = _params(m)
+                handed = {params[i] for i in positions if i < len(params)}
+                for mc in m.calls:
+                    rec = mc.site.receiver or ""
+                    if mc.targets or not rec.startswith("self.") or rec.count(".") != 1:
+                        continue
+                    if any(a.kind == "name" and a.value in handed for a in mc.site.args):
+                        ends.setdefault(t, mc.site.line)
+                        wires.setdefault(m.cls, set()).add(rec)
+    for q, fn in facts.functions.items():
+        recs = wires.get(fn.cls or "")
+        r = sides.get(q)
+        if not recs or q in ends or r is None or r.side != Side.NEUTRAL:
+            continue
+        if any(text.startswith(rec + ".") for text in fn.definition.returned for rec in recs):
+            ends[q] = fn.line
+    return ends

@@ -58,6 +58,7 @@ class SideResult:
     evidence: list[Evidence] = field(default_factory=list)
     solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
     hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
+    relayed: Origin | None = None  # weight sync: the strongest evidence arriving from a callee (where the push goes)
 
 
 def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
@@ -143,6 +144,38 @@ def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
     return out
 
 
+def weak_groups(facts: Facts) -> dict[str, list[tuple[str, ...]]]:
+    """caller -> the target sets of its name-guessed (weak) call sites with several targets."""
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for q, fn in facts.functions.items():
+        for c in fn.calls:
+            if c.kind != EXACT and len(c.targets) > 1:
+                tg = tuple(t for t in c.targets if t != q and t in facts.functions)
+                if len(tg) > 1:
+                    out.setdefault(q, []).append(tg)
+    return out
+
+
+def _split_guesses(q: str, facts: Facts, groups: list[tuple[str, ...]], results: Mapping[str, SideResult]) -> set[str]:
+    """Callees of name-guessed calls whose candidates sit on different sides, and no exact call reaches (M).
+
+    ``worker.advance(x)`` on an untyped receiver, a method name in a string handed to a dispatcher:
+    when the repo's methods of that name belong to a sampler and a learner, the name does not say
+    which one runs, so none of them passes its side to the caller.
+    """
+    out: set[str] = set()
+    exact: set[str] | None = None
+    for tg in groups:
+        keys = {_side_key(results[t]) for t in tg if t in results} - {None}
+        if len(keys) < 2:
+            continue
+        if exact is None:
+            exact = {t for c in facts.functions[q].calls if c.kind == EXACT for t in c.targets}
+            exact.update(t for ts, kind in facts.functions[q].extra if kind == EXACT for t in ts)
+        out.update(t for t in tg if t not in exact)
+    return out
+
+
 def _forwarding_wrapper(child, parent) -> bool:
     """A closure that calls its enclosing function's parameter: a decorator's wrapper.
 
@@ -192,10 +225,12 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
     prepared: dict[str, tuple[dict[str, float], dict[str, float], dict[str, Match]]] = {
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
+    groups = weak_groups(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
-            results[q] = _label(q, facts, prepared[q], edges.get(q, {}), results, matches.get(q, []))
+            results[q] = _label(q, facts, prepared[q], _unsplit(q, facts, edges, groups, results), results,
+                                matches.get(q, []))
         else:
             _label_cycle(comp, facts, prepared, edges, results, matches)
     return results
@@ -206,6 +241,17 @@ def clear_sides(results: dict[str, SideResult], names: list[str]) -> None:
     for q in names:
         if q in results:
             results[q] = SideResult()
+
+
+def _unsplit(q: str, facts: Facts, edges: dict[str, dict[str, float]], groups: dict[str, list[tuple[str, ...]]],
+             results: Mapping[str, SideResult]) -> dict[str, float]:
+    """The caller's out-edges without the name guesses that split across sides (see _split_guesses)."""
+    row = edges.get(q, {})
+    g = groups.get(q)
+    if not g:
+        return row
+    drop = _split_guesses(q, facts, g, results)
+    return {t: d for t, d in row.items() if t not in drop} if drop else row
 
 
 # helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
@@ -382,6 +428,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         inh = min(best + extra, best * 1.5)
         total[k] = total.get(k, 0.0) + inh
         co = results[callee].origins.get(k)
+        if k == WEIGHT_SYNC and co is not None:
+            r.relayed = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
         if k not in origins or inh > origins[k].score:
             if co is not None:
                 origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
@@ -393,6 +441,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
+    elif _shapes_between(own, own_matches):
+        r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
     elif delegated is not None:
@@ -445,6 +495,31 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     r.solid = r.solid or (key is not None and own.get(key, 0.0) >= THRESHOLD)
     r.evidence = _evidence(fn.file, r, own_matches)
     return r
+
+
+# training evidence that only shapes rollouts into a batch (returns, advantages): no loss, no step
+_SHAPING = frozenset({"gae-advantage", "group-norm-advantage"})
+
+
+def _shapes_between(own: dict[str, float], own_matches: list[Match]) -> bool:
+    """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
+    into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
+
+    A CPU actor that drains the results queue and serves each learner rank its shard does no
+    training work of its own: it computes no loss, runs no backward and steps no optimizer.
+    """
+    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or not own.get(TRAINING):
+        return False
+    transport = False
+    for m in own_matches:
+        sig = m.signal
+        if sig.guard:
+            continue
+        if sig.side == TRAINING and sig.id not in _SHAPING:
+            return False
+        if sig.side == HANDOFF and sig.kind == TRAJECTORY and not sig.container and not sig.setup:
+            transport = True
+    return transport
 
 
 FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
@@ -585,14 +660,15 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
     firm calls count (exact, at most a few same-named targets), and the sampling callee must
     be a generation chain: a training step that scores with a reward model stays training.
     """
-    if min(s, t) < INHERITED_THRESHOLD:
-        return False
+    faint = min(s, t) < INHERITED_THRESHOLD  # then both chains must come from solid callees (R)
     got: set[str] = set()
     for callee, decay in sorted(out_edges.items()):
         if decay < FIRM:
             continue
         cr = results.get(callee)
         if cr is None:
+            continue
+        if faint and not cr.solid:
             continue
         if cr.side == Side.DRIVER:
             return True
@@ -627,6 +703,8 @@ def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Eviden
         wanted = []
     for k in wanted:
         o = r.origins.get(k)
+        if o is not None and o.via == "own" and k == WEIGHT_SYNC:
+            o = r.relayed  # a sender: where its payload goes (the receiver it calls)
         if o is not None and o.via != "own":
             ev.append(Evidence(o.signal, o.file, o.line, o.via))
     return ev

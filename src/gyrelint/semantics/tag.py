@@ -12,9 +12,18 @@ from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
-from .handoff import QUEUE_SIGNALS, boundary_modules, internal_queue_sites, module_reports, weight_sync_path
+from .handoff import (
+    QUEUE_SIGNALS,
+    boundary_modules,
+    internal_queue_sites,
+    module_reports,
+    rollout_carriers,
+    same_object,
+    weight_sync_path,
+)
+from .payload import weight_flow
 from .sides import SideResult, assign_sides, call_edges, caller_context, clear_sides, rollout_scoring
-from .signals import SAMPLING, Match, Matcher
+from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 
 
 @dataclass(slots=True)
@@ -29,6 +38,8 @@ class Semantics:
 
 
 _CONTAINER_SIGNAL = next(s for s in SIGNALS if s.id == "trajectory-container-op")
+_SERVE_SIGNAL = next(s for s in SIGNALS if s.id == "handoff-state-serve")
+_CARRIER_SIGNAL = next(s for s in SIGNALS if s.id == "rollout-carrier")
 
 
 def _has_function_edges(graphs: Graphs) -> bool:
@@ -63,12 +74,16 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
+    flow = weight_flow(index, facts)
+    facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
     matches: dict[str, list[Match]] = {}
     for q, fn in facts.functions.items():
         m = matcher.match(fn, facts)
         if m:
             matches[q] = m
     drop_resampling(facts, matches)  # a data-weight draw under training callers picks examples (pattern L)
+    _payload_decides_kind(facts, matches)
+    _class_payload(facts, matches)
     sides = assign_sides(facts, matches, graphs)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
@@ -83,15 +98,22 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     # buffers them is the trajectory handoff
     edges = call_edges(facts, graphs)
     containers = trajectory_containers(facts, sides, edges)
+    added = False
+    facts.handoff_state = served_state(facts, sides)
+    facts.rollout_carriers = rollout_carriers(facts, sides)
+    for sig, found in ((_SERVE_SIGNAL, facts.handoff_state), (_CARRIER_SIGNAL, facts.rollout_carriers)):
+        for q in found:
+            for line, st in sig.body(facts.functions[q], facts):  # type: ignore[misc]
+                matches.setdefault(q, []).append(Match(sig, line, st))
+                added = True
     if containers:
         facts.containers = containers
-        added = False
         for q, fn in facts.functions.items():
             for line, st in _CONTAINER_SIGNAL.body(fn, facts):  # type: ignore[misc]
                 matches.setdefault(q, []).append(Match(_CONTAINER_SIGNAL, line, st))
                 added = True
-        if added:
-            sides = assign_sides(facts, matches, graphs)
+    if added:
+        sides = assign_sides(facts, matches, graphs)
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
@@ -113,12 +135,128 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
     h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
     h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached)
+    same = same_object(facts, sides, _loop_lines(index))
+    if same is not None:
+        h.online = True  # the sampler reads the weights the optimizer writes: nothing to push
+        h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]
     sem.containers = sorted(containers)
     h.fields = field_contract(index, facts, sides, containers)
     outside_modules = index.out_of_scope_modules()
-    sem.boundary_modules = [m for m in boundary_modules(facts, sides, containers) if m not in outside_modules]
+    sem.boundary_modules = [m for m in boundary_modules(facts, sides, containers, graphs.reached)
+                            if m not in outside_modules]
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def _loop_lines(index: Index) -> dict[str, list[int]]:
+    """Lines of the ``for`` statements (and comprehensions) of every function body."""
+    out: dict[str, list[int]] = {}
+    for s in index.summaries.values():
+        for fl in s.flows:
+            if fl.op == "for":
+                out.setdefault(f"{s.module}.{fl.scope}", []).append(fl.line)
+    return out
+
+
+def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
+    """Methods that hand out what a trajectory-handoff method of their class stored (pattern R).
+
+    A hub actor drains the results queue into ``self.shards`` in one method and serves a learner
+    rank its shard in another (``return self.shards[rank]``): the serving method carries no
+    signal of its own, yet it is the handoff's far end. Only attributes a transport-fed handoff
+    method writes count, and only methods with no evidence of their own.
+    """
+    stored: dict[str, set[str]] = {}
+    for q, r in sides.items():
+        fn = facts.functions[q]
+        o = r.origins.get(TRAJECTORY)
+        if fn.cls is None or r.side != Side.HANDOFF or r.kind != HandoffKind.TRAJECTORY or o is None \
+                or o.via != "own" or o.container:
+            continue
+        for a in fn.assigns:
+            if a.target.startswith("self.") and a.target.count(".") == 1:
+                stored.setdefault(fn.cls, set()).add(a.target[5:])
+    out: dict[str, int] = {}
+    if not stored:
+        return out
+    for q, fn in facts.functions.items():
+        attrs = stored.get(fn.cls or "")
+        r = sides.get(q)
+        if not attrs or r is None or any(v > 0 for v in r.own.values()) or fn.definition.name.startswith("__"):
+            continue
+        for text in fn.definition.returned:
+            if text.startswith("self.") and text[5:].split("[", 1)[0].split(".", 1)[0] in attrs:
+                out[q] = fn.line
+                break
+    return out
+
+
+def _payload_decides_kind(facts: Facts, matches: dict[str, list[Match]]) -> None:
+    """A transport that carries parameters is the weight sync, not the trajectory handoff (pattern O).
+
+    The kind follows the payload: a socket, queue or shared buffer a weight sender or receiver
+    uses gives no trajectory evidence there, nor in the set-up of its class (the ``__init__``
+    that opens the socket) when no method of that class carries anything else on a transport.
+    """
+    moving = set(facts.weight_senders) | set(facts.weight_receivers)
+    if not moving:
+        return
+
+    def transport(m: Match) -> bool:
+        return m.signal.side == HANDOFF and m.signal.kind == TRAJECTORY and not m.signal.container
+
+    classes: dict[str, bool] = {}
+    for q in moving:
+        ms = matches.get(q)
+        if ms:
+            matches[q] = [m for m in ms if not transport(m)]
+        cls = facts.functions[q].cls
+        if cls is not None:
+            classes[cls] = True
+    for q, fn in facts.functions.items():
+        if fn.cls in classes and q not in moving and any(transport(m) and not m.signal.setup
+                                                         for m in matches.get(q, ())):
+            classes[fn.cls] = False  # the class also carries something else
+    for q, fn in facts.functions.items():
+        if fn.cls is not None and classes.get(fn.cls) and q not in moving and q in matches:
+            matches[q] = [m for m in matches[q] if not (transport(m) and m.signal.setup)]
+
+
+# weight-sync evidence strong enough to say what a class's transports carry (not a name-only hint)
+_WEIGHT_CARRIERS = frozenset({"param-broadcast", "cuda-ipc", "engine-update-weights-api", "engine-load-weights",
+                              "weight-payload-send", "weight-payload-receive", "ray-collective", "weight-queue"})
+_PAYLOAD_SEND = next(s for s in SIGNALS if s.id == "weight-payload-send")
+
+
+def _class_payload(facts: Facts, matches: dict[str, list[Match]]) -> None:
+    """A transport in a class that only moves weights carries weights (item 4: kind follows payload).
+
+    A weight-transfer engine broadcasts buckets in one method and publishes a terminal message
+    over the same ZMQ socket in another: that socket is the weight sync's. When a class's own
+    evidence is weight pushes (strong signals, not a method name) and none of its methods
+    samples, trains or builds the trajectory container, its other transport evidence counts as
+    weight sync at the same lines (the socket's set-up in ``__init__`` is no trajectory handoff).
+    """
+    weighty: set[str] = set()
+    other: set[str] = set()
+    for q, ms in matches.items():
+        cls = facts.functions[q].cls
+        if cls is None:
+            continue
+        for m in ms:
+            sig = m.signal
+            if sig.id in _WEIGHT_CARRIERS:
+                weighty.add(cls)
+            elif sig.side in (SAMPLING, TRAINING) or sig.container:
+                other.add(cls)
+    keep = weighty - other
+    if not keep:
+        return
+    for q, ms in matches.items():
+        if facts.functions[q].cls in keep:
+            moved = [m for m in ms if m.signal.side == HANDOFF and m.signal.kind == TRAJECTORY]
+            matches[q] = [m for m in ms if m not in moved] + \
+                [Match(_PAYLOAD_SEND, m.line, m.strength) for m in moved if not m.signal.setup]
 
 
 def join_queue_side(facts: Facts, sides: dict[str, SideResult], internal: dict[str, tuple[str, set[int]]],
@@ -135,6 +273,16 @@ def join_queue_side(facts: Facts, sides: dict[str, SideResult], internal: dict[s
 
 
 def _ranked(sem: Semantics, sides: dict[str, SideResult], kind: HandoffKind) -> list[str]:
-    picked = [q for q, f in sem.functions.items() if f.side == Side.HANDOFF and f.handoff_kind == kind]
+    """The handoff of one kind as a reader wants it: the carriers, reached ones first (pattern P).
+
+    Every function labelled handoff keeps its label in ``functions``; the list names the
+    carriers only (own evidence of that kind: the put/get, the (de)serialiser, the push and the
+    receiving end), not each caller that delegates to one, and only the ones an entry point
+    reaches when any is reached. With no carrier of its own, the labelled functions are listed.
+    """
     key = "trajectory" if kind == HandoffKind.TRAJECTORY else "weight_sync"
-    return sorted(picked, key=lambda q: (not sem.functions[q].reached, -sides[q].own.get(key, 0.0), q))
+    picked = [q for q, f in sem.functions.items() if f.side == Side.HANDOFF and f.handoff_kind == kind]
+    carriers = [q for q in picked if sides[q].own.get(key, 0.0) > 0]
+    reached = [q for q in carriers if sem.functions[q].reached]
+    shown = reached or carriers or picked
+    return sorted(shown, key=lambda q: (not sem.functions[q].reached, -sides[q].own.get(key, 0.0), q))

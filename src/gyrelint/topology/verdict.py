@@ -10,12 +10,13 @@ and a ``torch.distributed`` group alone only says the trainer is data-parallel
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..graphs import Graphs
 from ..graphs.symbols import symbols_of
 from ..index import Index
-from ..model import ConfigKey, Diagnostic, Topology
+from ..model import CodeEvidence, ConfigKey, Diagnostic, Evidence, Topology
 from ..settings import Settings
 from .classify import Vocabulary, tokenize
 from .evidence import EvidenceResult, collect
@@ -69,8 +70,13 @@ class _Reason:
     text: str
 
 
-def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[Topology, list[Diagnostic]]:
-    """Config keys (classified), code evidence, link checks, verdict and transports."""
+def analyze_topology(index: Index, graphs: Graphs, settings: Settings,
+                     online: list[Evidence] | None = None) -> tuple[Topology, list[Diagnostic]]:
+    """Config keys (classified), code evidence, link checks, verdict and transports.
+
+    ``online``: the semantics stage's same-process evidence (the sampler acts with the module
+    object the optimizer updates), weighed with the rest.
+    """
     diags: list[Diagnostic] = []
     vocab = Vocabulary.from_settings(settings.topology)
     resolved = resolved_by_file(graphs)
@@ -78,7 +84,7 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings) -> tuple[
     namers = {p: Namer(s, resolved.get(p), symbols) for p, s in index.summaries.items()}
     ev = collect(index, graphs, namers)
     entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
-    topo = decide(keys, ev)
+    topo = decide(keys, ev, online or [])
     topo.keys = entries
     topo.folded = folded
     return topo, diags
@@ -98,8 +104,12 @@ def _is_count(key: ConfigKey) -> bool:
     return bool(toks & _COUNT_TOKENS) and not toks & _NOT_COUNT
 
 
-def decide(keys: list[ConfigKey], ev: EvidenceResult) -> Topology:
+def decide(keys: list[ConfigKey], ev: EvidenceResult, online: Sequence[Evidence] = ()) -> Topology:
     reasons: list[_Reason] = []
+    for e in online[:1]:
+        if e.signal == "same-object":  # positive evidence: one module object serves both chains
+            reasons.append(_Reason(SAME, 6, f"the sampler acts with the very model object the optimizer updates "
+                                            f"(same object '{e.via}'), at {e.file}:{e.line}"))
     counts = ev.counts
     for signal, n in counts.items():
         if signal not in _SIGNALS or not n:
@@ -142,7 +152,8 @@ def decide(keys: list[ConfigKey], ev: EvidenceResult) -> Topology:
         reasons=[f"{r.side}: {r.text}" for r in reasons] + co_reasons,
         colocated=colocated,
         config_keys=keys,
-        code_evidence=ev.evidence,
+        code_evidence=ev.evidence + [CodeEvidence("same-object", e.file, e.line, f"same object: {e.via}")
+                                     for e in online[:1] if e.signal == "same-object"],
         link_checks=ev.link_checks,
     )
     topo.trajectory_transport = _trajectory_transport(verdict, ev, keys)

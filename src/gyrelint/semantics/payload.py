@@ -1,0 +1,312 @@
+"""Weight sync by payload: follow the policy's parameters to the call that takes them out of the process.
+
+Catalogs of API names break on the first framework that ships its weights through a transfer
+object nobody listed (pattern O). What moves does not: a value derived from a module's
+``named_parameters()``/``parameters()``/``state_dict()`` (or a gathered, detached, sliced or
+packed view of one) that reaches a call leaving the process (``.remote``, a collective send or
+broadcast, HTTP, a queue/socket/pipe send, CUDA IPC handles, the object store, a transfer
+object's ``send*``/``push*``) makes the function a weight-sync *sender*; the repo method a
+``.remote`` call hands such a payload to is a *receiver*; so is a body that takes a value off a
+transport and loads it into a module. The same check settles the handoff kind of a transport:
+a ZMQ socket or a queue that carries a bucket of parameters is the weight sync, not the
+trajectory handoff.
+
+Def-use runs over the value-flow facts the index records per file (assignments, loops,
+comprehensions, ``with``, returns), flow-insensitively, and joins across calls: a parameter
+handed a parameter-derived value is tainted in the callee, a function returning or yielding
+one taints its callers' results. Gradients (``.grad``) are not weights.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..index import Index
+from ..index.summary import Flow
+from .facts import CallFact, Facts, FnFacts
+
+# calls whose result is a module's parameters (the seed of the payload)
+_SEED_METHODS = frozenset({"named_parameters", "parameters", "state_dict", "named_buffers"})
+# receivers whose state_dict() is bookkeeping (data position, optimizer moments, RNG), not model weights
+_NOT_MODEL = ("loader", "sampler", "dataset", "optim", "sched", "rng", "random", "scaler", "iterator",
+              "tokenizer", "callback", "env", "progress", "counter", "tracker", "logger", "buffer", "queue")
+_NOT_WEIGHTS_ATTR = frozenset({"grad", "main_grad", "requires_grad", "numel", "ndim", "device", "is_cuda",
+                               "norm", "sum", "mean", "item"})
+# library calls that leave the process with their arguments
+_IPC = frozenset({"reduce_tensor", "get_ipc_handle", "_share_cuda_", "share_memory_", "rebuild_cuda_tensor"})
+_COLLECTIVE = frozenset({"broadcast", "send", "isend", "scatter", "broadcast_object_list", "scatter_object_list",
+                         "send_object_list", "batch_isend_irecv"})
+_CHANNEL = frozenset({"put", "put_nowait", "send", "send_pyobj", "send_multipart", "send_bytes", "send_json",
+                      "send_string"})
+_HTTP = frozenset({"post", "put", "request", "apost", "async_post", "arequest", "urlopen"})
+_TRANSFER = re.compile(r"^(send|push|transfer|publish|ship|broadcast|put|batch_put|upload_to)(_|$)")
+_NOT_TRANSFER_RECV = ("self", "cls")  # ``self.send(...)`` is a method of this class: its body decides
+# taking a value off a transport, and loading one into a module or engine
+_RECV = frozenset({"recv", "recv_pyobj", "recv_multipart", "recv_bytes", "recv_json", "get", "get_nowait",
+                   "irecv", "broadcast_object_list"})
+_LOAD = re.compile(r"^(load_state_dict|load_weights?|load_model_weights|copy_|set_weights?|update_weights?\w*|"
+                   r"load_params?\w*|assign_weights?)$")
+ROUNDS = 4
+
+
+@dataclass(slots=True)
+class WeightFlow:
+    """Where parameters leave the process (senders) and where they arrive (receivers): function -> line."""
+
+    senders: dict[str, int] = field(default_factory=dict)
+    receivers: dict[str, int] = field(default_factory=dict)
+
+
+def _scope_flows(index: Index, facts: Facts) -> dict[str, list[Flow]]:
+    """Flows of every function, by full qualname (module-level flows dropped)."""
+    out: dict[str, list[Flow]] = {}
+    for s in index.summaries.values():
+        for fl in s.flows:
+            q = f"{s.module}.{fl.scope}"
+            if q in facts.functions:
+                out.setdefault(q, []).append(fl)
+    return out
+
+
+def _text(e: object) -> str:
+    """Dotted text of a name/attribute tree (``self.net``), '' for anything else."""
+    if not isinstance(e, tuple) or not e:
+        return ""
+    if e[0] == "n":
+        return str(e[1])
+    if e[0] == "a":
+        base = _text(e[1])
+        return f"{base}.{e[2]}" if base else ""
+    return ""
+
+
+def _model_receiver(base: object) -> bool:
+    last = _text(base).rsplit(".", 1)[-1].lower()
+    if not last:
+        return isinstance(base, tuple) and bool(base) and base[0] == "c"  # ``unwrap(m).state_dict()``
+    return not any(w in last for w in _NOT_MODEL)
+
+
+class _Body:
+    """Taint of one function body: which names hold parameter-derived values."""
+
+    def __init__(self, fn: FnFacts, flows: list[Flow], tainted_params: set[str],
+                 returns_weights: set[str]) -> None:
+        self.fn = fn
+        self.flows = flows
+        self.names: set[str] = set(tainted_params)
+        self.returns_weights = returns_weights
+        self.by_line: dict[tuple[int, str], CallFact] = {}
+        for c in fn.calls:
+            self.by_line.setdefault((c.site.line, c.site.func), c)
+
+    def tainted(self, e: object, depth: int = 0) -> bool:
+        if not isinstance(e, tuple) or not e or depth > 30:
+            return False
+        op = e[0]
+        d = depth + 1
+        if op == "n":
+            return e[1] in self.names
+        if op == "a":
+            if e[2] in _NOT_WEIGHTS_ATTR:
+                return False
+            t = _text(e)
+            return (bool(t) and t in self.names) or self.tainted(e[1], d)
+        if op == "s":
+            return self.tainted(e[1], d)
+        if op in ("l", "d"):
+            items = e[2]
+            for it in items:
+                if isinstance(it, tuple) and len(it) == 2 and not isinstance(it[0], str):
+                    if self.tainted(it[1], d):  # a dict item (key, value)
+                        return True
+                elif isinstance(it, tuple) and it and it[0] == "*":
+                    if self.tainted(it[1], d):
+                        return True
+                elif self.tainted(it, d):
+                    return True
+            return False
+        if op == "u":
+            return any(self.tainted(a, d) for a in e[1])
+        if op == "c":
+            func = e[1]
+            if isinstance(func, tuple) and func and func[0] == "a":
+                if func[2] in _SEED_METHODS and _model_receiver(func[1]):
+                    return True
+                if func[2] in _NOT_WEIGHTS_ATTR:
+                    return False
+                if self.tainted(func[1], d):  # ``p.detach().cpu()``, ``sd.items()``
+                    return True
+            if any(self.tainted(a[1] if isinstance(a, tuple) and a[:1] == ("*",) else a, d) for a in e[2]):
+                return True  # ``gather(p)``, ``list(params)``, ``zip(names, tensors)``
+            if any(self.tainted(v, d) for _, v in e[3]):
+                return True
+            return bool(self.returns_weights) and self._callee_returns_weights(func)
+        return False
+
+    def _callee_returns_weights(self, func: object) -> bool:
+        text = _text(func)
+        if not text:
+            return False
+        for c in self.fn.calls:
+            if c.site.func == text and any(t in self.returns_weights for t in c.targets):
+                return True
+        return False
+
+    def _assign(self, target: object) -> bool:
+        grew = False
+        if not isinstance(target, tuple) or not target:
+            return False
+        if target[0] == "l":
+            for it in target[2]:
+                grew |= self._assign(it[1] if isinstance(it, tuple) and it[:1] == ("*",) else it)
+            return grew
+        t = _text(target)
+        if t and t not in self.names:
+            self.names.add(t)
+            return True
+        return False
+
+    def run(self) -> None:
+        for _ in range(ROUNDS):
+            grew = False
+            for fl in self.flows:
+                if fl.op in ("=", "for", "with") and self.tainted(fl.value):
+                    grew |= self._assign(fl.target)
+            if not grew:
+                return
+
+    def returns(self) -> bool:
+        return any(fl.op in ("ret", "yield", "yieldfrom") and self.tainted(fl.value) for fl in self.flows)
+
+
+def _args(expr: tuple) -> list[tuple[int | str, object]]:
+    """(position or keyword, value tree) of a call expression's arguments."""
+    out: list[tuple[int | str, object]] = []
+    for i, a in enumerate(expr[2]):
+        out.append((-1 if isinstance(a, tuple) and a[:1] == ("*",) else i, a))
+    for k, v in expr[3]:
+        out.append((k, v))
+    return out
+
+
+def _crossing(c: CallFact) -> bool:
+    """The call takes its arguments out of the process (the callee is no repo code of ours to follow)."""
+    if c.ray:
+        return True
+    m = c.method
+    names = c.names
+    if any(n.startswith(("torch.distributed.", "ray.util.collective.")) for n in names) and m in _COLLECTIVE:
+        return True
+    if m in _IPC or any(n == "ray.put" for n in names):
+        return True
+    if any(n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.")) for n in names) and m in _HTTP:
+        return True
+    if c.targets:
+        return False  # repo code: followed into its body instead
+    recv = c.site.receiver or ""
+    if not recv or recv in _NOT_TRANSFER_RECV:
+        return False
+    if m in _COLLECTIVE or m in _CHANNEL or (m in _HTTP and c.role is None and "session" in recv.lower()):
+        return True
+    return bool(_TRANSFER.match(m))
+
+
+def _param_index(q: str, facts: Facts) -> list[str]:
+    fn = facts.functions[q]
+    names = [p.name for p in fn.definition.params if p.kind in ("pos", "kwonly")]
+    if fn.cls and names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return names
+
+
+def weight_flow(index: Index, facts: Facts) -> WeightFlow:
+    """Senders and receivers of the policy's parameters, repo-wide."""
+    out = WeightFlow()
+    flows = _scope_flows(index, facts)
+    # functions worth a look: they call a seed method, or later get a tainted parameter / callee
+    todo = {q for q, fn in facts.functions.items() if fn.called() & _SEED_METHODS}
+    params: dict[str, set[str]] = {}
+    returns_weights: set[str] = set()
+    done: dict[str, tuple[frozenset[str], bool]] = {}
+    callers: dict[str, set[str]] = {}
+    for q, fn in facts.functions.items():
+        for c in fn.calls:
+            for t in c.targets:
+                callers.setdefault(t, set()).add(q)
+    for _ in range(ROUNDS):
+        if not todo:
+            break
+        nxt: set[str] = set()
+        for q in sorted(todo):
+            fn = facts.functions[q]
+            key = (frozenset(params.get(q, ())), bool(returns_weights))
+            if done.get(q) == key:
+                continue
+            done[q] = key
+            body = _Body(fn, flows.get(q, []), params.get(q, set()), returns_weights)
+            body.run()
+            if body.returns() and q not in returns_weights:
+                returns_weights.add(q)
+                nxt |= callers.get(q, set())
+            for c in fn.calls:
+                expr = c.site.expr
+                if not isinstance(expr, tuple) or expr[:1] != ("c",):
+                    continue
+                hot = [(k, v) for k, v in _args(expr) if body.tainted(v)]
+                if not hot:
+                    continue
+                if _crossing(c):
+                    out.senders.setdefault(q, c.site.line)
+                    if c.ray:
+                        for t in c.targets[:4]:
+                            if t in facts.functions:
+                                out.receivers.setdefault(t, facts.functions[t].line)
+                elif len(c.targets) <= 3:
+                    for t in c.targets:  # a repo callee handed weights: its parameters carry them
+                        if t not in facts.functions or t == q:
+                            continue
+                        names = _param_index(t, facts)
+                        got = params.setdefault(t, set())
+                        before = len(got)
+                        for k, _ in hot:
+                            if isinstance(k, int) and 0 <= k < len(names):
+                                got.add(names[k])
+                            elif isinstance(k, str) and k in names:
+                                got.add(k)
+                        if len(got) > before:
+                            nxt.add(t)
+        todo = nxt
+    _loaders(facts, out)
+    return out
+
+
+def _loaders(facts: Facts, out: WeightFlow) -> None:
+    """Bodies that take a value off a transport and load it into a module or engine: receivers."""
+    for q, fn in facts.functions.items():
+        if not (fn.called() & _RECV):
+            continue
+        got: set[str] = set()
+        for c in fn.calls:
+            if c.method in _RECV and not c.targets and _crossing_end(c):
+                for a in fn.assigns:
+                    if a.line == c.site.line and "." not in a.target:
+                        got.add(a.target)
+        if not got:
+            continue
+        for c in fn.calls:
+            if _LOAD.match(c.method) and not c.into_repo(q):
+                if any(a.kind == "name" and isinstance(a.value, str) and a.value.split(".")[0] in got
+                       for a in c.site.args):
+                    out.receivers.setdefault(q, c.site.line)
+                    break
+
+
+def _crossing_end(c: CallFact) -> bool:
+    """The receiving end of a transport (a socket, a queue, a pipe, a collective), not ``dict.get``."""
+    if c.role in ("queue", "zmq_socket", "pg_comm"):
+        return True
+    if any(n.startswith(("zmq.", "multiprocessing.", "torch.distributed.", "queue.", "ray.util.queue.")) for n in c.names):
+        return True
+    return c.method.startswith("recv")
