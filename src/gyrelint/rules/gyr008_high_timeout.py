@@ -192,6 +192,31 @@ def init_weight_sync_group(master_address, master_port, rank, world_size):
 """
 
 
+_BAD_YAML = """\
+weight_sync:
+  push_timeout_s: 36000   # ten hours
+"""
+
+_GOOD_YAML = """\
+weight_sync:
+  push_timeout_s: 120
+"""
+
+_PUSH = """\
+import requests
+import yaml
+
+with open("configs/sync.yaml") as f:
+    CFG = yaml.safe_load(f)
+
+
+def update_weights_from_disk(server_url, path):
+    sync = CFG["weight_sync"]
+    return requests.post(f"{server_url}/update_weights_from_disk", json={"model_path": path},
+                         timeout=sync["push_timeout_s"])
+"""
+
+
 class HighTimeout(Rule):
     id = "GYR008"
     name = "handoff-timeout-too-high"
@@ -199,11 +224,20 @@ class HighTimeout(Rule):
     summary = "A handoff timeout or retry count is set very high."
     rationale = ("A timeout of hours or dozens of retries on the handoff does not fix a broken carrier, it hides "
                  "it: the run hangs silently instead of failing where the link broke. Handoff faults are fixed "
-                 "by checking the carrier (address, group, queue) and the fields, not by waiting longer.")
-    fix = ("Check the handoff carrier and fields first; keep the timeout/retries near their defaults and log "
+                 "by checking the carrier (address, group, queue) and the fields, not by waiting longer. The "
+                 "value is judged where it is set: at the call, in a module constant, in a key of the YAML/TOML/"
+                 "JSON config the code reads, in a dataclass field or a command-line default (reported at that "
+                 "line, the call as evidence). A handoff wait with no deadline at all (`timeout=None`, "
+                 "`Timeout(None)`, `float(\"inf\")`, a bare `get()` on a cross-process handoff queue) is reported "
+                 "too; test files are not.")
+    fix = ("Check the handoff carrier and fields first (the producer's put reaching the queue, every rank "
+           "joining the same group, the server being up); keep the timeout/retries near their defaults and log "
            "each retry so a broken link fails fast.")
-    bad = (Example({"sync.py": _BAD}, "a ten-hour timeout on the weight-sync group"),)
-    good = (Example({"sync.py": _GOOD}, "a bounded timeout and a logged join"),)
+    bad = (Example({"sync.py": _BAD}, "a ten-hour timeout on the weight-sync group"),
+           Example({"configs/sync.yaml": _BAD_YAML, "push.py": _PUSH},
+                   "a ten-hour weight push set in the YAML the code reads: reported at the YAML line"))
+    good = (Example({"sync.py": _GOOD}, "a bounded timeout and a logged join"),
+            Example({"configs/sync.yaml": _GOOD_YAML, "push.py": _PUSH}, "two minutes for one weight push"))
     tags = ("handoff", "topology")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
