@@ -429,7 +429,7 @@ class HighTimeout(Rule):
                 return Location(s.path, call.line, f"{call.func}({k}=None)"), \
                     f"`{call.func}(...)` sets `{k}` to {'None' if a.value is None else 'infinity'}"
         if on_queue and call.attr == "get" and not call.args and all(k == "block" for k, _ in call.kwargs) \
-                and ctx.analysis.topology.verdict == "cross-process":
+                and ctx.analysis.topology.verdict == "cross-process" and queues.crosses(s, call):
             return Location(s.path, call.line, f"{call.func}() blocks"), \
                 f"`{call.func}()` blocks with no timeout on a cross-process queue"
         return None

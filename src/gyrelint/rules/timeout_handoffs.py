@@ -18,7 +18,7 @@ from .base import tokens
 if TYPE_CHECKING:
     from .base import RuleContext
 
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing)/|(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing|unittests?)/|(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
 _QUEUE_TOKENS = {"queue", "queues", "q"}
 _PUTS = {"put", "put_nowait"}
 _GETS = {"get", "get_nowait"}
@@ -109,6 +109,13 @@ class Queues:
         far = "get" if call.attr in _PUTS else "put"
         return [e for e in self.ends().get((name, far), []) if e.qualname != me and e.side not in (None, Side.NEUTRAL)]
 
+    def crosses(self, s: FileSummary, call: CallSite) -> bool:
+        """A far end outside this class: the two ends may run in different processes (two ends in one
+        class are threads or tasks of one process, an awaited ``get()`` is an asyncio queue's)."""
+        me = f"{s.module}.{call.scope}"
+        cls = me.rsplit(".", 1)[0]
+        return not call.awaited and any(e.qualname.rsplit(".", 1)[0] != cls for e in self.other_ends(s, call))
+
     def is_handoff_queue(self, s: FileSummary, call: CallSite) -> bool:
         """A queue both of whose ends are on the loop, one of them a handoff or the two on opposite sides."""
         far = self.other_ends(s, call)
@@ -124,17 +131,15 @@ class Queues:
 
 
 def off_the_loop(ctx: RuleContext, s: FileSummary, scope: str) -> bool:
-    """A neutral function whose every caller is off the sampling and handoff sides (a checkpoint
-    upload from the trainer, a metrics post): its network calls are not the handoff."""
+    """A neutral function called only from the training side (a checkpoint upload, a metrics post
+    from the trainer): its network calls are not the handoff. Unknown callers keep it on the loop."""
     q = f"{s.module}.{scope}"
     fr = ctx.analysis.functions.get(q)
     calls = getattr(ctx.analysis.graphs, "calls", None)
     if fr is None or fr.side != Side.NEUTRAL or calls is None or q not in calls:
         return False
     callers = [ctx.analysis.functions.get(c) for c in calls.predecessors(q)]
-    if not callers:
-        return False
-    return not any(c is not None and (c.side in (Side.SAMPLING, Side.HANDOFF)) for c in callers)
+    return bool(callers) and all(c is not None and c.side == Side.TRAINING for c in callers)
 
 
 def _kind_word(kind: HandoffKind | None) -> str:
