@@ -110,6 +110,7 @@ def arg_seconds(s: FileSummary, arg: Arg, scale: float, line: int) -> float | No
 
 _TD_SCALES = {"weeks": 604800.0, "days": 86400.0, "hours": 3600.0, "minutes": 60.0, "seconds": 1.0,
               "milliseconds": 0.001}
+_WAITS = {"get", "get_nowait", "put", "put_nowait", "Timeout", "ClientTimeout"}
 _VALUE = "\0value\0"  # where a message puts the judged value (repo text never holds a NUL)
 _INFINITE = {"math.inf", "numpy.inf", "np.inf", "torch.inf", "float('inf')", 'float("inf")'}
 
@@ -412,6 +413,8 @@ class HighTimeout(Rule):
     def _no_deadline(self, ctx: RuleContext, s: FileSummary, call: CallSite, scopes: set[tuple[str, str]],
                      queues: Queues) -> tuple[Location, str] | None:
         """A handoff wait with no deadline: ``timeout=None``/``inf``, ``Timeout(None)``, a bare queue ``get()``."""
+        if call.attr not in _WAITS and not any(k in ("timeout", "total") for k, _ in call.kwargs):
+            return None  # most calls: nothing that waits
         if is_test_path(s.path):
             return None
         on_queue = queues.is_handoff_queue(s, call)
