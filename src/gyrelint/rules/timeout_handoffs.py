@@ -25,6 +25,7 @@ _GETS = {"get", "get_nowait"}
 _HTTP = {"requests", "httpx", "aiohttp", "urllib", "urllib3"}
 _COLLECTIVE = {"init_process_group", "new_group", "barrier", "broadcast", "all_reduce", "all_gather", "recv", "send",
                "irecv", "isend", "monitored_barrier", "broadcast_object_list", "TCPStore", "init_custom_process_group"}
+_IN_PROCESS = {"queue", "asyncio", "janus", "collections", "threading"}  # queues of threads and tasks
 _HTTP_VERBS = {"post", "put", "get", "request", "patch"}
 _HTTP_RECEIVER = {"session", "client", "http", "requests", "httpx", "aiohttp"}
 _JOINS = {"init_process_group", "new_group", "init_custom_process_group", "TCPStore"}
@@ -72,6 +73,7 @@ class Queues:
     def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
         self._ends: dict[tuple[str, str], list[QueueEnd]] | None = None
+        self._local: set[str] | None = None
 
     @staticmethod
     def name(call: CallSite) -> str | None:
@@ -110,11 +112,30 @@ class Queues:
         return [e for e in self.ends().get((name, far), []) if e.qualname != me and e.side not in (None, Side.NEUTRAL)]
 
     def crosses(self, s: FileSummary, call: CallSite) -> bool:
-        """A far end outside this class: the two ends may run in different processes (two ends in one
-        class are threads or tasks of one process, an awaited ``get()`` is an asyncio queue's)."""
+        """The two ends may run in different processes: a far end outside this class (two ends in one
+        class or function are threads or tasks of one process), not an awaited ``get()`` (an asyncio
+        queue's), and no constructor of that name builds a thread or asyncio queue."""
         me = f"{s.module}.{call.scope}"
-        cls = me.rsplit(".", 1)[0]
-        return not call.awaited and any(e.qualname.rsplit(".", 1)[0] != cls for e in self.other_ends(s, call))
+        cls = me.rsplit(".", 1)[0] + "."
+        if call.awaited or self.in_process(self.name(call) or ""):
+            return False
+        return any(not e.qualname.startswith(cls) for e in self.other_ends(s, call))
+
+    def in_process(self, name: str) -> bool:
+        """Every ``<name> = ...Queue(...)`` in the repo builds a ``queue``/``asyncio`` queue (threads, tasks)."""
+        if self._local is None:
+            built: dict[str, set[bool]] = {}
+            for s in self.ctx.summaries():
+                bound = {i.bound: (f"{i.module}.{i.name}" if i.name else i.module) for i in s.imports}
+                for a in s.assignments:
+                    if a.value_kind != "call" or not isinstance(a.value, str) or "queue" not in a.value.lower():
+                        continue
+                    head, _, rest = a.value.partition(".")
+                    full = bound.get(head, head) + ("." + rest if rest else "")
+                    local = full.split(".", 1)[0] in _IN_PROCESS
+                    built.setdefault(a.target.rsplit(".", 1)[-1], set()).add(local)
+            self._local = {n for n, kinds in built.items() if kinds == {True}}
+        return name in self._local
 
     def is_handoff_queue(self, s: FileSummary, call: CallSite) -> bool:
         """A queue both of whose ends are on the loop, one of them a handoff or the two on opposite sides."""
