@@ -249,8 +249,9 @@ class HighTimeout(Rule):
 
         def judge(name: str, value: float | None, where: Location, key: str, note: str,
                   logs: bool = False, scale: float | None = None, evidence: tuple[Location, ...] = (),
-                  fix: str | None = None) -> Finding | None:
-            ident = (where.file, where.line, name.rsplit(".", 1)[-1].replace("-", "_").lower())
+                  fix: str | None = None, same_as: str | None = None) -> Finding | None:
+            leaf = (same_as or name).rsplit(".", 1)[-1].replace("-", "_").lower()  # one finding per setting
+            ident = (where.file, where.line, leaf)
             if value is None or ident in seen:
                 return None
             scale = unit_scale(name) if scale is None else scale
@@ -402,11 +403,11 @@ class HighTimeout(Rule):
                 src = {"argparse": "CLI default", "click": "CLI default", "dataclass": "dataclass default"}.get(
                     kv.source, "config key")
                 where = Location(kv.file, max(kv.line, 1), f"{src} {kv.name}")
-                f = judge(kv.name if secs_unit is None else k, _num(kv.value), where,
+                f = judge(k, _num(kv.value), where,
                           f"flow\0{kv.name}\0{call.func}\0{k}",
                           f"{src} `{kv.name}` = {_VALUE} (read as `{o.via}`) sets `{k}` of `{call.func}(...)` at "
                           f"{s.path}:{call.line} on the {hand.what}", logs, scale=secs_unit,
-                          evidence=(site, *hand.evidence), fix=hand.fix)
+                          evidence=(site, *hand.evidence), fix=hand.fix, same_as=kv.name)
                 if f:
                     yield f
 
