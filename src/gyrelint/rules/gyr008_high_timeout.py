@@ -292,7 +292,7 @@ class HighTimeout(Rule):
                                            f"none\0{call.scope}\0{call.func}", evidence=(where, *hand.evidence),
                                            fix=hand.fix_unbounded)
                     continue
-                if not call.kwargs or not self._is_handoff_call(s, call, handoff_scopes, ctx):
+                if not call.kwargs or not self._is_handoff_call(s, call, handoff_scopes, ctx, queues):
                     continue
                 for k, a in call.kwargs:
                     scale = unit_scale(k)
@@ -414,12 +414,13 @@ class HighTimeout(Rule):
     def _no_deadline(self, ctx: RuleContext, s: FileSummary, call: CallSite, scopes: set[tuple[str, str]],
                      queues: Queues) -> tuple[Location, str] | None:
         """A handoff wait with no deadline: ``timeout=None``/``inf``, ``Timeout(None)``, a bare queue ``get()``."""
-        if call.attr not in _WAITS and not any(k in ("timeout", "total") for k, _ in call.kwargs):
+        attr = call.attr
+        if attr not in _WAITS and not any(k in ("timeout", "total") for k, _ in call.kwargs):
             return None  # most calls: nothing that waits
         if is_test_path(s.path):
             return None
         on_queue = queues.is_handoff_queue(s, call)
-        if call.attr in ("Timeout", "ClientTimeout") and self._is_handoff_call(s, call, scopes, ctx):
+        if call.attr in ("Timeout", "ClientTimeout") and self._is_handoff_call(s, call, scopes, ctx, queues):
             bounded = any(n not in ("timeout", "total") and a2.kind == "lit" and _num(a2.value) for n, a2 in call.kwargs)
             key = "timeout" if call.kwarg("timeout") is not None else "total"
             first, expr = (call.args[0], _pos_expr(call, 0)) if call.args else (call.kwarg(key), _kwarg_expr(call, key))
@@ -429,7 +430,7 @@ class HighTimeout(Rule):
         for k, a in call.kwargs:
             if k not in ("timeout", "total") or not _unbounded(a, _kwarg_expr(call, k)):
                 continue
-            if on_queue or (s.path, call.scope) in scopes and self._is_handoff_call(s, call, scopes, ctx):
+            if on_queue or (s.path, call.scope) in scopes and self._is_handoff_call(s, call, scopes, ctx, queues):
                 return Location(s.path, call.line, f"{call.func}({k}=None)"), \
                     f"`{call.func}(...)` sets `{k}` to {'None' if a.value is None else 'infinity'}"
         if on_queue and call.attr == "get" and not call.args and all(k == "block" for k, _ in call.kwargs) \
@@ -452,11 +453,11 @@ class HighTimeout(Rule):
 
     @staticmethod
     def _is_handoff_call(s: FileSummary, call: CallSite, scopes: set[tuple[str, str]],
-                         ctx: RuleContext | None = None) -> bool:
+                         ctx: RuleContext | None = None, queues: Queues | None = None) -> bool:
         if (s.path, call.scope) in scopes:
             return True
         head = call.func.split(".", 1)[0]
-        bound = {i.bound: i.module for i in s.imports}
+        bound = queues.bound(s) if queues is not None else {i.bound: i.module for i in s.imports}
         root = bound.get(head, head).split(".", 1)[0]
         if not (root in _TRANSPORT_HEADS and (call.attr in _TRANSPORT_ATTRS or call.attr[:1].isupper())):
             return False

@@ -7,6 +7,7 @@ almost always a carrier that never delivered or a payload missing a field, not a
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,6 +31,11 @@ _HTTP_VERBS = {"post", "put", "get", "request", "patch"}
 _HTTP_RECEIVER = {"session", "client", "http", "requests", "httpx", "aiohttp"}
 _JOINS = {"init_process_group", "new_group", "init_custom_process_group", "TCPStore"}
 _SHOWN_FIELDS = 5
+
+
+@functools.lru_cache(maxsize=4096)
+def _queue_named(name: str) -> bool:
+    return bool(_QUEUE_TOKENS & set(tokens(name)))
 
 
 def is_test_path(path: str) -> bool:
@@ -74,6 +80,7 @@ class Queues:
         self.ctx = ctx
         self._ends: dict[tuple[str, str], list[QueueEnd]] | None = None
         self._local: set[str] | None = None
+        self._bound: dict[str, dict[str, str]] = {}
 
     @staticmethod
     def name(call: CallSite) -> str | None:
@@ -81,7 +88,14 @@ class Queues:
         if recv is None or "(" in recv:
             return None
         last = recv.rsplit(".", 1)[-1]
-        return last if _QUEUE_TOKENS & set(tokens(last)) else None
+        return last if _queue_named(last) else None
+
+    def bound(self, s: FileSummary) -> dict[str, str]:
+        """Local name -> imported module of one file (asked for many calls of the file)."""
+        got = self._bound.get(s.path)
+        if got is None:
+            got = self._bound[s.path] = {i.bound: i.module for i in s.imports}
+        return got
 
     def ends(self) -> dict[tuple[str, str], list[QueueEnd]]:
         if self._ends is None:
