@@ -33,6 +33,10 @@ _JOINS = {"init_process_group", "new_group", "init_custom_process_group", "TCPSt
 _SHOWN_FIELDS = 5
 
 
+def _owner(s: FileSummary, scope: str) -> str:
+    return f"{s.module}.{scope.split('.', 1)[0]}"
+
+
 @functools.lru_cache(maxsize=4096)
 def _queue_named(name: str) -> bool:
     return bool(_QUEUE_TOKENS & set(tokens(name)))
@@ -71,6 +75,7 @@ class QueueEnd:
     line: int
     side: Side | None
     kind: HandoffKind | None
+    owner: str = ""  # module + top-level class or function: ends with one owner share a process
 
 
 class Queues:
@@ -112,7 +117,8 @@ class Queues:
                     q = f"{s.module}.{c.scope}"
                     fr = self.ctx.analysis.functions.get(q)
                     out.setdefault((name, "put" if c.attr in _PUTS else "get"), []).append(
-                        QueueEnd(q, s.path, c.line, fr.side if fr else None, fr.handoff_kind if fr else None))
+                        QueueEnd(q, s.path, c.line, fr.side if fr else None, fr.handoff_kind if fr else None,
+                                 _owner(s, c.scope)))
             self._ends = out
         return self._ends
 
@@ -126,14 +132,13 @@ class Queues:
         return [e for e in self.ends().get((name, far), []) if e.qualname != me and e.side not in (None, Side.NEUTRAL)]
 
     def crosses(self, s: FileSummary, call: CallSite) -> bool:
-        """The two ends may run in different processes: a far end outside this class (two ends in one
-        class or function are threads or tasks of one process), not an awaited ``get()`` (an asyncio
+        """The two ends may run in different processes: a far end outside this class or top-level
+        function (two ends in one are threads or tasks of one process), not an awaited ``get()`` (an asyncio
         queue's), and no constructor of that name builds a thread or asyncio queue."""
-        me = f"{s.module}.{call.scope}"
-        cls = me.rsplit(".", 1)[0] + "."
         if call.awaited or self.in_process(self.name(call) or ""):
             return False
-        return any(not e.qualname.startswith(cls) for e in self.other_ends(s, call))
+        mine = _owner(s, call.scope)
+        return any(e.owner != mine for e in self.other_ends(s, call))
 
     def in_process(self, name: str) -> bool:
         """Every ``<name> = ...Queue(...)`` in the repo builds a ``queue``/``asyncio`` queue (threads, tasks)."""
