@@ -22,6 +22,7 @@ from .settings import Settings, SettingsError, read_settings
 
 if TYPE_CHECKING:
     from .baseline import OldFindings
+    from .progress import StageSink
 
 
 class InputError(Exception):
@@ -76,9 +77,21 @@ def index_repo(path: str | Path, settings: Settings | None = None, progress: Pro
 
 
 def analyze(path: str | Path, settings: Settings | None = None, *, progress: Progress | None = None,
-            run_rules: bool = True, extra_entries: list[str] | None = None, **overrides) -> Analysis:
-    """Run the whole pipeline on a repository and return the analysis."""
+            run_rules: bool = True, extra_entries: list[str] | None = None, stages: StageSink | None = None,
+            **overrides) -> Analysis:
+    """Run the whole pipeline on a repository and return the analysis.
+
+    ``stages`` is told each finished stage with its counts and seconds (the CLI prints them for CI
+    logs); the API itself never prints."""
     start = time.perf_counter()
+    lap = [start]
+
+    def done(name: str, **counts: int | str) -> None:
+        now = time.perf_counter()
+        if stages is not None:
+            stages.stage(name, now - lap[0], counts)
+        lap[0] = now
+
     root, settings, diags = load(path, settings, **overrides)
     if extra_entries:
         settings = settings.with_overrides(entry_points=tuple(settings.entry_points) + tuple(extra_entries))
@@ -90,11 +103,14 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         hit.given_root = str(path)
         hit.stats = Stats(files=hit.stats.files, parsed=0, cached=hit.stats.files, functions=hit.stats.functions,
                           seconds=round(time.perf_counter() - start, 3))
+        done("cache", files=hit.stats.files, findings=len(hit.findings))
         return hit
     index = build_index(root, settings, progress, files=files, keys=fp.file_keys if fp is not None else None)
     if reparsed:  # parsed by the early-cutoff check just above, then read back from the cache
         index.stats.parsed += len(reparsed)
         index.stats.cached -= len(reparsed)
+    done("index", files=index.stats.parsed + index.stats.cached, parsed=index.stats.parsed,
+         cached=index.stats.cached)
     diagnostics = list(diags) + list(index.diagnostics)
     # the stages are imported here: a cache hit above needs none of them
     from .entrypoints import find_entry_points
@@ -109,10 +125,14 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     diagnostics += entry_diags
     graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None,
                           symbols=symbols)
+    done("graphs", **{"entry points": len(entries)}, functions=graphs.calls.number_of_nodes(),
+         edges=graphs.calls.number_of_edges())
     sem = tag(index, graphs, settings)
     diagnostics += getattr(sem, "diagnostics", [])
+    done("semantics", **{"on a side": sum(f.side.value != "neutral" for f in sem.functions.values())})
     topology, topo_diags = analyze_topology(index, graphs, settings, online=sem.handoff.online_evidence)
     diagnostics += topo_diags
+    done("topology", verdict=topology.verdict, **{"config keys": len(topology.config_keys)})
     result = Analysis(
         root=root,
         given_root=str(path),
@@ -133,6 +153,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         from .rules import run_rules as _run
 
         result.findings = _run(result, settings)
+        done("rules", findings=len(result.findings))
     result.stats.seconds = round(time.perf_counter() - start, 3)
     if fp is not None:
         analysis_cache.store(settings, fp.key, result, fp)

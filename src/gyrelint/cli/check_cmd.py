@@ -15,7 +15,16 @@ from ..escape import term
 from ..model import Finding, Severity
 from ..render.paths import REPO_RELATIVE, PathContext
 from ..rules.registry import unknown_codes
-from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
+from .common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    Progress,
+    analysis_options,
+    fail,
+    input_errors,
+    settings_overrides,
+    verbose_given,
+)
 
 FORMATS = ("text", "json", "sarif", "markdown", "github")
 
@@ -38,7 +47,7 @@ def run_check(path: str, *, select: tuple[str, ...] = (), ignore: tuple[str, ...
         overrides["ignore"] = ignore
     progress = Progress()
     try:
-        return analyze(path, progress=progress, extra_entries=list(entries), **overrides)
+        return analyze(path, progress=progress, extra_entries=list(entries), stages=progress, **overrides)
     finally:
         progress.close()
 
@@ -107,14 +116,13 @@ Examples:
               "and the automatic baseline).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (report-only CI steps); "
               "bad input still exits 2.")
-@click.option("--verbose", "-v", is_flag=True, help="Print every evidence step.")
 @click.option("--list-rules", is_flag=True, help="List the rules and exit.")
 @click.option("--demo", is_flag=True, help="Check the online-RL example repo bundled with gyrelint.")
 @analysis_options
 @input_errors
 def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on: str, fmt: str,
             output: str | None, baseline_file: str | None, new_only: bool, all_findings: bool, exit_zero: bool,
-            verbose: bool, list_rules: bool, demo: bool, jobs: int | None, no_cache: bool,
+            list_rules: bool, demo: bool, jobs: int | None, no_cache: bool,
             entries: tuple[str, ...]) -> None:
     """Lint the online-RL loop of the repository at PATH (default: the current folder).
 
@@ -122,6 +130,7 @@ def command(path: str, select: tuple[str, ...], ignore: tuple[str, ...], fail_on
     if list_rules:
         click.echo(globals()["list_rules"]())
         return
+    verbose = verbose_given()  # -v (an analysis option): every evidence step, and the stage lines
     if demo:
         from ..api import demo_root
 

@@ -7,7 +7,6 @@ import functools
 import signal
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import click
 
 if TYPE_CHECKING:  # the analysis stages are imported by the commands that run them, not by every command
     from ..api import Analysis
+    from ..progress import StageLog
     from ..render.paths import PathContext
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
@@ -192,28 +192,33 @@ def analysis_options(fn: Callable) -> Callable:
                       help="Analyze test modules like product code (they take sides, are entry points and map "
                            "nodes); docs, benchmarks and vendored libraries stay out. Same as include-tests = true "
                            "in [tool.gyrelint].")(fn)
+    fn = click.option("--verbose", "-v", "verbose_progress", is_flag=True, expose_value=False,
+                      callback=_remember_verbose,
+                      help="One progress line per stage on stderr (also when CI is set); check also prints "
+                           "every evidence step.")(fn)
     return fn
 
 
-class Progress:
-    """A one-line progress meter on stderr, shown only on a terminal after a second."""
+_VERBOSE = "gyrelint.verbose"  # click context meta: -v was given
 
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.tty = sys.stderr.isatty()
-        self.shown = False
 
-    def __call__(self, done: int, total: int) -> None:
-        if not self.tty or time.perf_counter() - self.start < 1.0:
-            return
-        self.shown = True
-        sys.stderr.write(f"\rgyrelint: parsed {done}/{total} files")
-        sys.stderr.flush()
+def _remember_verbose(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_VERBOSE] = True
 
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 48 + "\r")
-            sys.stderr.flush()
+
+def verbose_given() -> bool:
+    """Whether ``-v`` was given to the command that runs now."""
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx is not None and ctx.meta.get(_VERBOSE))
+
+
+def Progress() -> StageLog:  # noqa: N802 - the name the commands already call
+    """The run's progress on stderr: the terminal meter; one line per stage with ``-v`` or ``CI`` set,
+    or once a run stays silent for two seconds (a cold first run); nothing for a quick warm run."""
+    from ..progress import StageLog, ci_env
+
+    return StageLog(lines=verbose_given() or ci_env())
 
 
 def run_analysis(path: str | None, *, demo: bool = False, jobs: int | None = None, no_cache: bool = False,
@@ -227,6 +232,6 @@ def run_analysis(path: str | None, *, demo: bool = False, jobs: int | None = Non
     progress = Progress()
     try:
         return analyze(path, progress=progress, run_rules=run_rules, extra_entries=list(entries),
-                       **settings_overrides(jobs, no_cache))
+                       stages=progress, **settings_overrides(jobs, no_cache))
     finally:
         progress.close()

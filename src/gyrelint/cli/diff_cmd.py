@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..gitrev import GitError, export, repo_prefix, resolve
-from .common import EXIT_FINDINGS, EXIT_OK, analysis_options, fail, input_errors, settings_overrides
+from .common import EXIT_FINDINGS, EXIT_OK, Progress, analysis_options, fail, input_errors, settings_overrides
 
 if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not for --help
     from ..api import Analysis, DiffReport
@@ -25,7 +25,12 @@ if TYPE_CHECKING:  # the analysis stages are imported when the command runs, not
 def _analyze(path: Path, jobs: int | None, no_cache: bool, entries: tuple[str, ...] = ()) -> Analysis:
     from ..api import analyze
 
-    return analyze(path, extra_entries=list(entries), **settings_overrides(jobs, no_cache))
+    progress = Progress()  # stage lines in CI logs (one set per tree)
+    try:
+        return analyze(path, extra_entries=list(entries), progress=progress, stages=progress,
+                       **settings_overrides(jobs, no_cache))
+    finally:
+        progress.close()
 
 
 def run_diff(path: str, base: str, head: str | None, jobs: int | None = None, no_cache: bool = False,
