@@ -168,7 +168,7 @@ def test_text_and_json_show_entries_and_what_was_folded(tmp_path):
         "scripts/run.sh": "python -m pkg.main --rollout-port 9000\n",
         "tests/test_x.py": "import os\n\nP = os.environ.get('TEST_MASTER_PORT')\n",
     })
-    res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1"])
+    res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1", "--root-relative"])
     assert res.exit_code == 0, res.output
     text = res.output
     assert text.index("[process]") < text.index("[port]")
@@ -176,7 +176,7 @@ def test_text_and_json_show_entries_and_what_was_folded(tmp_path):
     assert "where a process listens or connects" in text and "1 more place: scripts/run.sh:1" in text
     assert "folded away: 1 repeat" in text and "set aside: 1 tests (--all lists them)" in text
     assert "TEST_MASTER_PORT" not in text
-    res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1", "--all"])
+    res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1", "--all", "--root-relative"])
     assert "TEST_MASTER_PORT" in res.output and "[tests]" in res.output
     res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1", "--format", "json"])
     data = json.loads(res.output)["topology"]
