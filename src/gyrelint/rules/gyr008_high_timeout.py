@@ -252,7 +252,7 @@ class HighTimeout(Rule):
         def judge(name: str, value: float | None, where: Location, key: str, note: str,
                   logs: bool = False, scale: float | None = None, evidence: tuple[Location, ...] = (),
                   fix: str | None = None, same_as: str | None = None) -> Finding | None:
-            leaf = (same_as or name).rsplit(".", 1)[-1].replace("-", "_").lower()  # one finding per setting
+            leaf = (same_as or name).rsplit(".", 1)[-1].lstrip("-").replace("-", "_").lower()  # one finding per setting
             ident = (where.file, where.line, leaf)
             if value is None or ident in seen:
                 return None

@@ -19,7 +19,7 @@ from .base import tokens
 if TYPE_CHECKING:
     from .base import RuleContext
 
-_NOT_THE_RUN = ("tests", "docs", "vendored")  # file scopes (topology.scope) whose values no run reads
+NOT_THE_RUN = ("tests", "docs", "vendored")  # file scopes (topology.scope) whose values no run reads
 _QUEUE_TOKENS = {"queue", "queues", "q"}
 _PUTS = {"put", "put_nowait"}
 _GETS = {"get", "get_nowait"}
@@ -50,7 +50,7 @@ def out_of_scope(ctx: RuleContext, path: str) -> bool:
     """
     if path.endswith(".py"):
         return ctx.analysis.index.out_of_scope(path)
-    return file_scope(path) in _NOT_THE_RUN
+    return file_scope(path) in NOT_THE_RUN
 
 
 @dataclass(frozen=True, slots=True)
