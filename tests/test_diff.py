@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from gyrelint.cli import main
 from gyrelint.compare import compare
 from gyrelint.gitrev import GitError, check_ref
-from gyrelint.model import ConfigKey, Handoff, Side, Topology
+from gyrelint.model import Handoff, KeyEntry, Side, Topology
 from gyrelint.rules.testing import fn, make_analysis
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rules_timeout"
@@ -93,6 +93,10 @@ def test_unknown_ref_and_non_repo_exit_2(repo: Path, tmp_path: Path):
     assert r.exit_code == 2 and "not inside a git repository" in r.output
 
 
+def _entry(name: str, cls: str, value: str, line: int, scope: str = "") -> KeyEntry:
+    return KeyEntry(name, cls, value, None, "c.yaml", line, "yaml", "test", scope=scope)
+
+
 def test_ordinary_refs_pass_validation():
     for ref in ("main", "upstream/main", "v1.2.3", "HEAD~3", "HEAD^", "a1b2c3d", "release-1.16", "v1^{}"):
         assert check_ref(ref) == ref
@@ -103,19 +107,22 @@ def test_compare_finds_what_moved():
                           fn("p.util.pack", Side.NEUTRAL), fn("p.sync.push", Side.HANDOFF, kind="weight_sync")],
                          handoff=Handoff(online=True, weight_sync_path=["p.train.step", "p.sync.push"]),
                          boundary_modules=["p.proto"],
-                         topology=Topology(config_keys=[ConfigKey("a.nnodes", "process", "1", "c.yaml", 1)]))
+                         topology=Topology(keys=[_entry("a.nnodes", "process", "1", 1), _entry("actor.colocate", "layout",
+                                                                                           "false", 2)]))
     head = make_analysis([fn("p.gen.rollout", Side.SAMPLING, reached=False), fn("p.train.step", Side.TRAINING),
                           fn("p.util.pack", Side.HANDOFF, kind="trajectory"),
                           fn("p.sync.push", Side.HANDOFF, kind="weight_sync")],
                          handoff=Handoff(online=False), boundary_modules=["p.util"],
-                         topology=Topology(config_keys=[ConfigKey("a.nnodes", "process", "1", "c.yaml", 1),
-                                                        ConfigKey("rollout.port", "port", "8000", "c.yaml", 4),
-                                                        ConfigKey("lr", "other", "1", "c.yaml", 5)]))
+                         topology=Topology(keys=[_entry("a.nnodes", "process", "1", 1),
+                                                 _entry("actor.colocate", "layout", "true", 2),
+                                                 _entry("rollout.port", "port", "8000", 4),
+                                                 _entry("tests.port", "port", "1", 5, scope="tests")]))
     r = compare(base, head, "base", "head")
     assert [(c.qualname, c.before, c.after) for c in r.side_changes] == [("p.util.pack", "neutral", "handoff")]
     assert (r.boundary_added, r.boundary_removed) == (("p.util",), ("p.proto",))
     assert r.weight_sync == "broken" and r.chains_lost == ("sampling",) and r.regressed
-    assert [k.key for k in r.keys_added] == ["rollout.port"]
+    assert [k.name for k in r.keys_added] == ["rollout.port"]  # not the test's key: it is set aside
+    assert [(k.name, k.before, k.after) for k in r.keys_changed] == [("actor.colocate", "false", "true")]
     back = compare(head, base, "head", "base")
     assert back.weight_sync == "restored" and not back.regressed and back.chains_gained == ("sampling",)
     same = compare(base, base, "a", "b")
@@ -237,3 +244,33 @@ def test_compare_weight_sync_calls_removed_fewer_places_and_orphaned():
     moved = loop([10])
     moved.functions["p.sync.stream"] = fn("p.sync.stream", Side.HANDOFF, kind="weight_sync")
     assert not compare(base, moved, "b", "h").regressed
+
+
+def test_a_flipped_layout_key_and_an_added_one_show_in_the_diff(tmp_path: Path):
+    """Keys compare as topology entries (name, class, value at the definition): a fork that flips a
+    colocation switch or adds an offload switch moved the layout; one more mention of a key did not."""
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    from gyrelint.api import demo_root
+    r = tmp_path / "fork"
+    shutil.copytree(demo_root(), r)
+    cfg = r / "configs" / "default.yaml"
+    cfg.write_text(cfg.read_text().replace("trainer:\n", "trainer:\n  colocate: false\n", 1))
+    git(r, "init", "-q", "-b", "main")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "upstream")
+    cfg.write_text(cfg.read_text().replace("colocate: false", "colocate: true").replace(
+        "sampler:\n", "sampler:\n  offload_params: true\n", 1))
+    git(r, "commit", "-q", "-am", "fork")
+    out = CliRunner().invoke(main, ["diff", str(r), "--base", "HEAD~1", "--head", "HEAD", "--format", "json"],
+                             catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    topo = json.loads(out.output)["topology"]
+    assert [(k["key"], k["class"], k["before"], k["after"]) for k in topo["keys_changed"]] == [
+        ("trainer.colocate", "layout", "false", "true")]
+    assert [(k["key"], k["class"], k["value"]) for k in topo["keys_added"]] == [
+        ("sampler.offload_params", "layout", "true")]
+    assert topo["keys_removed"] == []
+    text = CliRunner().invoke(main, ["diff", str(r), "--base", "HEAD~1", "--head", "HEAD"]).output
+    assert "cross-process config keys changed (1)" in text and "trainer.colocate (layout) false -> true" in text
+    assert "cross-process config keys added (1)" in text and "sampler.offload_params (layout) = true" in text

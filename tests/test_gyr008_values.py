@@ -85,3 +85,32 @@ def test_the_threshold_applies_to_followed_values(demo: Path, tmp_path: Path):
     (demo / "pyproject.toml").write_text("[tool.gyrelint.thresholds]\ntimeout = 300\n", encoding="utf-8")
     [f] = gyr008(demo, tmp_path / "c2")
     assert (f.file, f.line) == ("configs/default.yaml", 29) and "over 300 s" in f.message
+
+
+def test_gyr008_reads_no_file_the_yaml_value_comes_from_the_topology_key_entries(demo: Path, tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch):
+    """Rules never read files: the YAML key's value and line are the topology's ``KeyEntry``
+    (before, GYR008 re-read every YAML/TOML/JSON file of the repo itself)."""
+    from gyrelint.rules import run_rules
+    from gyrelint.settings import Settings
+    from gyrelint.topology import keys
+
+    edit(demo / "configs" / "default.yaml", "get_s: 0.5 ", "get_s: 3600")
+    a = analyze(demo, use_cache=False, cache_dir=tmp_path / "c", select=("GYR008",))
+    [entry] = [k for k in a.topology.keys if k.name == "timeouts.get_s"]
+    assert (entry.value, entry.file, entry.line, entry.scope) == ("3600", "configs/default.yaml", 29, "")
+
+    def no_reads(*_a: object, **_k: object) -> None:
+        raise AssertionError("a rule read a file")
+
+    monkeypatch.setattr(keys, "read_config_text", no_reads)  # the bounded reader of every config file
+    found = [f for f in run_rules(a, Settings(select=("GYR008",))) if f.rule == "GYR008"]
+    assert [(f.file, f.line) for f in found] == [("configs/default.yaml", 29)]
+    assert "timeouts.get_s" in found[0].message and "self.traj_queue" in found[0].message
+
+
+def test_a_cli_flag_entry_and_the_value_followed_to_it_are_one_finding(tmp_path: Path):
+    """The topology names a CLI key as typed (``--join-timeout``); the flow names its dest
+    (``join_timeout``): one setting, one finding."""
+    found = gyr008(FIXTURE, tmp_path / "c")
+    assert [(f.file, f.line) for f in found].count(("rlx/config.py", 17)) == 1

@@ -349,13 +349,15 @@ def test_dot_mermaid_sarif_json_escapers():
 
 
 def test_diff_text_and_markdown_escape_repo_text():
-    from gyrelint.compare import DiffReport
-    from gyrelint.model import ConfigKey
+    from gyrelint.compare import DiffReport, KeyChange
+    from gyrelint.model import KeyEntry
     from gyrelint.render.diff import render_text
 
-    key = ConfigKey("port\n::add-mask::x " + HOSTILE, "port", HOSTILE, "c\x1b.yaml", 2)
+    key = KeyEntry("port\n::add-mask::x " + HOSTILE, "port", HOSTILE, None, "c\x1b.yaml", 2, "yaml", HOSTILE)
+    flip = KeyChange("colocate\n::warning::" + HOSTILE, "layout", HOSTILE, "true\x1b[2J", "d\x1b.yaml", 3)
     lost = Finding("GYR003", Severity.ERROR, "lost " + HOSTILE, "t\x1b.py", 3, "fix", [], "1" * 20)
-    r = DiffReport("upstream/main", "HEAD", keys_added=(key,), weight_sync="broken", sync_lost=(lost,), new_findings=(
+    r = DiffReport("upstream/main", "HEAD", keys_added=(key,), keys_removed=(key,), keys_changed=(flip,),
+                   weight_sync="broken", sync_lost=(lost,), new_findings=(
         Finding("GYR009", Severity.ERROR, "command " + HOSTILE, "README\u202e.md", 4, "fix", [], "0" * 20),))
     text = render_text(r)
     assert_terminal_safe(text)

@@ -15,6 +15,7 @@ from gyrelint.model import (
     FieldContract,
     FieldUse,
     Handoff,
+    KeyEntry,
     Severity,
     Side,
     Topology,
@@ -308,14 +309,18 @@ def test_gyr008_unlogged_retries_and_no_timeout_at_all():
 
 
 def test_gyr008_threshold_is_configurable_and_config_keys_count():
-    keys = [ConfigKey("rollout.max_retries", "comm", "50", "conf.yaml", 4),
-            ConfigKey("rollout.request_timeout", "comm", "60", "conf.yaml", 5)]
-    a = make_analysis(topology=Topology(config_keys=keys))
+    def entry(name: str, value: str, file: str, line: int, scope: str = "") -> KeyEntry:
+        return KeyEntry(name, "comm", value, None, file, line, "yaml", "a timeout", scope=scope)
+
+    # GYR008 reads the topology's key entries (one per knob, at its definition), not occurrences
+    keys = [entry("rollout.max_retries", "50", "conf.yaml", 4), entry("rollout.request_timeout", "60", "conf.yaml", 5),
+            entry("ci.max_retries", "90", "tests/conf.yaml", 2, scope="tests")]  # set aside: not judged
+    a = make_analysis(topology=Topology(keys=keys))
     assert [(f.file, f.line) for f in only("GYR008", a)] == [("conf.yaml", 4)]
-    strict = make_analysis(topology=Topology(config_keys=keys), settings=Settings(thresholds=Thresholds(timeout=30)))
+    strict = make_analysis(topology=Topology(keys=keys), settings=Settings(thresholds=Thresholds(timeout=30)))
     assert len(only("GYR008", strict)) == 2
-    documented = [ConfigKey("HCCL_CONNECT_TIMEOUT", "comm", "7200", "docs/npu.md", 9)]
-    assert only("GYR008", make_analysis(topology=Topology(config_keys=documented))) == []
+    documented = [entry("HCCL_CONNECT_TIMEOUT", "7200", "docs/npu.md", 9)]
+    assert only("GYR008", make_analysis(topology=Topology(keys=documented))) == []
 
 
 # -- GYR009 ----------------------------------------------------------------------------------------

@@ -107,3 +107,39 @@ def test_settings_with_a_bad_type_is_refused(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.gyrelint.topology]\nprocess = 3\n")
     with pytest.raises(SettingsError, match=r"\[tool.gyrelint.topology\] process: expected a config-key token"):
         read_settings(tmp_path, user_config=False)
+
+
+def test_settings_add_layout_words(tmp_path):
+    """``layout = [...]`` sits beside process/port/comm: a token or a glob, read and checked like them."""
+    assert classify("trainer.cohost", "true") is None  # the project's own word for colocation
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.gyrelint.topology]\nlayout = ["cohost", "engine.pin_*"]\n', encoding="utf-8")
+    settings = read_settings(tmp_path, user_config=False)
+    assert settings.topology.layout == ("cohost", "engine.pin_*")
+    vocab = Vocabulary.from_settings(settings.topology)
+    assert classify("trainer.cohost", "true", vocab)[0] == "layout"
+    assert classify("engine.pin_memory_pool", "x", vocab) == ("layout", "key matches 'engine.pin_*'")
+
+
+@pytest.mark.parametrize("value", ["3", "[1]", '[["cohost"]]', "{ a = 1 }"])
+def test_layout_words_of_the_wrong_type_are_refused(tmp_path, value):
+    (tmp_path / "pyproject.toml").write_text(f"[tool.gyrelint.topology]\nlayout = {value}\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"\[tool.gyrelint.topology\] layout"):
+        read_settings(tmp_path, user_config=False)
+
+
+def test_a_settings_layout_word_lists_the_key_in_the_topology(tmp_path):
+    import shutil
+
+    from gyrelint.api import analyze, demo_root
+
+    root = tmp_path / "minirl"
+    shutil.copytree(demo_root(), root)
+    cfg = root / "configs" / "default.yaml"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("trainer:\n", "trainer:\n  cohost: true\n", 1),
+                   encoding="utf-8")
+    plain = analyze(root, use_cache=False, cache_dir=tmp_path / "c0")
+    assert "trainer.cohost" not in {k.name for k in plain.topology.keys}
+    (root / "pyproject.toml").write_text('[tool.gyrelint.topology]\nlayout = ["cohost"]\n', encoding="utf-8")
+    got = analyze(root, use_cache=False, cache_dir=tmp_path / "c1")
+    assert [(k.cls, k.value, k.line) for k in got.topology.keys if k.name == "trainer.cohost"] == [("layout", "true", 16)]

@@ -13,12 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .model import ConfigKey, Finding, FunctionReport, HandoffKind, Location, Side
+from .model import Finding, FunctionReport, HandoffKind, KeyEntry, Location, Side
 
 if TYPE_CHECKING:
     from .analysis import Analysis
 
-CROSS_CLASSES = ("process", "port", "comm")
+CROSS_CLASSES = ("process", "port", "comm", "layout")  # the key classes that decide the process layout
+
+
+@dataclass(frozen=True, slots=True)
+class KeyChange:
+    """A listed key both revisions declare, with another value at its definition."""
+
+    name: str
+    cls: str
+    before: str | None
+    after: str | None
+    file: str  # the head's definition
+    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +54,9 @@ class DiffReport:
     weight_sync: str = "unchanged"  # "broken" | "restored" | "changed" | "unchanged"
     path_before: tuple[str, ...] = ()
     path_after: tuple[str, ...] = ()
-    keys_added: tuple[ConfigKey, ...] = ()
-    keys_removed: tuple[ConfigKey, ...] = ()
+    keys_added: tuple[KeyEntry, ...] = ()
+    keys_removed: tuple[KeyEntry, ...] = ()
+    keys_changed: tuple[KeyChange, ...] = ()
     verdict_before: str = "unknown"
     verdict_after: str = "unknown"
     new_findings: tuple[Finding, ...] = ()
@@ -137,6 +150,12 @@ def lost_syncs(base: Analysis, head: Analysis) -> list[Finding]:
     return out
 
 
+def _keys(a: Analysis) -> dict[tuple[str, str], KeyEntry]:
+    """The listed cross-process and layout knobs, one per key (``Topology.keys``, at its definition):
+    a key mentioned at one more place is no change, a flipped value is."""
+    return {(k.name, k.cls): k for k in a.topology.keys if k.cls in CROSS_CLASSES and not k.scope}
+
+
 def compare(base: Analysis, head: Analysis, base_label: str, head_label: str) -> DiffReport:
     """What moved in the loop from ``base`` to ``head``."""
     side_changes = []
@@ -156,10 +175,7 @@ def compare(base: Analysis, head: Analysis, base_label: str, head_label: str) ->
     elif path_before != path_after:
         status = "changed"
 
-    def keys(a: Analysis) -> dict[tuple[str, str], ConfigKey]:
-        return {(k.key, k.cls): k for k in a.topology.config_keys if k.cls in CROSS_CLASSES}
-
-    kb, kh = keys(base), keys(head)
+    kb, kh = _keys(base), _keys(head)
     old_fps = {f.fingerprint for f in base.findings}
     new_fps = {f.fingerprint for f in head.findings}
     cb, ch = chains(base), chains(head)
@@ -170,6 +186,8 @@ def compare(base: Analysis, head: Analysis, base_label: str, head_label: str) ->
         path_before=path_before, path_after=path_after,
         keys_added=tuple(k for key, k in sorted(kh.items()) if key not in kb),
         keys_removed=tuple(k for key, k in sorted(kb.items()) if key not in kh),
+        keys_changed=tuple(KeyChange(k.name, k.cls, kb[key].value, k.value, k.file, k.line)
+                           for key, k in sorted(kh.items()) if key in kb and kb[key].value != k.value),
         verdict_before=base.topology.verdict, verdict_after=head.topology.verdict,
         new_findings=tuple(f for f in head.findings if f.fingerprint not in old_fps),
         fixed_findings=len(old_fps - new_fps),

@@ -8,14 +8,18 @@ from ..escape import json_safe, md_text, term, term_block
 from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
-    from ..compare import DiffReport
-    from ..model import ConfigKey, Finding
+    from ..compare import DiffReport, KeyChange
+    from ..model import Finding, KeyEntry
 
 _MAX_ROWS = 200
 
 
-def _key(k: ConfigKey) -> dict[str, Any]:
-    return {"key": k.key, "class": k.cls, "value": k.value, "file": k.file, "line": k.line}
+def _key(k: KeyEntry) -> dict[str, Any]:
+    return {"key": k.name, "class": k.cls, "value": k.value, "file": k.file, "line": k.line}
+
+
+def _changed(k: KeyChange) -> dict[str, Any]:
+    return {"key": k.name, "class": k.cls, "before": k.before, "after": k.after, "file": k.file, "line": k.line}
 
 
 def _finding(f: Finding) -> dict[str, Any]:
@@ -37,7 +41,8 @@ def to_json(r: DiffReport) -> dict[str, Any]:
                         "path_before": list(r.path_before), "path_after": list(r.path_after),
                         "lost": [_finding(f) for f in r.sync_lost]},
         "topology": {"verdict_before": r.verdict_before, "verdict_after": r.verdict_after,
-                     "keys_added": [_key(k) for k in r.keys_added], "keys_removed": [_key(k) for k in r.keys_removed]},
+                     "keys_added": [_key(k) for k in r.keys_added], "keys_removed": [_key(k) for k in r.keys_removed],
+                     "keys_changed": [_changed(k) for k in r.keys_changed]},
         "chains": {"lost": list(r.chains_lost), "gained": list(r.chains_gained)},
         "new_findings": [_finding(f) for f in r.new_findings],
         "fixed_findings": r.fixed_findings,
@@ -74,8 +79,12 @@ def render_text(r: DiffReport, markdown: bool = False, paths: PathContext | None
                                           for c in r.side_changes]),
         ("boundary modules added", [e(m) for m in r.boundary_added]),
         ("boundary modules removed", [e(m) for m in r.boundary_removed]),
-        ("cross-process config keys added", [f"{e(k.key)} ({e(k.cls)}) = {e(str(k.value))} ({e(loc(k.file, k.line))})"
+        ("cross-process config keys added", [f"{e(k.name)} ({e(k.cls)}) = {e(str(k.value))} ({e(loc(k.file, k.line))})"
                                              for k in r.keys_added]),
+        ("cross-process config keys removed", [f"{e(k.name)} ({e(k.cls)}) = {e(str(k.value))} ({e(loc(k.file, k.line))})"
+                                               for k in r.keys_removed]),
+        ("cross-process config keys changed", [f"{e(k.name)} ({e(k.cls)}) {e(str(k.before))} -> {e(str(k.after))} "
+                                               f"({e(loc(k.file, k.line))})" for k in r.keys_changed]),
         ("new findings", [f"{e(loc(f.file, f.line))}: {e(f.rule)} [{f.severity.value}] {e(f.message)}"
                           for f in r.new_findings]),
     ]

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from ..escape import term, term_block
 from ..model import COUNTERS, FunctionReport, HandoffKind, Side
-from ..semantics.handoff import is_test_module
 from .paths import REPO_RELATIVE, PathContext
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
+    from ..index import Index
 
 _MAX_LIST = 8
 _COUNTER_TITLES = {
@@ -41,14 +41,15 @@ def _why(f: FunctionReport, paths: PathContext) -> str:
     return f"  [{term(e.signal)} at {_loc(e.file, e.line, paths)}{via}]"
 
 
-def _rank(f: FunctionReport) -> tuple:
+def _rank(f: FunctionReport, index: Index) -> tuple:
+    """Product functions first (the index's scope, not the module name), reached ones, then evidence."""
     own = sum(1 for e in f.evidence if e.via == "own")
-    module = f.qualname.rsplit(".", 1)[0]
-    return (is_test_module(module), not f.reached, -own, f.qualname)
+    return (index.out_of_scope(f.file), not f.reached, -own, f.qualname)
 
 
-def _listing(out: list[str], fns: list[FunctionReport], paths: PathContext, indent: str = "   ") -> None:
-    fns = sorted(fns, key=_rank)
+def _listing(out: list[str], fns: list[FunctionReport], paths: PathContext, index: Index,
+             indent: str = "   ") -> None:
+    fns = sorted(fns, key=lambda f: _rank(f, index))
     for f in fns[:_MAX_LIST]:
         out.append(f"{indent}{term(f.qualname)}  {_loc(f.file, f.line, paths)}{_why(f, paths)}")
     if len(fns) > _MAX_LIST:
@@ -95,14 +96,14 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
         got = by_side.get(side, [])
         w(f"{title}: {len(got)} functions ({reached.get(side, 0)} reached from an entry point)")
         if got:
-            _listing(out, got, paths)
+            _listing(out, got, paths, a.index)
         else:
             w("   not found: no function calls an inference engine/environment" if side == Side.SAMPLING
               else "   not found: no backward, optimizer step or RL loss in the code")
     drivers = by_side.get(Side.DRIVER, [])
     if drivers:
         w(f"   drivers (run both chains): {len(drivers)}")
-        _listing(out, drivers, paths, indent="     ")
+        _listing(out, drivers, paths, a.index, indent="     ")
     # 3: the handoff both ways
     h = a.handoff
     handoffs = by_side.get(Side.HANDOFF, [])
@@ -111,7 +112,7 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
     w("3. Handoff")
     w(f"   trajectory (sampler → trainer): {len(traj) or 'not found'}")
     if traj:
-        _listing(out, traj, paths, indent="     ")
+        _listing(out, traj, paths, a.index, indent="     ")
     fc = h.fields
     if fc.produced or fc.consumed:
         w(f"   trajectory fields: {len(fc.produced)} written on the sampling side, {len(fc.consumed)} read by training")
@@ -123,7 +124,7 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
             w("     every field the trainer reads is produced")
     w(f"   weight sync (trainer → sampler): {len(sync) or 'not found'}")
     if sync:
-        _listing(out, sync, paths, indent="     ")
+        _listing(out, sync, paths, a.index, indent="     ")
     if a.boundary_modules:
         shown = [m for m in a.boundary_modules][:_MAX_LIST]
         more = len(a.boundary_modules) - len(shown)

@@ -8,7 +8,7 @@ from ..graphs.symbols import SymbolTable
 from ..index.summary import Arg, CallSite, FileSummary
 from ..model import Finding, Location, Severity, Side
 from .base import Example, Rule, RuleContext, tokens
-from .timeout_handoffs import Queues, describe, is_test_path, off_the_loop
+from .timeout_handoffs import Queues, describe, off_the_loop, out_of_scope
 from .timeout_values import ValueFinder, key_unit, topology_key_values
 
 TIMEOUT_LIMIT = 1800.0  # seconds (torch's historical default); [tool.gyrelint.thresholds] timeout overrides
@@ -252,7 +252,7 @@ class HighTimeout(Rule):
         def judge(name: str, value: float | None, where: Location, key: str, note: str,
                   logs: bool = False, scale: float | None = None, evidence: tuple[Location, ...] = (),
                   fix: str | None = None, same_as: str | None = None) -> Finding | None:
-            leaf = (same_as or name).rsplit(".", 1)[-1].replace("-", "_").lower()  # one finding per setting
+            leaf = (same_as or name).rsplit(".", 1)[-1].lstrip("-").replace("-", "_").lower()  # one finding per setting
             ident = (where.file, where.line, leaf)
             if value is None or ident in seen:
                 return None
@@ -387,7 +387,7 @@ class HighTimeout(Rule):
     def _followed(self, ctx: RuleContext, finder: ValueFinder, queues: Queues, judge: Callable[..., Finding | None],
                   s: FileSummary, call: CallSite, k: str, scale: float | None, logs: bool) -> Iterator[Finding]:
         """A timeout/retry argument read from a config file, a field or an option: judged at its origin."""
-        if is_test_path(s.path):
+        if out_of_scope(ctx, s.path):
             return
         expr = _kwarg_expr(call, k)
         parts: list[tuple[object, float | None]] = [(expr, scale)]
@@ -398,7 +398,7 @@ class HighTimeout(Rule):
         for sub, unit in parts:
             for o in finder.origins(s, call.scope, sub):
                 kv = o.where
-                if kv.file.lower().endswith(_DOC_SUFFIXES) or is_test_path(kv.file):
+                if kv.file.lower().endswith(_DOC_SUFFIXES) or out_of_scope(ctx, kv.file):
                     continue
                 hand = hand or describe(ctx, s, call, queues)
                 secs_unit = None if unit is None else key_unit(kv.name, unit)
@@ -419,7 +419,7 @@ class HighTimeout(Rule):
         attr = call.attr
         if attr not in _WAITS and not any(k in ("timeout", "total") for k, _ in call.kwargs):
             return None  # most calls: nothing that waits
-        if is_test_path(s.path):
+        if out_of_scope(ctx, s.path):
             return None
         on_queue = queues.is_handoff_queue(s, call)
         if call.attr in ("Timeout", "ClientTimeout") and self._is_handoff_call(ctx.symbols, s, call, scopes, ctx):

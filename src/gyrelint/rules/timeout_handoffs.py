@@ -8,18 +8,18 @@ almost always a carrier that never delivered or a payload missing a field, not a
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..index.summary import CallSite, FileSummary
 from ..model import HandoffKind, Location, Side
+from ..topology.scope import file_scope
 from .base import tokens
 
 if TYPE_CHECKING:
     from .base import RuleContext
 
-_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|testing|unittests?)/|(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
+NOT_THE_RUN = ("tests", "docs", "vendored")  # file scopes (topology.scope) whose values no run reads
 _QUEUE_TOKENS = {"queue", "queues", "q"}
 _PUTS = {"put", "put_nowait"}
 _GETS = {"get", "get_nowait"}
@@ -42,9 +42,15 @@ def _queue_named(name: str) -> bool:
     return bool(_QUEUE_TOKENS & set(tokens(name)))
 
 
-def is_test_path(path: str) -> bool:
-    """A test module or a file under a tests folder: its waits are the test's business."""
-    return bool(_TEST_PATH.search(path))
+def out_of_scope(ctx: RuleContext, path: str) -> bool:
+    """Tests, docs, benchmarks, vendored code: their waits and values are not the run's.
+
+    A Python file is judged by the index (by content, once: ``index.scope``); a config file,
+    which the index does not scope, by the topology's file scope, which its keys carry too.
+    """
+    if path.endswith(".py"):
+        return ctx.analysis.index.out_of_scope(path)
+    return file_scope(path) in NOT_THE_RUN
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +112,7 @@ class Queues:
         if self._ends is None:
             out: dict[tuple[str, str], list[QueueEnd]] = {}
             for s in self.ctx.summaries():
-                if is_test_path(s.path):
+                if out_of_scope(self.ctx, s.path):
                     continue
                 for c in s.calls:
                     if c.attr not in _PUTS and c.attr not in _GETS:

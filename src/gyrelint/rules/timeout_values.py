@@ -3,21 +3,20 @@
 GYR008 judges a value the code reads (``cfg["timeouts"]["get_s"]``, ``self.args.get_timeout``)
 like a literal, and reports it where a user edits it: the YAML line, the field, the
 ``add_argument``. The expression trees come from the index (``CallSite.expr`` and the ``Flow``
-facts the resolver uses), the declarations from the summaries; config files are read through the
-topology stage's readers (bounded, regular files inside the repo only) and only when some handoff
-call reads a config value, which the analysis does not keep today.
+facts the resolver uses), the declarations from the summaries, config file keys from the topology's
+key entries (``Topology.keys``: one per knob, its value and line at the definition): rules read no file.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..index.summary import CallSite, FileSummary
-from ..model import Diagnostic, Topology
+from ..model import Topology
 from .base import tokens
+from .timeout_handoffs import NOT_THE_RUN
 
 if TYPE_CHECKING:
     from .base import RuleContext
@@ -39,10 +38,14 @@ class KeyValue:
     source: str  # "yaml" | "toml" | "json" | "argparse" | "click" | "dataclass" ...
 
 
-def topology_key_values(topology: Topology) -> list[KeyValue]:
-    """The topology stage's config keys as ``KeyValue`` (one line to change when ``Topology.keys``,
-    one ``KeyEntry`` per key with name/value/file/line, replaces ``config_keys``)."""
-    return [KeyValue(k.key, k.value, k.file, k.line, k.source) for k in topology.config_keys]
+def topology_key_values(topology: Topology, set_aside: bool = False) -> list[KeyValue]:
+    """The topology's key entries (one per knob, at its definition) that carry a value.
+
+    Entries the topology set aside (``KeyEntry.scope``: tests, docs, an unloaded config...) are
+    left out unless ``set_aside``: a value the code is followed to may sit in a YAML the topology
+    could not tie to a loader, but never in a test's, a doc's or a vendored library's file."""
+    return [KeyValue(k.name, k.value, k.file, k.line, k.declared_as) for k in topology.keys
+            if k.value is not None and (not k.scope or set_aside and k.scope not in NOT_THE_RUN)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +85,9 @@ class ValueFinder:
 
     # -- declarations --------------------------------------------------------------------------
     def config_files(self) -> list[KeyValue]:
-        """Keys of the repo's YAML/TOML/JSON files (topology's classified keys first, then the rest)."""
+        """The config keys a value may come from: the topology's entries (rules read no file)."""
         if self._files is None:
-            self._files = _read_config_files(self.ctx) + topology_key_values(self.ctx.analysis.topology)
+            self._files = topology_key_values(self.ctx.analysis.topology, set_aside=True)
         return self._files
 
     def declarations(self) -> dict[str, list[KeyValue]]:
@@ -304,41 +307,3 @@ def _text(value: object) -> str | None:
     if value is None or isinstance(value, (bool, int, float, str)):
         return None if value is None else str(value)
     return None
-
-
-def _read_config_files(ctx: RuleContext) -> list[KeyValue]:
-    """Every key of the repo's YAML/TOML/JSON files, read with the topology readers (size-bounded,
-    regular files inside the repo only; a file that does not read is skipped, its diagnostic is
-    the topology stage's to report)."""
-    from ..topology.keys import read_config_text
-    from ..topology.sources.structured import read_json, read_toml
-    from ..topology.sources.yaml_src import read_yaml, yaml_keys
-
-    index = ctx.analysis.index
-    files = getattr(index, "files", None)
-    settings = ctx.analysis.settings
-    if files is None or settings is None:
-        return []
-    diags: list[Diagnostic] = []
-    out: list[KeyValue] = []
-    yaml_files = {}
-    for rel in getattr(files, "other", []) or []:
-        kind = _CONFIG_SUFFIXES.get(os.path.splitext(rel)[1].lower())
-        if kind is None:
-            continue
-        try:
-            text = read_config_text(index, rel, settings.max_file_size, diags)
-            if text is None:
-                continue
-            if kind == "yaml":
-                yaml_files[rel] = read_yaml(rel, text, diags)
-            else:
-                raws = read_toml(rel, text, diags) if kind == "toml" else read_json(rel, text, diags)
-                out.extend(KeyValue(r.key, r.value, r.file, r.line, r.source) for r in raws)
-        except (RecursionError, ValueError, TypeError, OSError):
-            continue
-    try:
-        out.extend(KeyValue(r.key, r.value, r.file, r.line, r.source) for r in yaml_keys(yaml_files))
-    except (RecursionError, ValueError, TypeError):
-        pass
-    return out

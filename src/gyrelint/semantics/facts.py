@@ -18,6 +18,7 @@ from ..graphs import Graphs
 from ..graphs.model import EXACT, WEAK
 from ..graphs.symbols import SymbolTable, symbols_of
 from ..index import Index
+from ..index.scope import TEST
 from ..index.summary import (
     MODULE_SCOPE,
     Assignment,
@@ -249,10 +250,37 @@ class Facts:
     weight_receivers: dict[str, int] = field(default_factory=dict)
     handoff_state: dict[str, int] = field(default_factory=dict)  # methods serving what a handoff stored
     rollout_carriers: dict[str, int] = field(default_factory=dict)  # ends of an opaque carrier of rollouts
+    # the index's scope decision by module (index.scope): None when built without an index
+    outside: frozenset[str] | None = None  # modules that take no side (tests, docs, benchmarks, vendored)
+    test_modules: frozenset[str] = frozenset()  # of those, the tests
     _mro: dict[str, list[str]] = field(default_factory=dict)
     _roles: dict[str, str | None] = field(default_factory=dict)
     _type_roles: dict[str, str | None] = field(default_factory=dict)
     _name_roles: dict[str, tuple[str | None, float]] = field(default_factory=dict)
+
+    def out_of_scope(self, module: str) -> bool:
+        """Whether a module is outside the product, as the index decided by content; the
+        name guess only stands in for facts built by hand without an index."""
+        return is_test_module(module) if self.outside is None else module in self.outside
+
+    def is_test(self, module: str) -> bool:
+        """Whether a module is test code left out of scope (its doubles are no product target)."""
+        return is_test_module(module) if self.outside is None else module in self.test_modules
+
+    def module_of(self, name: str) -> str:
+        """The module a function or class qualname lives in (its longest module prefix)."""
+        fn = self.functions.get(name)
+        if fn is not None:
+            return fn.module
+        cls = self.classes.get(name)
+        if cls is not None:
+            return cls.module
+        head = name
+        while "." in head:
+            head = head.rpartition(".")[0]
+            if head in self.contexts:
+                return head
+        return name.rpartition(".")[0]
 
     def type_role(self, name: str) -> str | None:
         """Memoised :func:`role_of_type`."""
@@ -391,7 +419,10 @@ def _outer(scope: str) -> str:
 
 def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None = None) -> Facts:
     """Group every summary record under its function and canonicalise its calls."""
-    facts = Facts(symbols=graphs.symbols if graphs.symbols is not None else symbols_of(index))
+    outside = index.out_of_scope_modules()
+    tests = {index.files.modules.get(p, "") for p, sc in index.scopes.items() if sc.scope == TEST}
+    facts = Facts(symbols=graphs.symbols if graphs.symbols is not None else symbols_of(index),
+                  outside=frozenset(outside), test_modules=frozenset(outside & tests))
     contexts: list[tuple[FileSummary, dict[str, FnFacts]]] = []
     # pass 1: functions and classes
     for s in index.summaries.values():
@@ -609,7 +640,8 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
 
 @functools.lru_cache(maxsize=1 << 16)
 def is_test_module(module: str) -> bool:
-    """Test code exercises the handoff; it is not the handoff surface of the product."""
+    """A guess from the module name, for facts built without an index (unit tests of a stage):
+    an analysis asks :meth:`Facts.out_of_scope`, the index's decision by content."""
     parts = module.split(".")
     return any(p in ("tests", "test", "testing") or p.startswith("test_") or p == "conftest" for p in parts)
 
@@ -622,11 +654,11 @@ def _drop_junk(cf: CallFact, targets: tuple[str, ...], caller: str, facts: Facts
     When some target carries the called method's name, the other-named functions go too (the
     constructor and call protocol methods stay).
     """
-    in_tests = is_test_module(caller)
+    in_tests = facts.is_test(facts.module_of(caller))
     out = []
     for t in targets:
         name = t.rsplit(".", 1)[-1]
-        if not in_tests and is_test_module(t):
+        if not in_tests and facts.is_test(facts.module_of(t)):
             continue
         if t in facts.functions and name != cf.method and t.rpartition(".")[0] in facts.functions:
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from ..model import HandoffKind, ModuleReport, Side
-from .facts import Facts, is_test_module
+from .facts import Facts
 from .sides import INHERITED_THRESHOLD, SideResult
 from .signals import SAMPLING, TRAINING
 
@@ -54,13 +54,14 @@ def _walk(node: str, seen: dict[str, tuple[int, str | None]]) -> list[str]:
 
 
 def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]],
-                     reached: set[str]) -> tuple[bool, list[str]]:
+                     reached: set[str], outside: frozenset[str] = frozenset()) -> tuple[bool, list[str]]:
     """Path from the parameter update to the sampler's weights, through the call graph.
 
     Returns ``(online, path)``; the path reads update → … → common caller → … → sender
     → … → receiver. A training function that calls the weight push itself gives a
     direct path; otherwise the closest common caller of an update and a weight-sync
-    function (the step loop) joins them.
+    function (the step loop) joins them. Functions ``outside`` the product (the index's
+    scope: tests, docs...) rank after the product's.
     """
     # the pushes themselves (weight-sync evidence in the body) first; then any weight-sync function
     pushes = [q for q, r in sides.items() if (_own_ids(r) & _SYNC_PUSH) and
@@ -102,7 +103,7 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
                     if d >= min_decay and v not in hubs:
                         fwd.setdefault(u, []).append(v)
                         rev.setdefault(v, []).append(u)
-            best = _join(sorted(updates), set(sync), receivers, drivers, fwd, rev, reached)
+            best = _join(sorted(updates), set(sync), receivers, drivers, fwd, rev, reached, outside)
             if best:
                 return True, _no_loops(best)
     return False, []
@@ -120,13 +121,14 @@ def _no_loops(path: list[str]) -> list[str]:
 
 
 def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: set[str],
-          fwd: dict[str, list[str]], rev: dict[str, list[str]], reached: set[str]) -> list[str] | None:
+          fwd: dict[str, list[str]], rev: dict[str, list[str]], reached: set[str],
+          outside: frozenset[str]) -> list[str] | None:
     """Best path: through a driver (the step loop) when one joins both, else the closest link."""
     up_anc = _bfs(updates, rev)
     sync_anc = _bfs(sorted(sync_set - set(updates)), rev)
 
     def rank(q: str, dist: int) -> tuple:
-        return (q not in drivers, is_test_module(q), q not in reached, dist, q)
+        return (q not in drivers, q in outside, q not in reached, dist, q)
 
     common = [rank(q, up_anc[q][0] + sync_anc[q][0]) for q in up_anc if q in sync_anc
               and up_anc[q][0] > 0 and sync_anc[q][0] > 0]
@@ -139,7 +141,7 @@ def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: 
     if best is None or (common and common[0][0]):
         # an update function that reaches a weight push itself
         from_update = _bfs(updates, fwd, limit=6)
-        direct = sorted((is_test_module(q), q not in reached, d, q) for q, (d, _) in from_update.items()
+        direct = sorted((q in outside, q not in reached, d, q) for q, (d, _) in from_update.items()
                         if q in sync_set and d > 0)
         if direct and (best is None or not direct[0][0]):
             best = list(reversed(_walk(direct[0][-1], from_update)))
@@ -201,7 +203,7 @@ def boundary_modules(facts: Facts, sides: dict[str, SideResult], containers: set
     for m, n in handoff.items():
         if n >= 2 and n >= 0.4 * labelled[m] or n >= 1 and n >= 0.75 * labelled[m]:
             out.add(m)
-    return sorted(m for m in out if not is_test_module(m))
+    return sorted(m for m in out if not facts.out_of_scope(m))
 
 
 def module_reports(facts: Facts, sides: dict[str, SideResult], boundary: list[str]) -> list[ModuleReport]:
@@ -398,7 +400,7 @@ def rollout_carriers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, in
     ends: dict[str, int] = {}
     wires: dict[str, set[str]] = {}
     for fn in facts.functions.values():
-        if is_test_module(fn.module):
+        if facts.out_of_scope(fn.module):
             continue
         gen = _generated(fn, sides) if fn.calls else set()
         if not gen:

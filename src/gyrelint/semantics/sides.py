@@ -21,7 +21,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, is_test_module, nested_children
+from .facts import Facts, nested_children
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -287,7 +287,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
         if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
             continue
         name = fn.definition.name
-        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or is_test_module(fn.module)):
+        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
@@ -339,7 +339,7 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
         r = results.get(q)
         fn = facts.functions.get(q)
         if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
-                or is_test_module(fn.module):
+                or facts.out_of_scope(fn.module):
             continue
         acts = rollout_interface(fn, facts)
         if not acts and not grader_shaped(fn):

@@ -134,7 +134,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h = sem.handoff
     h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
     h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
-    h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached)
+    h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached, frozenset(outside))
     same = same_object(facts, sides, _loop_lines(index))
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push

@@ -50,11 +50,13 @@ class TopologySettings:
     process: tuple[str, ...] = ()
     port: tuple[str, ...] = ()
     comm: tuple[str, ...] = ()
+    layout: tuple[str, ...] = ()  # colocation, offload, engine or backend switches of the project's own naming
     ignore: tuple[str, ...] = ()
 
     def items(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """(class, entries) in a fixed order; the vocabulary is built from these."""
-        return (("process", self.process), ("port", self.port), ("comm", self.comm), ("ignore", self.ignore))
+        return (("process", self.process), ("port", self.port), ("comm", self.comm), ("layout", self.layout),
+                ("ignore", self.ignore))
 
 
 @dataclass(frozen=True)
