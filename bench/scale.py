@@ -7,8 +7,8 @@ Usage::
 
 Per repo: a bare ``libcst.parse_module`` loop (the floor), then ``build_index`` into a private
 cache (cold unless ``--cache-dir`` already holds it), then the post-parse stages of
-``api.analyze`` one by one on the warm index (symbols, entry points, graphs without their
-cache, semantics, topology, counters, rules). Peak RSS per stage is the process high-water mark
+``api.analyze`` one by one on the warm index (symbols, entry points, graphs, semantics,
+topology, counters, rules), all with the cache off, so each pays its whole cost. Peak RSS per stage is the process high-water mark
 after resetting it (``/proc/self/clear_refs``), so each figure is what that stage reached.
 ``--profile`` writes a cProfile of the post-parse stages (read it with ``pstats``).
 Nothing is asserted: timings on a shared machine are noisy; compare runs of the same session.
@@ -107,6 +107,7 @@ def measure(repo: Path, cache_dir: Path, skip_parse: bool, profile: str | None) 
     from gyrelint.index import build_index
 
     settings = Settings().with_overrides(cache_dir=cache_dir)
+    cold = settings.with_overrides(use_cache=False)  # the stages after the index never read a cache
     files = discover(repo, settings)
     n = len(files.python)
     print(f"{repo}: {n} Python files, {count_lines(repo, files.python):,} lines, {os.cpu_count()} cores, "
@@ -121,7 +122,7 @@ def measure(repo: Path, cache_dir: Path, skip_parse: bool, profile: str | None) 
                  peak_mib()))
     state: dict = {"index": index}
     prof = cProfile.Profile() if profile else None
-    for name, run in stages(repo, settings):
+    for name, run in stages(repo, cold):
         reset_peak()
         start = time.perf_counter()
         if prof is not None:
