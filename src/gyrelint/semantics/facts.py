@@ -93,8 +93,11 @@ _ROLE_METHODS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 
-def tokens_of(text: str) -> list[str]:
-    """Identifiers of a dotted text, whole and split at underscores: ``old_log_probs`` → 4 tokens."""
+@functools.lru_cache(maxsize=1 << 16)
+def tokens_of(text: str) -> tuple[str, ...]:
+    """Identifiers of a dotted text, whole and split at underscores: ``old_log_probs`` → 4 tokens.
+
+    Memoised: the same call and receiver texts recur in every function of a module."""
     out: list[str] = []
     for t in _TOKEN_SPLIT.split(text.lower()):
         t = t.strip("_")
@@ -102,7 +105,7 @@ def tokens_of(text: str) -> list[str]:
             out.append(t)
             if "_" in t:
                 out.extend(p for p in t.split("_") if p)
-    return out
+    return tuple(out)
 
 
 @dataclass(slots=True)
@@ -364,8 +367,9 @@ def role_of_type(name: str) -> str | None:
 
 def role_of_name(text: str) -> tuple[str | None, float]:
     """Role hint from the receiver's text: last identifier first, then the chain."""
-    parts = [p.rstrip("()[]") for p in text.split(".") if p not in ("self", "cls")]
-    for i, part in enumerate(reversed(parts)):
+    # lazily from the end: only the last three parts are read, and a receiver text can be long
+    parts = (p.rstrip("()[]") for p in reversed(text.split(".")) if p not in ("self", "cls"))
+    for i, part in enumerate(parts):
         low = part.lower()
         for role, specific, vague in _ROLE_NAMES:
             if specific.search(low):
