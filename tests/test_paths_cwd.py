@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from gyrelint.cli import main
 from gyrelint.model import Diagnostic
-from gyrelint.render.paths import REPO_RELATIVE, PathContext, path_context, root_prefix
+from gyrelint.render.paths import REPO_RELATIVE, PathContext, path_context, prose, root_prefix
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rules_timeout"  # one GYR008 finding at pkg/sync.py:9
 DEMO = Path(__file__).parent.parent / "src" / "gyrelint" / "demo"
@@ -154,6 +154,17 @@ def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return dst
 
 
+def test_file_mentions_in_stage_sentences_follow_the_cwd():
+    """Topology reasons and rule messages are built before the cwd is known: their
+    ``file:line`` mentions are mapped at render time, URLs and absolute paths are not."""
+    ctx = PathContext("sub/demo/")
+    assert prose(ctx, "2 sites, first at minirl/main.py:49") == "2 sites, first at sub/demo/minirl/main.py:49"
+    assert prose(ctx, "workers=2 (configs/default.yaml:10)") == "workers=2 (sub/demo/configs/default.yaml:10)"
+    kept = "see http://host.py:80, /abs/x.py:3, ~/x.py:4 and a.b.c:12"
+    assert prose(ctx, kept) == kept
+    assert prose(REPO_RELATIVE, "first at minirl/main.py:49") == "first at minirl/main.py:49"
+
+
 def test_analyze_entries_topology_and_html_follow_the_cwd(demo: Path, tmp_path: Path):
     text = gyrelint("analyze", "sub/demo").output
     assert "sub/demo/minirl/sampler.py:" in text and " minirl/sampler.py:" not in text
@@ -161,6 +172,8 @@ def test_analyze_entries_topology_and_html_follow_the_cwd(demo: Path, tmp_path: 
     assert "(sub/demo/minirl/main.py)" in entries and "sub/demo/README.md:" in entries
     topo = gyrelint("topology", "sub/demo").output
     assert "first at sub/demo/minirl/main.py:" in topo
+    reasons = [line for line in topo.splitlines() if line.startswith("  1. ")]
+    assert reasons and "first at sub/demo/minirl/main.py:" in reasons[0]  # the verdict's own sentence too
     assert "sub/demo/" not in gyrelint("topology", "sub/demo", "--root-relative").output
     dot = gyrelint("map", "sub/demo").output  # tooltips name the files too
     assert "sub/demo/minirl/sampler.py:" in dot and "sub/demo/" not in gyrelint("map", "sub/demo", "--root-relative").output

@@ -11,7 +11,7 @@ import click
 from ..escape import term, term_block
 from ..model import KeyEntry, Topology
 from ..render.json_report import SCHEMA, to_report
-from ..render.paths import REPO_RELATIVE, PathContext
+from ..render.paths import REPO_RELATIVE, PathContext, prose
 from .common import analysis_options, input_errors, path_context, run_analysis
 
 _CLASSES = ("process", "port", "comm", "layout")
@@ -67,7 +67,7 @@ def render_topology(t: Topology, root: str = "", show_all: bool = False, paths: 
     lines.append(head + term(t.verdict) + (" (colocated: sampler and trainer share devices)" if t.colocated else ""))
     reasons = t.reasons if show_all else t.reasons[:_BEST_REASONS]
     for i, r in enumerate(reasons, 1):
-        lines.append(f"  {i}. {term(r)}")
+        lines.append(f"  {i}. {term(prose(paths, r))}")
     if len(t.reasons) > len(reasons):
         lines.append(f"     ({len(t.reasons) - len(reasons)} more reasons: --all)")
     lines.append(f"  trajectory transport: {term(t.trajectory_transport)}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..escape import github_data as _data
 from ..escape import github_property as _prop
 from ..model import Finding
-from .paths import REPO_RELATIVE, PathContext
+from .paths import REPO_RELATIVE, PathContext, prose
 
 _COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -18,6 +18,7 @@ def render_github(findings: list[Finding], paths: PathContext = REPO_RELATIVE) -
     lines = []
     for f in findings:
         cmd = _COMMAND[f.severity.value]
-        msg = f"{f.message}. What to do: {f.fix}" if f.fix else f.message
+        message = prose(paths, f.message)
+        msg = f"{message}. What to do: {f.fix}" if f.fix else message
         lines.append(f"::{cmd} file={_prop(paths.show(f.file))},line={max(f.line, 1)},title={_prop(f.rule)}::{_data(msg)}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -10,7 +10,7 @@ from collections import Counter
 from ..escape import md_code, md_message, md_text, url_path
 from ..model import Finding
 from ..rules import BY_ID
-from .paths import REPO_RELATIVE, PathContext
+from .paths import REPO_RELATIVE, PathContext, prose
 
 _ICON = {"error": "🔴", "warning": "🟠", "info": "🔵"}
 MAX_ROWS = 100
@@ -33,7 +33,7 @@ def render_markdown(findings: list[Finding], title: str = "gyrelint", link: str 
         where = md_code(paths.loc(f.file, f.line))
         if link:
             where = f"[{md_text(paths.show(f.file))}:{f.line}](<{link.rstrip('/')}/{url_path(f.file)}#L{f.line}>)"
-        lines.append(f"| {_ICON[f.severity.value]} | {rid} | {where} | {md_message(f.message)} | {md_message(f.fix)} |")
+        lines.append(f"| {_ICON[f.severity.value]} | {rid} | {where} | {md_message(prose(paths, f.message))} | {md_message(f.fix)} |")
     if len(findings) > MAX_ROWS:
         lines.append(f"\n…and {len(findings) - MAX_ROWS} more (run `gyrelint check` locally for all).")
     details = [f for f in findings[:MAX_ROWS] if len(f.evidence) > 1]
@@ -41,6 +41,6 @@ def render_markdown(findings: list[Finding], title: str = "gyrelint", link: str 
         lines += ["", "<details><summary>Evidence</summary>", ""]
         for f in details:
             lines.append(f"- **{md_text(f.rule)}** {md_code(paths.loc(f.file, f.line))}")
-            lines += [f"  - {md_code(paths.loc(e.file, e.line))} {md_message(e.note)}" for e in f.evidence]
+            lines += [f"  - {md_code(paths.loc(e.file, e.line))} {md_message(prose(paths, e.note))}" for e in f.evidence]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"

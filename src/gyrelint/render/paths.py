@@ -10,6 +10,7 @@ renderer, so two outputs of one run never disagree on a path.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,6 +45,21 @@ class PathContext:
 
 
 REPO_RELATIVE = PathContext()
+
+# ``minirl/main.py:49`` inside a sentence built by a stage (topology reasons, rule messages):
+# a relative path with a source or config suffix and a line, not part of a URL or an absolute path
+_PROSE_LOC = re.compile(r"(?<![\w/.:~-])((?:[\w.-]+/)*[\w.-]+\.(?:py|pyi|ya?ml|json|toml|cfg|ini|sh)):(\d+)\b")
+
+
+def prose(paths: PathContext, text: str) -> str:
+    """A stage's sentence with its ``file:line`` mentions shown like every other path of the run.
+
+    Stages build some messages before anyone knows where the user stands; they name files
+    repo-relative. Only ``relative/path.ext:N`` tokens with a code or config suffix are
+    mapped, so a URL (``http://host:8000``) or an absolute path stays as written."""
+    if not paths.prefix or not text:
+        return text
+    return _PROSE_LOC.sub(lambda m: paths.loc(m.group(1), int(m.group(2))), text)
 
 
 def root_prefix(root: str | Path, cwd: str | Path) -> str:

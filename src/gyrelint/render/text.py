@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..escape import term, term_block
 from ..model import COUNTERS, FunctionReport, HandoffKind, Side
-from .paths import REPO_RELATIVE, PathContext
+from .paths import REPO_RELATIVE, PathContext, prose
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -133,7 +133,7 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
     t = a.topology
     w(f"4. Processes: {term(t.verdict)}{' (colocated)' if t.colocated else ''}")
     for r in t.reasons[:5]:
-        w(f"   - {term(r)}")
+        w(f"   - {term(prose(paths, r))}")
     for c in t.code_evidence[:4]:
         w(f"   code: {term(c.signal)} at {_loc(c.file, c.line, paths)}{' — ' + term(c.detail) if c.detail else ''}")
     listed = [k for k in t.keys if not k.scope]
@@ -169,7 +169,7 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
         w("")
         w(f"Findings ({len(a.findings)}):")
         for f in a.findings:
-            w(f"   {_loc(f.file, f.line, paths)}: {term(f.rule)} [{f.severity.value}] {term(f.message)}")
+            w(f"   {_loc(f.file, f.line, paths)}: {term(f.rule)} [{f.severity.value}] {term(prose(paths, f.message))}")
             if f.fix:
                 w(f"      what to do: {term(f.fix)}")
     if a.diagnostics:
