@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import libcst as cst
+from speed import bare_parse  # the same floor bench/speed.py measures
 
 from gyrelint.repo import discover
 from gyrelint.settings import Settings
@@ -48,16 +48,6 @@ def reset_peak() -> None:
         Path("/proc/self/clear_refs").write_text("5")
     except OSError:
         pass
-
-
-def bare_parse(root: Path, files: list[str]) -> float:
-    start = time.perf_counter()
-    for f in files:
-        try:
-            cst.parse_module((root / f).read_bytes())
-        except Exception:  # noqa: BLE001 - a file libcst rejects costs what it cost
-            pass
-    return time.perf_counter() - start
 
 
 def count_lines(root: Path, files: list[str]) -> int:

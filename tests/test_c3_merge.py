@@ -1,10 +1,11 @@
-"""The resolver's linear C3 merge gives what the textbook merge gives, fallback included."""
+"""The linear C3 merge (the symbol table's, which the resolver uses too) gives what the textbook
+merge gives, fallback included."""
 
 from __future__ import annotations
 
 import random
 
-from gyrelint.graphs.resolve import _c3
+from gyrelint.graphs.symbols import _c3
 
 
 def _textbook_c3(seqs: list[list[str]]) -> list[str]:

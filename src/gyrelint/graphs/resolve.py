@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
-from .symbols import SymbolTable, build_symbols
+from .symbols import SymbolTable, _c3, build_symbols
 
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
 _EMPTY: frozenset[str] = frozenset()
@@ -1212,43 +1212,6 @@ def _inert(fl) -> bool:
     if fl.op in ("ann", "rann"):
         return v == ("?",) or (v[0] == "n" and v[1] in BUILTINS)
     return False
-
-
-def _c3(seqs: list[list[str]]) -> list[str]:
-    """C3 merge with a cursor per sequence and a count of tail occurrences: linear in the total
-    length (the textbook version rebuilds every sequence at each step, quadratic in deep
-    hierarchies). Same output as the textbook merge, its depth-first fallback included."""
-    seqs = [s for s in seqs if s]
-    pos = [0] * len(seqs)
-    tail: dict[str, int] = {}  # occurrences after each sequence's current head
-    for s in seqs:
-        for x in s[1:]:
-            tail[x] = tail.get(x, 0) + 1
-    out: list[str] = []
-    live = list(range(len(seqs)))
-    while live:
-        for i in live:
-            head = seqs[i][pos[i]]
-            if not tail.get(head):
-                break
-        else:  # inconsistent hierarchy: fall back to depth-first order
-            seen = set(out)
-            for i in live:
-                for x in seqs[i][pos[i]:]:
-                    if x not in seen:
-                        seen.add(x)
-                        out.append(x)
-            return out
-        out.append(head)
-        # ``head`` is in no tail, so it only stands at heads: advance those sequences past it
-        for i in live:
-            s = seqs[i]
-            if s[pos[i]] == head:
-                pos[i] += 1
-                if pos[i] < len(s):
-                    tail[s[pos[i]]] -= 1
-        live = [i for i in live if pos[i] < len(seqs[i])]
-    return out
 
 
 def resolve(summaries: list[FileSummary], symbols: SymbolTable | None = None) -> tuple[Resolver, Resolution]:

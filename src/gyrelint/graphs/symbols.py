@@ -324,19 +324,39 @@ class SymbolTable:
 
 
 def _c3(seqs: list[list[str]]) -> list[str]:
-    seqs = [list(s) for s in seqs if s]
+    """C3 merge with a cursor per sequence and a count of tail occurrences: linear in the total
+    length (the textbook version rebuilds every sequence at each step, quadratic in deep
+    hierarchies). Same output as the textbook merge, its depth-first fallback included."""
+    seqs = [s for s in seqs if s]
+    pos = [0] * len(seqs)
+    tail: dict[str, int] = {}  # occurrences after each sequence's current head
+    for s in seqs:
+        for x in s[1:]:
+            tail[x] = tail.get(x, 0) + 1
     out: list[str] = []
-    while seqs:
-        for s in seqs:
-            head = s[0]
-            if not any(head in t[1:] for t in seqs):
+    live = list(range(len(seqs)))
+    while live:
+        for i in live:
+            head = seqs[i][pos[i]]
+            if not tail.get(head):
                 break
-        else:  # inconsistent hierarchy: depth-first order
-            for s in seqs:
-                out.extend(x for x in s if x not in out)
+        else:  # inconsistent hierarchy: fall back to depth-first order
+            seen = set(out)
+            for i in live:
+                for x in seqs[i][pos[i]:]:
+                    if x not in seen:
+                        seen.add(x)
+                        out.append(x)
             return out
         out.append(head)
-        seqs = [s for s in ([x for x in s if x != head] for s in seqs) if s]
+        # ``head`` is in no tail, so it only stands at heads: advance those sequences past it
+        for i in live:
+            s = seqs[i]
+            if s[pos[i]] == head:
+                pos[i] += 1
+                if pos[i] < len(s):
+                    tail[s[pos[i]]] -= 1
+        live = [i for i in live if pos[i] < len(seqs[i])]
     return out
 
 
