@@ -245,8 +245,7 @@ class Facts:
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     symbols: SymbolTable | None = None  # what names mean: the one symbol table of the graphs stage
     methods_by_name: dict[str, list[str]] = field(default_factory=dict)
-    contexts: dict[str, str] = field(default_factory=dict)  # module -> file, every module of the index
-    summaries: dict[str, FileSummary] = field(default_factory=dict)  # module -> its summary (flows, calls)
+    summaries: dict[str, FileSummary] = field(default_factory=dict)  # every module of the index -> its summary
     containers: set[str] = field(default_factory=set)  # trajectory container classes, once known
     # weight sync by payload (see payload.py): function -> line where parameters leave / arrive
     weight_senders: dict[str, int] = field(default_factory=dict)
@@ -281,7 +280,7 @@ class Facts:
         head = name
         while "." in head:
             head = head.rpartition(".")[0]
-            if head in self.contexts:
+            if head in self.summaries:
                 return head
         return name.rpartition(".")[0]
 
@@ -430,7 +429,6 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
     contexts: list[tuple[FileSummary, dict[str, FnFacts]]] = []
     # pass 1: functions and classes
     for s in index.summaries.values():
-        facts.contexts[s.module] = s.path
         facts.summaries[s.module] = s
         by_scope: dict[str, FnFacts] = {}
         for f in s.functions:

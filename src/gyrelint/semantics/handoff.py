@@ -166,7 +166,7 @@ def module_sides(facts: Facts, sides: dict[str, SideResult]) -> dict[str, Side]:
         r = sides.get(q)
         if r is not None and r.side != Side.NEUTRAL:
             per[fn.module][r.side] += 1
-    for m in facts.contexts:
+    for m in facts.summaries:
         per.setdefault(m, Counter())
     out: dict[str, Side] = {}
     for m, cnt in per.items():
