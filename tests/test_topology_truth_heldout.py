@@ -18,6 +18,7 @@ HERE = Path(__file__).parent
 TRUTH = HERE / "topology_truth_heldout"
 FILES = sorted(TRUTH.glob("*.json"))
 CLASSES = {"process", "port-address", "transport", "layout-mode"}
+COMMIT = re.compile(r"^[0-9a-f]{40}$")  # a git checkout's commit, for frameworks without a wheel
 # a CLI flag, a dotted config path, or an environment variable
 KEY = re.compile(r"^(--[A-Za-z0-9][A-Za-z0-9_.-]*|[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)$")
 
@@ -27,7 +28,7 @@ def _load(path: Path) -> dict:
 
 
 def test_both_frameworks_are_labelled():
-    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm"}
+    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm", "open_instruct"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -35,7 +36,7 @@ def test_shape(path: Path):
     data = _load(path)
     assert set(data) == {"framework", "version", "keys"}
     assert data["framework"] == path.stem
-    assert re.fullmatch(r"\d+(\.\d+)+", data["version"])
+    assert re.fullmatch(r"\d+(\.\d+)+", data["version"]) or COMMIT.match(data["version"])
     for k in data["keys"]:
         where = f"{path.name}: {k.get('key')}"
         assert set(k) == {"key", "class", "file", "line", "why"}, where
@@ -67,4 +68,7 @@ def test_readme_and_fetch_script_cover_each_framework():
     assert "blind" in readme
     for path in FILES:
         version = _load(path)["version"]
+        if COMMIT.match(version):  # a git tree is named by its checkout command
+            assert f"checkout {version}" in readme, path.name
+            continue
         assert re.search(rf"[A-Za-z0-9_.-]+=={re.escape(version)}\b", script), path.name
