@@ -28,7 +28,7 @@ def _load(path: Path) -> dict:
 
 
 def test_both_frameworks_are_labelled():
-    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm", "skyrl"}
+    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
