@@ -1,4 +1,4 @@
-"""The held-out corpus truth (slime, ROLL, NeMo-Aligner, OAT) is well formed and really held out.
+"""The held-out corpus truth (slime, ROLL, NeMo-Aligner, OAT, SkyRL, open-instruct, prime-rl) is well formed and really held out.
 
 Like tests/test_corpus_truth.py these tests never need the corpora: they check the
 JSON files' shape and the label rules of tests/corpus_truth_heldout/README.md, that
@@ -32,15 +32,21 @@ MINIMUM = {"sampling": 15, "training": 15, "handoff": 8, "driver": 2, "neutral":
 
 
 def _module_of(file: str) -> str:
-    """gyrelint's module name for a file of a root-level package or script (``-`` becomes ``_``)."""
+    """gyrelint's module name for a file of a root-level package or script (``-`` becomes ``_``).
+
+    A ``src/`` layout (``src/pkg/a.py``, or a workspace member's ``packages/x/src/pkg/a.py``)
+    is named from inside ``src``, the way the package is imported.
+    """
     parts = file[: -len(".py")].split("/")
+    if "src" in parts[:3]:
+        parts = parts[parts.index("src") + 1 :]
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(p if re.fullmatch(IDENT, p) else p.replace("-", "_").replace(".", "_") for p in parts)
 
 
 def test_every_heldout_framework_is_labelled():
-    assert {_load(p)["framework"] for p in FILES} >= {"slime", "roll", "nemo_aligner", "oat_llm", "skyrl", "open_instruct"}
+    assert {_load(p)["framework"] for p in FILES} >= {"slime", "roll", "nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl"}
 
 
 def test_heldout_frameworks_are_not_the_tuned_ones():
@@ -99,6 +105,8 @@ def test_module_naming_helper():
     assert _module_of("examples/search-r1/generate_with_search.py") == "examples.search_r1.generate_with_search"
     assert _module_of("pkg/sub/__init__.py") == "pkg.sub"
     assert _module_of("train.py") == "train"
+    assert _module_of("src/prime_rl/trainer/rl/train.py") == "prime_rl.trainer.rl.train"
+    assert _module_of("packages/prime-rl-configs/src/prime_rl/configs/rl.py") == "prime_rl.configs.rl"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)

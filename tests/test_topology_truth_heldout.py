@@ -18,7 +18,8 @@ HERE = Path(__file__).parent
 TRUTH = HERE / "topology_truth_heldout"
 FILES = sorted(TRUTH.glob("*.json"))
 CLASSES = {"process", "port-address", "transport", "layout-mode"}
-COMMIT = re.compile(r"^[0-9a-f]{40}$")  # a git tree is pinned by its commit
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
+RELEASE = re.compile(r"^\d+(\.\d+)+$")
 # a CLI flag, a dotted config path, or an environment variable
 KEY = re.compile(r"^(--[A-Za-z0-9][A-Za-z0-9_.-]*|[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)$")
 
@@ -28,7 +29,7 @@ def _load(path: Path) -> dict:
 
 
 def test_both_frameworks_are_labelled():
-    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct"}
+    assert {_load(p)["framework"] for p in FILES} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -36,7 +37,7 @@ def test_shape(path: Path):
     data = _load(path)
     assert set(data) == {"framework", "version", "keys"}
     assert data["framework"] == path.stem
-    assert re.fullmatch(r"\d+(\.\d+)+", data["version"]) or COMMIT.match(data["version"]), "a release or a git commit"
+    assert RELEASE.match(data["version"]) or COMMIT.match(data["version"]), "a wheel's release or a tree's git commit"
     for k in data["keys"]:
         where = f"{path.name}: {k.get('key')}"
         assert set(k) == {"key", "class", "file", "line", "why"}, where
