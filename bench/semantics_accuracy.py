@@ -316,7 +316,7 @@ def render(report: dict) -> str:
             kind = _f(s["kind_accuracy"]) if tool == "gyrelint" else "–"
             w(f"| {r['framework']} {r['version']} | {lab} | {tool} | " + " | ".join(cells)
               + f" | **{_f(s['macro_f1'])}** | {_f(s['neutral_mislabel'])} ({s['neutral_total']}) | {kind} |")
-    for r in report["labelled"]:
+    for r in report["labelled"] if report.get("list_wrong") else []:  # opt-in: blind label sets stay blind
         if r.get("wrong"):
             w(f"\n<details><summary>{r['framework']}: {len(r['wrong'])} labels gyrelint got wrong</summary>\n")
             for x in r["wrong"]:
@@ -403,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpora", default=None, help="folder holding <framework>/ corpora")
     ap.add_argument("--no-sanity", action="store_true", help="skip the verl/AReaL sanity runs")
     ap.add_argument("--no-speed", action="store_true", help="skip the speed measurement")
-    ap.add_argument("--wrong", action="store_true", help="list every label gyrelint got wrong")
+    ap.add_argument("--wrong", action="store_true", help="list every label gyrelint got wrong (never on a blind set: it would stop being blind)")
     args = ap.parse_args(argv)
     base = Path(args.corpora).expanduser() if args.corpora else corpora_dir()
     truth_files = sorted(Path(args.truth).glob("*.json"))
@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     hint = ("run scripts/fetch_corpora.sh" if truth == TRUTH_DIR.resolve()
             else f"see {_shown(truth)}/README.md for how to get it")
     report: dict = {"commit": _commit(), "date": datetime.date.today().isoformat(), "truth": _shown(truth),
-                    "labelled": [run_labelled(p, base, hint) for p in truth_files]}
+                    "labelled": [run_labelled(p, base, hint) for p in truth_files], "list_wrong": args.wrong}
     if not args.no_sanity:
         report["sanity"] = [run_sanity(n, base) for n in SANITY]
     if not args.no_speed:
@@ -425,10 +425,6 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=1, default=str))
     else:
         print(md)
-        if args.wrong:
-            for r in report["labelled"]:
-                for x in r.get("wrong", []):
-                    print(f"  {r['framework']}: {x['qualname']}: label {x['label']}, got {x['got']}")
     for r in report["labelled"] + report.get("sanity", []):
         if "traceback" in r:
             print(f"{r['framework']}: {r['error']}\n{r['traceback']}", file=sys.stderr)
