@@ -166,10 +166,34 @@ EDITS: list[Callable[..., str | None]] = [add_function, change_body, rename_call
                                           remove_import, comment_edit, add_class]
 
 
+def add_launcher(root: Path, rng: random.Random, n: int) -> str:
+    """A shell launcher that starts one module: a new entry point, no Python file changed (the
+    per-stage caches keyed by Python files alone are then hit while reachability moves)."""
+    mod = rng.choice(_python_files(root)).relative_to(root).with_suffix("").as_posix().replace("/", ".")
+    mod = mod.removesuffix(".__init__")
+    (root / "scripts").mkdir(exist_ok=True)
+    (root / "scripts" / f"launch_{n}.sh").write_text(f"#!/bin/sh\npython -m {mod} \"$@\"\n")
+    return f"add_launcher {mod}"
+
+
+def remove_launcher(root: Path, rng: random.Random, n: int) -> str | None:
+    """Delete a shell launcher or a README: entry points go away, Python files stay as they were."""
+    found = sorted(p for p in root.rglob("*") if p.is_file() and (p.suffix == ".sh" or p.name == "README.md"))
+    if not found:
+        return None
+    gone = rng.choice(found)
+    gone.unlink()
+    return f"remove_launcher {gone.relative_to(root)}"
+
+
 def apply_random_edit(root: Path, rng: random.Random, n: int) -> str:
     """One edit to one file of ``root``; returns what was done (for the failure message)."""
     files = _python_files(root)
     names = _names_defined(root)
+    if rng.random() < 0.2:  # outside the Python files: launchers and READMEs
+        done = (add_launcher if rng.random() < 0.6 else remove_launcher)(root, rng, n)
+        if done is not None:
+            return done
     for _ in range(20):
         path = rng.choice(files)
         edit = rng.choice(EDITS)
@@ -225,11 +249,39 @@ def test_the_harness_catches_an_unsound_key(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(build, "_resolution_key", paths_only)
     real = sem_cache.cache_path
 
-    def sem_paths_only(index, settings):  # noqa: ANN001, ANN202
-        entry = real(index, settings)
+    def sem_paths_only(index, settings, reached):  # noqa: ANN001, ANN202
+        entry = real(index, settings, reached)
         key = hashlib.sha256(",".join(sorted(index.summaries)).encode()).hexdigest()
         return None if entry is None else sem_cache.Entry(entry.cache_dir, key)
 
     monkeypatch.setattr(sem_cache, "cache_path", sem_paths_only)
     wrong = [w for name in ("demo", "chain") for w in run_sequence(name, tmp_path / name, 1)]
     assert wrong, "an unsound cache key went unnoticed: the identity test proves nothing"
+
+
+def test_an_entry_point_added_outside_python_reaches_the_cached_semantics(tmp_path: Path) -> None:
+    """A console script added to pyproject.toml changes what is reached, not one Python file.
+
+    The repo holds the demo loop twice; the copy has no main guard, so it is reached only
+    once a console script names its ``main``. The handoff lists put reached carriers first
+    and the boundary modules are the reached ones: the semantics entry, keyed by the Python
+    files alone, answered with the lists of the run before (the copy's carriers missing).
+    """
+    root = tmp_path / "two"
+    root.mkdir()
+    shutil.copytree(demo_root() / "minirl", root / "minirl")
+    copy = root / "minirl_b"
+    shutil.copytree(demo_root() / "minirl", copy)
+    for p in copy.glob("*.py"):
+        text = p.read_text().replace("minirl.", "minirl_b.").replace("from minirl import", "from minirl_b import")
+        p.write_text(text.replace('if __name__ == "__main__":\n    sys.exit(main())\n', ""))
+    project = '[project]\nname = "two"\nversion = "0"\n'
+    (root / "pyproject.toml").write_text(project)
+    warm = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    cold = Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False)
+    before = _report(root, warm)
+    assert not any(q.startswith("minirl_b.") for q in before["handoff"]["trajectory"])
+    (root / "pyproject.toml").write_text(project + '[project.scripts]\nb = "minirl_b.main:main"\n')
+    after = _report(root, warm)
+    assert any(q.startswith("minirl_b.") for q in after["handoff"]["trajectory"])
+    assert after == _report(root, cold)
