@@ -176,6 +176,15 @@ def add_launcher(root: Path, rng: random.Random, n: int) -> str:
     return f"add_launcher {mod}"
 
 
+def env_edit(root: Path, rng: random.Random, n: int) -> str:
+    """A layout key appended to a ``.env`` file (the topology stage reads them; discovery lists none)."""
+    key = rng.choice(["MASTER_PORT", "NUM_ROLLOUT_WORKERS", "VLLM_PORT", "TRAINER_NNODES", "WORLD_SIZE"])
+    env = root / ".env"
+    with env.open("a", encoding="utf-8") as fh:
+        fh.write(f"{key}_{n}={8000 + n}\n")
+    return f"env_edit {key}_{n}"
+
+
 def remove_launcher(root: Path, rng: random.Random, n: int) -> str | None:
     """Delete a shell launcher or a README: entry points go away, Python files stay as they were."""
     found = sorted(p for p in root.rglob("*") if p.is_file() and (p.suffix == ".sh" or p.name == "README.md"))
@@ -190,8 +199,8 @@ def apply_random_edit(root: Path, rng: random.Random, n: int) -> str:
     """One edit to one file of ``root``; returns what was done (for the failure message)."""
     files = _python_files(root)
     names = _names_defined(root)
-    if rng.random() < 0.2:  # outside the Python files: launchers and READMEs
-        done = (add_launcher if rng.random() < 0.6 else remove_launcher)(root, rng, n)
+    if rng.random() < 0.25:  # outside the Python files: launchers, READMEs, .env files
+        done = rng.choice([add_launcher, add_launcher, remove_launcher, env_edit])(root, rng, n)
         if done is not None:
             return done
     for _ in range(20):
@@ -285,3 +294,17 @@ def test_an_entry_point_added_outside_python_reaches_the_cached_semantics(tmp_pa
     after = _report(root, warm)
     assert any(q.startswith("minirl_b.") for q in after["handoff"]["trajectory"])
     assert after == _report(root, cold)
+
+
+def test_a_dotenv_edit_reaches_the_topology(tmp_path: Path) -> None:
+    """``.env`` files are read by the topology stage but listed by no discovery: the whole-run
+    key did not cover them, and a port added there was missing from the next cached run."""
+    root = tmp_path / "demo"
+    shutil.copytree(demo_root(), root)
+    (root / ".env").write_text("MASTER_PORT=29500\n")
+    warm = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    _report(root, warm)
+    (root / ".env").write_text("MASTER_PORT=29500\nVLLM_PORT=8000\n")
+    after = _report(root, warm)
+    assert "VLLM_PORT" in {k["key"] for k in after["topology"]["config_keys"]}
+    assert after == _report(root, Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False))
