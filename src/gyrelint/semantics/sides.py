@@ -196,8 +196,9 @@ _LAST_ORDER: list[tuple[list[str], tuple[tuple[str, tuple[str, ...]], ...], list
 def _order(functions: list[str], edges: dict[str, dict[str, float]]) -> list[list[str]]:
     """Strongly connected components, callees first; members of a component in name order."""
     shape = tuple((u, tuple(row)) for u, row in edges.items())
-    if _LAST_ORDER and _LAST_ORDER[0][1] == shape and _LAST_ORDER[0][0] == functions:
-        return [list(c) for c in _LAST_ORDER[0][2]]
+    last = _LAST_ORDER[0] if _LAST_ORDER else None  # one read: another thread may replace it
+    if last is not None and last[1] == shape and last[0] == functions:
+        return [list(c) for c in last[2]]
     comps = _components(functions, edges)
     _LAST_ORDER[:] = [(list(functions), shape, [list(c) for c in comps])]
     return comps
