@@ -1,11 +1,13 @@
 """After any edit, a run that reuses the cache answers exactly what a cold run answers.
 
 Seeded random edit sequences (a function added, a body changed, a call target renamed, a
-function deleted, an import added or removed, a comment edited, a class with a base added)
-are applied to copies of fixture repos. After each edit the repo is analyzed twice: with a
-cache that lives across the whole sequence (whatever the caches reuse: the whole-run entry,
-its early cutoff, the resolution and semantics entries, the summaries) and cold, with no
-cache. The ``analyze`` JSON reports must be identical, ``stats`` aside.
+function deleted, an import added or removed, a comment edited, a class with a base added;
+outside Python: a launcher added or removed, a ``.env`` key added) are applied to copies of
+fixture repos. After each edit the repo is analyzed twice: with a cache that lives across the
+whole sequence (whatever the caches reuse: the whole-run entry, its early cutoff, the
+resolution and semantics entries, the summaries) and cold, with no cache. The ``analyze``
+JSON reports must be identical, ``stats`` aside, and so must the ``graph`` JSON (every other
+step: its entry is its own, or analyze's).
 
 ``test_the_harness_catches_an_unsound_key`` keys the resolution and semantics caches on
 nothing but the file paths: the same sequences must then find a difference, so a passing
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import io
 import random
 import shutil
 from collections.abc import Callable
@@ -23,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from gyrelint.api import analyze, demo_root
+from gyrelint.api import analyze, analyze_graphs, demo_root
+from gyrelint.render.graph_dump import write_json
 from gyrelint.render.json_report import to_report
 from gyrelint.settings import Settings
 
@@ -41,6 +45,13 @@ def _report(root: Path, settings: Settings) -> dict:
     r = to_report(analyze(root, settings))
     r.pop("stats")
     return r
+
+
+def _graph_json(root: Path, settings: Settings) -> str:
+    """What ``gyrelint graph --format json`` prints (its own cache entry, or analyze's)."""
+    out = io.StringIO()
+    write_json(analyze_graphs(root, settings).graphs, "both", None, out)
+    return out.getvalue()
 
 
 def _python_files(root: Path) -> list[Path]:
@@ -236,6 +247,8 @@ def run_sequence(name: str, tmp_path: Path, seed: int) -> list[str]:
         what = apply_random_edit(root, rng, n)
         if _report(root, warm) != _report(root, cold):
             wrong.append(f"step {n}: {what}")
+        if n % 2 and _graph_json(root, warm) != _graph_json(root, cold):  # the graph command, every other step
+            wrong.append(f"step {n} (graph): {what}")
     return wrong
 
 
