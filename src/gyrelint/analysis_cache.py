@@ -34,7 +34,8 @@ from .graphs.symbols import SymbolTable
 from .index import build_index, parse_source
 from .index.cache import SummaryCache, cache_key, gc_paused
 from .index.summary import FileSummary
-from .repo import RepoFiles
+from .repo import RepoFiles, env_files
+from .safeio import InputFileError, read_input
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -463,6 +464,16 @@ def fingerprint(root: Path, files: RepoFiles, settings: Settings, run_rules: boo
             else:
                 rest.update(hashlib.sha256(p.read_bytes()).digest())
         except OSError:
+            rest.update(b"unreadable")
+    for path in env_files(root, files.python, files.other):  # discovery lists no .env; topology reads them
+        rest.update(b"\2" + path.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            st = (root / path).stat()
+            if st.st_size > settings.max_file_size:  # not read: its size is in the diagnostic
+                rest.update(f"big:{st.st_size}:{st.st_mtime_ns}".encode())
+            else:
+                rest.update(hashlib.sha256(read_input(root / path, settings.max_file_size, root)).digest())
+        except (InputFileError, OSError):
             rest.update(b"unreadable")
     return Fingerprint(_key(head, files.python, file_keys, rest.hexdigest()), head, rest.hexdigest(), file_keys,
                        dict(files.modules))

@@ -14,6 +14,7 @@ import errno
 import fnmatch
 import itertools
 import os
+import posixpath
 import re
 import stat
 from dataclasses import dataclass, field
@@ -413,3 +414,25 @@ class _NamespaceEvidence:
             self.left -= len(files)
             self.known[key] = any(pattern.search(_head(str(self.root / p), EVIDENCE_BYTES)) for p in files)
         return self.known[key]
+
+
+def env_files(root: Path, python: list[str], other: list[str]) -> list[str]:
+    """``.env`` files (no suffix, so discovery does not list them) in the folders the repo has:
+    the topology stage reads their keys, and the whole-run cache key hashes them for that reason.
+
+    Regular files inside the repo (discovery already reported links that leave it) with a name
+    a diagnostic can show; readers still refuse a FIFO swapped in since."""
+    dirs = {posixpath.dirname(p) for p in (*python, *other)}
+    out = []
+    for d in sorted(dirs):
+        try:
+            names = os.listdir(root / d if d else root)
+        except OSError:
+            continue
+        for name in names:
+            if name == ".env" or name.startswith(".env."):
+                rel = f"{d}/{name}" if d else name
+                path = root / rel
+                if display_name(name) is name and os.path.isfile(path) and inside(root, path):
+                    out.append(rel)
+    return out

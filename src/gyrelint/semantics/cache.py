@@ -2,9 +2,9 @@
 
 The result is stored in the cache store (namespace ``semantics``) as msgpack data,
 decoded by the codec into the report records only, under a key made of every file's
-content hash, the gyrelint version and the declared extra signals. Reachability is not
-stored: it depends on entry points found in non-Python files, so it is re-read from the
-graphs on every run.
+content hash, the gyrelint version, the declared extra signals, the scopes and the set of
+functions the entry points reach (entry points are found in non-Python files too, and the
+handoff lists, the weight-sync path and the boundary modules depend on what is reached).
 """
 
 from __future__ import annotations
@@ -63,13 +63,18 @@ def _codec() -> tuple[Registry, Plan]:
     return registry, plan
 
 
-def cache_path(index: Index, settings: Settings) -> Entry | None:
+def cache_path(index: Index, settings: Settings, reached: set[str]) -> Entry | None:
+    """The entry of this run's semantics: the key covers the Python files, the signals, the
+    scopes and ``reached`` (what the entry points reach: the handoff lists rank reached
+    carriers first, the weight-sync path and boundary modules read it, and entry points come
+    from files that are not Python too: a console script added to pyproject.toml, a launcher)."""
     if not settings.use_cache or not index.summaries or not all(s.sha for s in index.summaries.values()):
         return None
     h = hashlib.sha256(f"semantics\0{code_digest()}\0{sorted(map(repr, settings.signals))}\0"
                        f"{index.scope_key()}\0".encode())
     for s in sorted(index.summaries.values(), key=lambda s: s.path):
         h.update(f"{s.path}\0{s.module}\0{s.sha}\0".encode())
+    h.update(b"reached\0" + "\0".join(sorted(reached)).encode("utf-8", "surrogateescape"))
     return Entry(Path(settings.cache_dir), h.hexdigest())
 
 

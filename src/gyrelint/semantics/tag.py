@@ -52,7 +52,7 @@ def _has_function_edges(graphs: Graphs) -> bool:
 
 def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     """Label every indexed function and find the handoff both ways (reused from the cache when nothing changed)."""
-    path = cache.cache_path(index, settings)
+    path = cache.cache_path(index, settings, graphs.reached)
     if path is not None:
         data = cache.read(path)
         if data is not None:

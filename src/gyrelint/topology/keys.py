@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 
 from ..graphs import Graphs
 from ..index import Index
 from ..model import ConfigKey, Diagnostic, KeyEntry
-from ..repo import display_name, launcher_kind
-from ..safeio import InputFileError, inside, read_input
+from ..repo import env_files, launcher_kind
+from ..safeio import InputFileError, read_input
 from ..settings import Settings
 from .classify import Vocabulary, classify
 from .composed import composed_keys, find_prefixes
@@ -58,23 +57,8 @@ def read_config_text(index: Index, rel: str, limit: int, diags: list[Diagnostic]
 
 
 def _env_files(index: Index) -> list[str]:
-    """``.env`` files (no suffix, so discovery does not list them) in the folders the repo has."""
-    dirs = {posixpath.dirname(p) for p in (*index.files.python, *index.files.other)}
-    out = []
-    for d in sorted(dirs):
-        try:
-            names = os.listdir(index.root / d if d else index.root)
-        except OSError:
-            continue
-        for name in names:
-            if name == ".env" or name.startswith(".env."):
-                rel = f"{d}/{name}" if d else name
-                # a regular file inside the repo (discovery already reported links that leave it) with
-                # a name a diagnostic can show; read_input still refuses a FIFO swapped in since
-                path = index.root / rel
-                if display_name(name) is name and os.path.isfile(path) and inside(index.root, path):
-                    out.append(rel)
-    return out
+    """``.env`` files in the folders the repo has (one list with the whole-run cache key's)."""
+    return env_files(index.root, index.files.python, index.files.other)
 
 
 def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
