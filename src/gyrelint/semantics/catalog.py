@@ -985,6 +985,59 @@ SIGNALS: tuple[Signal, ...] = (
            "        return await self.mcp_client.call_tool(name, args)\n",
        ),
        examples_nomatch=("def target(cursor, sql):\n    return cursor.execute(sql)\n",)),
+    _s(id="trtllm-generate", side=SAMPLING, weight=3.0,
+       rationale="Generating with a TensorRT-LLM runner or LLM object (a compiled engine of the policy) is the "
+                 "sampler acting with the policy.",
+       calls=("tensorrt_llm.*.generate", "tensorrt_llm.*.generate_async"),
+       examples_match=(
+           "from tensorrt_llm.runtime import ModelRunner\n\nclass Decoder:\n    def __init__(self, d):\n"
+           "        self.runner = ModelRunner.from_dir(d)\n\n    def target(self, ids):\n"
+           "        return self.runner.generate(batch_input_ids=ids, max_new_tokens=64, end_id=2, pad_id=0)\n",
+           "from tensorrt_llm import LLM\n\ndef target(prompts, params):\n    llm = LLM(model='m')\n"
+           "    return llm.generate(prompts, params)\n",
+       ),
+       examples_nomatch=("from tensorrt_llm import LLM\n\ndef target(path):\n    return LLM(model=path)\n",
+                         "def target(runner, ids):\n    return runner.generate_report(ids)\n")),
+    _s(id="trtllm-engine", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a TensorRT-LLM runner or LLM object sets up the inference side.",
+       calls=("tensorrt_llm.LLM", "tensorrt_llm.*.LLM", "tensorrt_llm.*.ModelRunner*", "tensorrt_llm.*.from_dir",
+              "tensorrt_llm.*.from_engine"),
+       examples_match=("from tensorrt_llm.runtime import ModelRunner\n\ndef target(d):\n"
+                       "    return ModelRunner.from_dir(engine_dir=d)\n",),
+       examples_nomatch=("from mylib import ModelRunner\n\ndef target(d):\n    return ModelRunner(d)\n",)),
+    _s(id="megatron-inference-generate", side=SAMPLING, weight=3.0,
+       rationale="Megatron-Core's inference engines and text-generation controllers decode with the policy.",
+       calls=("megatron.core.inference.*.generate", "megatron.core.inference.*.generate_*",
+              "megatron.core.inference.*.run_engine*", "megatron.core.inference.*.add_request"),
+       examples_match=(
+           "from megatron.core.inference.engines import StaticInferenceEngine\n\n"
+           "def target(controller, prompts, params):\n"
+           "    engine = StaticInferenceEngine(text_generation_controller=controller, max_batch_size=8)\n"
+           "    return engine.generate(prompts=prompts, sampling_params=params)\n",
+       ),
+       examples_nomatch=("from megatron.core.inference.sampling_params import SamplingParams\n\n"
+                         "def target(t):\n    return SamplingParams(temperature=t)\n",)),
+    _s(id="megatron-inference-engine", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a Megatron-Core inference engine, controller or sampling parameters sets up the "
+                 "inference side.",
+       calls=("megatron.core.inference.*Engine", "megatron.core.inference.*Controller",
+              "megatron.core.inference.*SamplingParams", "megatron.core.inference.*InferenceParams"),
+       examples_match=("from megatron.core.inference.sampling_params import SamplingParams\n\n"
+                       "def target(t):\n    return SamplingParams(temperature=t, num_tokens_to_generate=64)\n",),
+       examples_nomatch=("def target(t):\n    return dict(temperature=t)\n",)),
+    _s(id="model-server-infer", side=SAMPLING, weight=2.0,
+       rationale="Asking a served model (a reward model or critic behind a Triton server) for its outputs on "
+                 "fresh samples is rollout-side scoring.",
+       calls=("pytriton.client.*.infer_batch", "pytriton.client.*.infer_sample", "tritonclient.*.infer",
+              "tritonclient.*.async_infer", "tritonclient.*.stream_infer"),
+       examples_match=(
+           "from pytriton.client import FuturesModelClient\n\nclass Scorer:\n    def __init__(self, url):\n"
+           "        self.client = FuturesModelClient(url, 'reward')\n\n    def target(self, tokens, lengths):\n"
+           "        return self.client.infer_batch(tokens=tokens, sequence_lengths=lengths)\n",
+           "import tritonclient.http as httpclient\n\ndef target(url, inputs):\n"
+           "    client = httpclient.InferenceServerClient(url=url)\n    return client.infer('reward', inputs)\n",
+       ),
+       examples_nomatch=("def target(server, x):\n    return server.infer_batch(x)\n",)),
     _s(id="sglang-engine", side=SAMPLING, weight=1.5, setup=True,
        rationale="Building an SGLang engine or server sets up the inference side.",
        calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server"),
@@ -1553,6 +1606,18 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("from torch.multiprocessing.reductions import reduce_tensor\n\ndef target(w):\n"
                        "    return {'handle': reduce_tensor(w)}\n",),
        examples_nomatch=("def target(w):\n    return w.cpu()\n",)),
+    _s(id="engine-refit", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Refitting a compiled inference engine (a TensorRT Refitter, TensorRT-LLM's weight update) swaps "
+                 "the trainer's new weights into the generation engine without rebuilding it.",
+       calls=("tensorrt.Refitter", "tensorrt.*.Refitter", "tensorrt.*.refit_cuda_engine", "tensorrt.*.set_named_weights",
+              "tensorrt_llm.*.refit*", "tensorrt_llm.*.update_weights*"),
+       methods=("refit_cuda_engine", "set_named_weights"), name_only=True, check=_specific_api,
+       examples_match=(
+           "import tensorrt as trt\n\ndef target(engine, logger, named):\n    refitter = trt.Refitter(engine, logger)\n"
+           "    for name, w in named.items():\n        refitter.set_named_weights(name, w)\n"
+           "    return refitter.refit_cuda_engine()\n",
+       ),
+       examples_nomatch=("def target(model, x):\n    return model.fit(x)\n",)),
     _s(id="rollout-load-state-dict", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
        rationale="load_state_dict into the rollout/inference model copies trainer weights into the sampler.",
        methods=("load_state_dict",), roles=("llm_engine",), name_only=True, check=_rollout_receiver,
