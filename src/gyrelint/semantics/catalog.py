@@ -163,6 +163,19 @@ def _generate_call(c: CallFact, fn: FnFacts, s: float) -> float:
     return 0.0
 
 
+# arguments that only exist to parameterise decoding, handed over by position as often as by keyword
+_GEN_PARAM_ARGS = frozenset({"sampling_params", "length_params", "generation_config", "gen_config",
+                             "generation_kwargs", "gen_kwargs", "sampling_config", "decoding_params"})
+
+
+def _generate_with_params(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``generate(inputs, length_params, sampling_params)`` on a library model (inherited or held):
+    the decoding parameters name the call, whatever model class the library calls it on."""
+    if c.into_repo(fn.qualname) or not c.names:
+        return 0.0
+    return max(s, MEDIUM) if _arg_tokens(c) & _GEN_PARAM_ARGS else 0.0
+
+
 def _rollout_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     toks = _arg_tokens(c)
     if toks & {"state", "checkpoint", "ckpt", "config", "meta", "index", "position", "args", "metrics"} or \
@@ -1081,6 +1094,20 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "def target(builder):\n    return builder.generate_report()\n",
            "def target(ids):\n    return ids.generate()\n",
+       )),
+    _s(id="model-generate-params", side=SAMPLING, weight=3.0,
+       rationale="generate() of a library model class (inherited or held) handed decoding parameters "
+                 "(sampling/length params, a generation config) by position decodes with the policy.",
+       methods=("generate",), name_only=True, check=_generate_with_params,
+       examples_match=(
+           "from somelib.models import GPTBase\n\nclass Actor(GPTBase):\n    def target(self, batch):\n"
+           "        return self.generate((batch['tokens'], batch['lengths']), self.length_params, self.sampling_params)\n",
+       ),
+       examples_nomatch=(
+           "from somelib.reports import Builder\n\nclass R(Builder):\n    def target(self, rows):\n"
+           "        return self.generate(rows, self.page_params)\n",
+           "class Actor:\n    def generate(self, x, sampling_params):\n        return x\n\n"
+           "    def target(self, x):\n        return self.generate(x, self.sampling_params)\n",
        )),
     _s(id="hf-generation-config", side=SAMPLING, weight=1.0, setup=True,
        rationale="A GenerationConfig parameterises decoding, the sampling side's setup.",

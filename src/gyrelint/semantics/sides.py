@@ -452,6 +452,10 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         if best_k == TRAJECTORY and max(s, t) >= INHERITED_THRESHOLD:
             # the producer or consumer end of a transport belongs to its side
             best_k, best_v = (SAMPLING, s) if s >= t else (TRAINING, t)
+        elif best_k == WEIGHT_SYNC and not own.get(WEIGHT_SYNC) and s >= max(t, INHERITED_THRESHOLD) and _generates(r):
+            # refreshes the engine's weights through a callee, then generates: the sampler's step
+            # (``prepare_for_inference(); infer(...)``); the weight sync is the callee's
+            best_k, best_v = SAMPLING, s
         limit = THRESHOLD if own.get(best_k, 0.0) > 0 else INHERITED_THRESHOLD
         if best_k == TRAJECTORY and not own.get(TRAJECTORY) and not _moves_data(fn, origins.get(TRAJECTORY)):
             best_v = 0.0
