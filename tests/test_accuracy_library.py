@@ -9,7 +9,7 @@ in the same process; a variant keeps the rollouts in a store between the two cha
 
 from __future__ import annotations
 
-from test_accuracy_patterns import FIX, _analysis, wrong_labels
+from test_accuracy_patterns import FIX, _analysis, own_signals, wrong_labels
 
 from gyrelint.api import analyze
 from gyrelint.graphs.reach import api_roots, loop_reach
@@ -54,3 +54,16 @@ def test_entry_points_that_reach_the_loop_keep_their_answer():
     loop = [q for q, f in a.functions.items() if f.side.value != "neutral"]
     assert any(q in g.reached for q in loop)
     assert loop_reach(g, loop, lambda _f: False) is g.reached
+
+
+def test_look_alikes_around_a_trainer_stay_neutral():
+    """A CLI parser called only by the training main, a ``parameters()`` override of a module list,
+    a stats export gathering key names over a process group and a pool popping server handles
+    take no side; a real experience buffer stays the trajectory handoff."""
+    assert wrong_labels("accuracy_lookalikes") == []
+
+
+def test_a_repo_helper_named_like_a_module_is_no_forward_pass():
+    """``_swap_module(model, ...)`` in a body that mentions logits runs no model."""
+    for q in ("brindle.train.fake_quantize", "brindle.train._swap_module"):
+        assert "model-logprob-forward" not in own_signals("accuracy_lookalikes", q)

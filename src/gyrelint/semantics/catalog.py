@@ -265,6 +265,12 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
 _SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
 
 
+# where a collective runs (``group=reduce_group``), not what it carries
+_PLACEMENT_KW = frozenset({"group", "src", "dst", "group_src", "group_dst", "async_op", "device", "src_rank",
+                           "dst_rank", "group_name"})
+_METADATA = frozenset({"key", "keys", "name", "names", "shape", "shapes", "dtype", "dtypes", "meta", "metadata"})
+
+
 def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     """The object store and object collectives carry rollouts only when the payload is rollouts (N).
 
@@ -272,7 +278,11 @@ def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     trajectory. A payload boxed in a local container literal (``box = [x]``) is named by what
     the body takes in.
     """
-    toks = _arg_tokens(c)
+    payload = [a for a in c.site.args if a.kind == "name" and isinstance(a.value, str)] + \
+        [a for k, a in c.site.kwargs if k not in _PLACEMENT_KW and a.kind == "name" and isinstance(a.value, str)]
+    if payload and all(tokens_of(a.value)[-1:] and tokens_of(a.value)[-1] in _METADATA for a in payload):
+        return 0.0  # the keys, names or shapes every rank holds: bookkeeping ahead of the data
+    toks = _arg_tokens(c) - _PLACEMENT_KW
     names = {a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)}
     if any(a.target in names and a.value_kind == "other" for a in fn.assigns):
         for p in fn.params:
@@ -460,10 +470,14 @@ def _trainer_hook(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_MODULE_API = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict", "modules",
+                         "named_modules", "children", "named_children", "__iter__"})
+
+
 def _param_stream(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """A generator walking the model's parameters: weights streamed somewhere, chunk by chunk."""
-    if not fn.definition.yields:
-        return ()
+    if not fn.definition.yields or fn.definition.name in _MODULE_API:
+        return ()  # a container of modules implementing ``parameters()`` is the module interface, not a push
     for c in fn.calls:
         if c.method in ("named_parameters", "state_dict", "named_buffers"):  # names travel with the tensors
             return ((c.site.line, MEDIUM),)
@@ -553,9 +567,15 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
     for c in fn.calls:
-        if c.obj_role == "hf_model" and c.method not in ("generate",):
+        if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
             return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
     return ()
+
+
+def _repo_function(c: CallFact, facts: Facts) -> bool:
+    """The call names module-level functions of the repo (``_set_module(model, ...)``,
+    ``unwrap_model(m)``): a helper named like a model, whose own body decides, not a module run."""
+    return bool(c.targets) and all(t in facts.functions and facts.functions[t].cls is None for t in c.targets)
 
 
 def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -749,10 +769,15 @@ def _endpoint(rx: re.Pattern[str]):
     return body
 
 
+# lists of servers, workers and handles a manager appends to and pops from: no experience
+_INFRA_LISTS = ("handle", "address", "addr", "replica", "server", "worker", "actor", "client", "node", "thread",
+                "future", "callback", "hook", "engine")
+
+
 def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if fn.cls is None:
         return ()
-    grown = facts.class_appended(fn.cls)
+    grown = {a for a in facts.class_appended(fn.cls) if not any(w in a.lower() for w in _INFRA_LISTS)}
     if not grown:
         return ()
     for c in fn.calls:

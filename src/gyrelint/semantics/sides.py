@@ -254,12 +254,12 @@ def _unsplit(q: str, facts: Facts, edges: dict[str, dict[str, float]], groups: d
     return {t: d for t, d in row.items() if t not in drop} if drop else row
 
 
-# helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
+# helpers whose name says they report, persist, set up, parse the command line, evaluate or decide (predicates steer the loop,
 # they do no side's work): they serve a side without being part of it
 _SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"
                            r"dump|plot|wandb|tensorboard|profile|profiler|timer|timing|str|repr|format|config|setup|"
                            r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
-                           r"validation|should|is|has|can|need|needs)($|_)")
+                           r"validation|should|is|has|can|need|needs|args|argv|argparse|parser|arguments|cli)($|_)")
 CONTEXT_ROUNDS = 4
 
 
