@@ -695,6 +695,41 @@ def extra_edges(facts: Facts) -> None:
                 c.kind = EXACT
         for t in dict.fromkeys(passed):
             fn.extra.append(((t,), EXACT))
+    duck_typed(facts)
+
+
+def duck_typed(facts: Facts) -> None:
+    """Narrow a name guess by what else the class calls on the same attribute.
+
+    ``self.policy.infer(x)`` on an untyped attribute guesses every repo method named ``infer``
+    (the actor's, the critic's, a reward model's): sides then cancel out. The same class also
+    calls ``self.policy.prepare_for_inference()`` and ``self.policy.get_loss_and_metrics()``;
+    only classes that define every method called on that attribute can be the object, so the
+    guess keeps their methods. The edge stays a guess (weak); nothing narrows to no target.
+    """
+    used: dict[tuple[str, str], set[str]] = {}
+    for fn in facts.functions.values():
+        if fn.cls is None:
+            continue
+        for c in fn.calls:
+            r = c.site.receiver or ""
+            if r.startswith("self.") and r.count(".") == 1 and not c.ray:
+                used.setdefault((fn.cls, r), set()).add(c.method)
+    for fn in facts.functions.values():
+        if fn.cls is None:
+            continue
+        for c in fn.calls:
+            if c.kind == EXACT or len(c.targets) < 2 or c.ray:
+                continue
+            methods = used.get((fn.cls, c.site.receiver or ""))
+            if not methods or len(methods) < 2:
+                continue
+            owners = {t: facts.functions[t].cls for t in c.targets if t in facts.functions}
+            fits = {o for o in set(owners.values()) if o is not None
+                    and all(_method_in_class(o, m, facts) for m in methods)}
+            keep = tuple(t for t in c.targets if owners.get(t) in fits)
+            if keep and len(keep) < len(c.targets):
+                c.targets = keep
 
 
 def nested_children(facts: Facts) -> dict[str, list[str]]:
