@@ -278,7 +278,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
     callers: dict[str, set[str]] = {}
     for u, row in edges.items():
         for v in row:
-            if v != u:
+            if v != u and not _only_defines(u, v, facts):
                 callers.setdefault(v, set()).add(u)
     todo = []
     for q in sorted(callers):
@@ -312,6 +312,18 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
+
+
+def _only_defines(parent: str, child: str, facts: Facts) -> bool:
+    """``child`` is a function defined in ``parent``'s body that ``parent`` never calls: a route
+    handler or callback the app factory registers. Its callers are whoever the framework hands it
+    to, not the factory, so the factory's side says nothing about it."""
+    if child.rpartition(".")[0] != parent:
+        return False
+    fn = facts.functions.get(parent)
+    if fn is None:
+        return False
+    return not any(child in c.targets for c in fn.calls) and not any(child in ts for ts, _ in fn.extra)
 
 
 DISPATCH = DECAY_EXACT * 0.7  # an exact call over many same-named targets: a registry's classes (see _decay)
