@@ -122,6 +122,9 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
             and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
         return 0.0
+    sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
+    if fn.called() & {"named_buffers", "buffers"} and any(t.startswith("buf") for t in sent):
+        return 0.0  # buffers (rotary tables, running stats) made equal across ranks after a load: no trained weights
     if toks or any("param" in t or "weight" in t for t in _arg_tokens(c)):
         return s
     return 0.0  # a broadcast of data or flags
@@ -1631,6 +1634,10 @@ SIGNALS: tuple[Signal, ...] = (
            "            self.communicator.broadcast(v, src=0)\n",
        ),
        examples_nomatch=("import torch.distributed as dist\n\ndef target(flag):\n    dist.broadcast(flag, 0)\n    return flag\n",
+                         "import torch.distributed as dist\n\ndef target(model, full_state):\n"
+                         "    if any(p.is_meta for p in model.parameters()):\n        model = model.to_empty(device='cuda')\n"
+                         "    model.load_state_dict(full_state)\n    for name, buf in model.named_buffers():\n"
+                         "        dist.broadcast(buf, src=0)\n",
                          # a generic helper: shape and dtype first, then the tensor (batches go through it too)
                          "import torch\nimport torch.distributed as dist\n\ndef target(tensor, src=0, group=None):\n"
                          "    meta = [{'shape': list(tensor.shape), 'dtype': tensor.dtype}] if tensor is not None else [None]\n"
