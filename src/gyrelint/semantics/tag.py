@@ -196,8 +196,10 @@ def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
         r = sides.get(q)
         if not attrs or r is None or any(v > 0 for v in r.own.values()) or fn.definition.name.startswith("__"):
             continue
+        own = {a.target for a in fn.assigns}
         for text in fn.definition.returned:
-            if text.startswith("self.") and text[5:].split("[", 1)[0].split(".", 1)[0] in attrs:
+            attr = text[5:].split("[", 1)[0].split(".", 1)[0] if text.startswith("self.") else ""
+            if attr in attrs and f"self.{attr}" not in own:  # a lazy accessor building it serves nothing
                 out[q] = fn.line
                 break
     return out
