@@ -1570,6 +1570,20 @@ SIGNALS: tuple[Signal, ...] = (
            "class Stash:\n    def target(self, key):\n        self.kv.put(key, 'seen')\n",
            "class Stash:\n    def target(self, key, state_dict):\n        self.kv.put(key, state_dict)\n",
        )),
+    _s(id="reverb-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.5,
+       rationale="A Reverb replay server (written by actors, sampled by the learner) carries trajectories between "
+                 "the processes of a distributed RL program.",
+       calls=("reverb.*.insert", "reverb.*.create_item", "reverb.*.trajectory_writer", "reverb.*.writer",
+              "reverb.*.TrajectoryWriter", "reverb.*.sample", "reverb.*.TrajectoryDataset*",
+              "reverb.*.ReplayDataset*"),
+       examples_match=(
+           "import reverb\n\ndef target(address, steps):\n    client = reverb.Client(address)\n"
+           "    with client.trajectory_writer(num_keep_alive_refs=len(steps)) as w:\n        for s in steps:\n"
+           "            w.append(s)\n        w.create_item('replay', priority=1.0, trajectory=w.history)\n",
+           "import reverb\n\ndef target(address, n):\n    client = reverb.Client(address)\n"
+           "    return list(client.sample('replay', num_samples=n))\n",
+       ),
+       examples_nomatch=("import reverb\n\ndef target(address):\n    return reverb.Client(address).server_info()\n",)),
     _s(id="pipe-transport", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
        rationale="A multiprocessing Pipe carries requests and results between processes.",
        calls=("multiprocessing.Pipe", "multiprocessing.*.Pipe", "torch.multiprocessing.Pipe"),
