@@ -569,6 +569,8 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
+    if not _tok_has(fn, *(w for w in _MODEL_OUT if w != "value")) and _tok_has(fn, "query", "attn", "attention"):
+        return ()  # an attention layer's values (q, k, v) inside the model, not a critic's
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
             return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
@@ -576,9 +578,13 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _repo_function(c: CallFact, facts: Facts) -> bool:
-    """The call names module-level functions of the repo (``_set_module(model, ...)``,
-    ``unwrap_model(m)``): a helper named like a model, whose own body decides, not a module run."""
-    return bool(c.targets) and all(t in facts.functions and facts.functions[t].cls is None for t in c.targets)
+    """The call names repo functions or methods other than a module's ``forward``/``__call__``
+    (``_set_module(model, ...)``, ``self._create_device_model()``), or a library function that is
+    no model object (``parallelize_module(block, ...)``): a helper named like a model, not a model run."""
+    if c.names and not c.instance and not c.targets:
+        return True
+    return bool(c.targets) and all(t in facts.functions and t.rsplit(".", 1)[-1] not in ("forward", "__call__")
+                                   for t in c.targets)
 
 
 def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -1410,6 +1416,10 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=(
            "class Scorer:\n    def target(self, sequences):\n        rewards = self.reward_model(sequences)\n        return rewards\n",
+           "class Attention:\n    def target(self, hidden):\n        query, key, value = self.qkv_proj(hidden).chunk(3, -1)\n"
+           "        attn_output = self.core_attention(query, key, value)\n        return self.out_proj_model(attn_output)\n",
+           "class Engine:\n    def _create_device_model(self):\n        self.ready = True\n\n"
+           "    def target(self):\n        self._create_device_model()\n        return self.values_ready\n",
        )),
     _s(id="trainer-loss-hook", side=TRAINING, weight=2.5,
        rationale="compute_loss/training_step overriding a training library's Trainer is its training step.",
