@@ -569,7 +569,7 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
-    if not _tok_has(fn, *(w for w in _MODEL_OUT if w != "value")) and _tok_has(fn, "query", "attn", "attention"):
+    if not _tok_has(fn, *(w for w in _MODEL_OUT if w != "value")) and _attention_body(fn):
         return ()  # an attention layer's values (q, k, v) inside the model, not a critic's
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
@@ -577,14 +577,23 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+def _attention_body(fn: FnFacts) -> bool:
+    """The body computes attention: queries, keys and values (``q, k, v``, ``query_states``)."""
+    toks = fn.tokens()
+    return bool(toks & {"query", "queries", "qkv", "query_states", "key_states", "value_states"}) or \
+        {"q", "k", "v"} <= toks
+
+
 def _repo_function(c: CallFact, facts: Facts) -> bool:
-    """The call names repo functions or methods other than a module's ``forward``/``__call__``
-    (``_set_module(model, ...)``, ``self._create_device_model()``), or a library function that is
-    no model object (``parallelize_module(block, ...)``): a helper named like a model, not a model run."""
-    if c.names and not c.instance and not c.targets:
+    """The call names a repo function or method of that very name other than a module's
+    ``forward``/``__call__`` (``_set_module(model, ...)``, ``self._create_device_model()``), or a
+    library function that is no model object (``parallelize_module(block, ...)``): a helper named
+    like a model, not a model run."""
+    name = c.site.func.rsplit(".", 1)[-1]
+    if c.names and not c.targets and not c.instance:
         return True
-    return bool(c.targets) and all(t in facts.functions and t.rsplit(".", 1)[-1] not in ("forward", "__call__")
-                                   for t in c.targets)
+    return bool(c.targets) and all(t in facts.functions and t.rsplit(".", 1)[-1] == name
+                                   and name not in ("forward", "__call__") for t in c.targets)
 
 
 def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -1413,6 +1422,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "import torch\n\nclass Worker:\n    def target(self, sequences, mask):\n        with torch.no_grad():\n"
            "            action_log_probs = self.actor(sequences, attention_mask=mask)\n        return action_log_probs\n",
+           # through a local alias of the model's backbone
+           "def target(unwrapped_model, ids, logits_to_keep):\n    backbone = unwrapped_model.base_model\n"
+           "    hidden = backbone(input_ids=ids).last_hidden_state\n    return hidden[:, -logits_to_keep:]\n",
        ),
        examples_nomatch=(
            "class Scorer:\n    def target(self, sequences):\n        rewards = self.reward_model(sequences)\n        return rewards\n",

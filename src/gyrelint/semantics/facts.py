@@ -546,6 +546,18 @@ def duck_typed_envs(facts: Facts) -> None:
                 c.role, c.role_strength = "env", STRONG
 
 
+def _alias_role(name: str, line: int, fn: FnFacts, facts: Facts) -> str | None:
+    """The role of a local alias of an attribute (``backbone = model.base_model``; ``backbone(x)``):
+    the attribute's name says what the alias holds. Only plain attribute chains assigned before the call."""
+    for a in fn.assigns:
+        if a.target == name and a.line < line and a.value_kind == "name" and isinstance(a.value, str) \
+                and "." in a.value:
+            role = facts.name_role(a.value)[0]
+            if role is not None:
+                return role
+    return None
+
+
 def _call_fact(site: CallSite, fn: FnFacts, facts: Facts, interesting: frozenset[str] | None = None) -> CallFact:
     func = site.func
     ray = False
@@ -589,6 +601,8 @@ def _call_fact(site: CallSite, fn: FnFacts, facts: Facts, interesting: frozenset
             obj_role = facts.type_role(canon)
         if obj_role is None:
             obj_role = facts.name_role(func)[0]
+        if obj_role is None and len(parts) == 1:
+            obj_role = _alias_role(func, site.line, fn, facts)
     return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo, instance=instance,
                     obj_role=obj_role, ext_own=bool(names) and not names[0].startswith("<builtin>"))
 
