@@ -131,7 +131,9 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _rpc_weights(c: CallFact, fn: FnFacts, s: float) -> float:
+    """The worker method named by the RPC (positional or ``method=``) loads or updates weights."""
     lits = [a.value for a in c.site.args if a.kind == "lit" and isinstance(a.value, str)]
+    lits += [a.value for k, a in c.site.kwargs if k == "method" and a.kind == "lit" and isinstance(a.value, str)]
     if any(re.search(r"weight|param|load|update", v) for v in lits):
         return max(s, MEDIUM)
     if lits:
@@ -1657,7 +1659,9 @@ SIGNALS: tuple[Signal, ...] = (
            "class E:\n    async def target(self, name, dtype, shape):\n"
            "        return await self.llm.collective_rpc('update_weight', args=(name, dtype, shape))\n",
        ),
-       examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",)),
+       examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",
+                         "class E:\n    async def target(self, n):\n"
+                         "        await self.engine_client.collective_rpc(method='patch_vocab', kwargs={'vocab_size': n})\n")),
     _s(id="param-broadcast", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Broadcasting parameters over a process group sends trainer weights to the inference workers.",
        calls=("torch.distributed.broadcast", "ray.util.collective.broadcast", "vllm.*PyNcclCommunicator.broadcast",

@@ -28,7 +28,7 @@ from ..index.summary import Flow
 from .facts import CallFact, Facts, FnFacts
 
 # calls whose result is a module's parameters (the seed of the payload)
-_SEED_METHODS = frozenset({"named_parameters", "parameters", "state_dict", "named_buffers"})
+_SEED_METHODS = frozenset({"named_parameters", "parameters", "state_dict"})  # buffers (rotary tables) are no trained weights
 # receivers whose state_dict() is bookkeeping (data position, optimizer moments, RNG), not model weights
 _NOT_MODEL = ("loader", "sampler", "dataset", "optim", "sched", "rng", "random", "scaler", "iterator",
               "tokenizer", "callback", "env", "progress", "counter", "tracker", "logger", "buffer", "queue")
