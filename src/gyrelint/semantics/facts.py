@@ -170,6 +170,7 @@ class FnFacts:
     _called: frozenset[str] | None = None
     _literals: list[tuple[str, int]] | None = None
     _named: tuple[frozenset[str], bool] | None = None  # catalog.named_by_param, memoised
+    _aliases: dict[str, list[tuple[int, str]]] | None = None  # local name -> (line, attribute chain) it was set to
 
     @property
     def line(self) -> int:
@@ -549,10 +550,14 @@ def duck_typed_envs(facts: Facts) -> None:
 def _alias_role(name: str, line: int, fn: FnFacts, facts: Facts) -> str | None:
     """The role of a local alias of an attribute (``backbone = model.base_model``; ``backbone(x)``):
     the attribute's name says what the alias holds. Only plain attribute chains assigned before the call."""
-    for a in fn.assigns:
-        if a.target == name and a.line < line and a.value_kind == "name" and isinstance(a.value, str) \
-                and "." in a.value:
-            role = facts.name_role(a.value)[0]
+    if fn._aliases is None:
+        fn._aliases = {}
+        for a in fn.assigns:
+            if a.value_kind == "name" and isinstance(a.value, str) and "." in a.value and "." not in a.target:
+                fn._aliases.setdefault(a.target, []).append((a.line, a.value))
+    for at, value in fn._aliases.get(name, ()):
+        if at < line:
+            role = facts.name_role(value)[0]
             if role is not None:
                 return role
     return None
