@@ -25,7 +25,9 @@ def test_sides_of_a_one_process_library_trainer():
 def test_the_library_loop_is_online_in_one_process():
     a = _analysis(NAME)
     assert a.handoff.online
-    assert a.handoff.weight_sync_path[-1] == "quillrl.engines.fast_decoder.FastDecoder.refit"
+    assert a.handoff.weight_sync_path[-1] in ("quillrl.engines.fast_decoder.FastDecoder.refit",
+                                              "quillrl.engines.colocated.ColocatedSampler.sync")
+    assert a.handoff.weight_sync_path[0].startswith("quillrl.algorithms.")  # from the optimizer step
     assert a.topology.verdict == "same-process"
 
 

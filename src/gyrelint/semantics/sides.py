@@ -464,10 +464,13 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         if best_k == TRAJECTORY and max(s, t) >= INHERITED_THRESHOLD:
             # the producer or consumer end of a transport belongs to its side
             best_k, best_v = (SAMPLING, s) if s >= t else (TRAINING, t)
-        elif best_k == WEIGHT_SYNC and not own.get(WEIGHT_SYNC) and s >= max(t, INHERITED_THRESHOLD) and _generates(r):
-            # refreshes the engine's weights through a callee, then generates: the sampler's step
-            # (``prepare_for_inference(); infer(...)``); the weight sync is the callee's
-            best_k, best_v = SAMPLING, s
+        elif best_k == WEIGHT_SYNC and not own.get(WEIGHT_SYNC):
+            # refreshes the engine's weights through a callee, then generates (``prepare_for_inference();
+            # infer(...)``), or trains and then has a callee push (a step loop): the sampler's or the
+            # trainer's step; the weight sync is the callee's
+            main_k, main_v = (SAMPLING, s) if s >= t else (TRAINING, t)
+            if main_v >= max(INHERITED_THRESHOLD, 0.8 * best_v) and (main_k == TRAINING or _generates(r)):
+                best_k, best_v = main_k, main_v
         limit = THRESHOLD if own.get(best_k, 0.0) > 0 else INHERITED_THRESHOLD
         if best_k == TRAJECTORY and not own.get(TRAJECTORY) and not _moves_data(fn, origins.get(TRAJECTORY)):
             best_v = 0.0
