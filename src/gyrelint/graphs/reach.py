@@ -1,6 +1,9 @@
-"""Reachability over the call graph, entering imported module bodies too."""
+"""Reachability over the call graph, entering imported module bodies too; a library's public API
+stands in for the entry points when they reach none of the loop."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
 
 from .model import Graphs
 
@@ -24,3 +27,34 @@ def reachable(g: Graphs, roots: list[str], weak: bool = True) -> set[str]:
                 if m not in seen:
                     stack.append(m)
     return seen
+
+
+def api_roots(g: Graphs, outside: Callable[[str], bool]) -> list[str]:
+    """What a user script of a library would call: the package's public functions and methods
+    (no private segment in the name) that no code of the repo calls, tests and vendored code
+    (``outside``, by file) left out. A wheel ships its trainer's ``fit`` and no launcher."""
+    calls = g.calls
+    out: list[str] = []
+    for q, info in sorted(g.functions.items()):
+        scope = q[len(info.module) + 1:].split(".")
+        if any(p.startswith("_") and p not in ("__init__", "__call__") for p in scope) or outside(info.file):
+            continue
+        if len(scope) > 1 and f"{info.module}.{'.'.join(scope[:-1])}" in g.functions:
+            continue  # a closure: its enclosing function decides
+        if q in calls and any(u != q and u in g.functions for u in calls.pred[q]):
+            continue
+        out.append(q)
+    return out
+
+
+def loop_reach(g: Graphs, loop: Iterable[str], outside: Callable[[str], bool]) -> set[str]:
+    """What runs: reached from the entry points, or, when they reach none of the ``loop``
+    functions (those on a side), also from the package's public API (``api_roots``).
+
+    Entry points that reach the loop keep the answer they give: a converter script found in a
+    library must not hide the trainer users import and call.
+    """
+    if any(q in g.reached for q in loop):
+        return g.reached
+    extra = reachable(g, api_roots(g, outside))
+    return g.reached | extra if extra else g.reached

@@ -122,13 +122,18 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
             and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
         return 0.0
+    sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
+    if fn.called() & {"named_buffers", "buffers"} and any(t.startswith("buf") for t in sent):
+        return 0.0  # buffers (rotary tables, running stats) made equal across ranks after a load: no trained weights
     if toks or any("param" in t or "weight" in t for t in _arg_tokens(c)):
         return s
     return 0.0  # a broadcast of data or flags
 
 
 def _rpc_weights(c: CallFact, fn: FnFacts, s: float) -> float:
+    """The worker method named by the RPC (positional or ``method=``) loads or updates weights."""
     lits = [a.value for a in c.site.args if a.kind == "lit" and isinstance(a.value, str)]
+    lits += [a.value for k, a in c.site.kwargs if k == "method" and a.kind == "lit" and isinstance(a.value, str)]
     if any(re.search(r"weight|param|load|update", v) for v in lits):
         return max(s, MEDIUM)
     if lits:
@@ -161,6 +166,19 @@ def _generate_call(c: CallFact, fn: FnFacts, s: float) -> float:
     if any(k in _GEN_KWARGS for k, _ in c.site.kwargs):
         return max(s, MEDIUM)
     return 0.0
+
+
+# arguments that only exist to parameterise decoding, handed over by position as often as by keyword
+_GEN_PARAM_ARGS = frozenset({"sampling_params", "length_params", "generation_config", "gen_config",
+                             "generation_kwargs", "gen_kwargs", "sampling_config", "decoding_params"})
+
+
+def _generate_with_params(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``generate(inputs, length_params, sampling_params)`` on a library model (inherited or held):
+    the decoding parameters name the call, whatever model class the library calls it on."""
+    if c.into_repo(fn.qualname) or not c.names:
+        return 0.0
+    return max(s, MEDIUM) if _arg_tokens(c) & _GEN_PARAM_ARGS else 0.0
 
 
 def _rollout_payload(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -252,6 +270,12 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
 _SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
 
 
+# where a collective runs (``group=reduce_group``), not what it carries
+_PLACEMENT_KW = frozenset({"group", "src", "dst", "group_src", "group_dst", "async_op", "device", "src_rank",
+                           "dst_rank", "group_name"})
+_METADATA = frozenset({"key", "keys", "name", "names", "shape", "shapes", "dtype", "dtypes", "meta", "metadata"})
+
+
 def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     """The object store and object collectives carry rollouts only when the payload is rollouts (N).
 
@@ -259,7 +283,11 @@ def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     trajectory. A payload boxed in a local container literal (``box = [x]``) is named by what
     the body takes in.
     """
-    toks = _arg_tokens(c)
+    payload = [a for a in c.site.args if a.kind == "name" and isinstance(a.value, str)] + \
+        [a for k, a in c.site.kwargs if k not in _PLACEMENT_KW and a.kind == "name" and isinstance(a.value, str)]
+    if payload and all(tokens_of(a.value)[-1:] and tokens_of(a.value)[-1] in _METADATA for a in payload):
+        return 0.0  # the keys, names or shapes every rank holds: bookkeeping ahead of the data
+    toks = _arg_tokens(c) - _PLACEMENT_KW
     names = {a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)}
     if any(a.target in names and a.value_kind == "other" for a in fn.assigns):
         for p in fn.params:
@@ -447,10 +475,14 @@ def _trainer_hook(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_MODULE_API = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict", "modules",
+                         "named_modules", "children", "named_children", "__iter__"})
+
+
 def _param_stream(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """A generator walking the model's parameters: weights streamed somewhere, chunk by chunk."""
-    if not fn.definition.yields:
-        return ()
+    if not fn.definition.yields or fn.definition.name in _MODULE_API:
+        return ()  # a container of modules implementing ``parameters()`` is the module interface, not a push
     for c in fn.calls:
         if c.method in ("named_parameters", "state_dict", "named_buffers"):  # names travel with the tensors
             return ((c.site.line, MEDIUM),)
@@ -539,10 +571,31 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     if _tok_has(fn, "reward", "score"):
         return ()  # scoring samples with a reward model is not the trainer's forward pass
+    if not _tok_has(fn, *(w for w in _MODEL_OUT if w != "value")) and _attention_body(fn):
+        return ()  # an attention layer's values (q, k, v) inside the model, not a critic's
     for c in fn.calls:
-        if c.obj_role == "hf_model" and c.method not in ("generate",):
+        if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
             return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
     return ()
+
+
+def _attention_body(fn: FnFacts) -> bool:
+    """The body computes attention: queries, keys and values (``q, k, v``, ``query_states``)."""
+    toks = fn.tokens()
+    return bool(toks & {"query", "queries", "qkv", "query_states", "key_states", "value_states"}) or \
+        {"q", "k", "v"} <= toks
+
+
+def _repo_function(c: CallFact, facts: Facts) -> bool:
+    """The call names a repo function or method of that very name other than a module's
+    ``forward``/``__call__`` (``_set_module(model, ...)``, ``self._create_device_model()``), or a
+    library function that is no model object (``parallelize_module(block, ...)``): a helper named
+    like a model, not a model run."""
+    name = c.site.func.rsplit(".", 1)[-1]
+    if c.names and not c.targets and not c.instance:
+        return True
+    return bool(c.targets) and all(t in facts.functions and t.rsplit(".", 1)[-1] == name
+                                   and name not in ("forward", "__call__") for t in c.targets)
 
 
 def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -736,10 +789,15 @@ def _endpoint(rx: re.Pattern[str]):
     return body
 
 
+# lists of servers, workers and handles a manager appends to and pops from: no experience
+_INFRA_LISTS = ("handle", "address", "addr", "replica", "server", "worker", "actor", "client", "node", "thread",
+                "future", "callback", "hook", "engine")
+
+
 def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if fn.cls is None:
         return ()
-    grown = facts.class_appended(fn.cls)
+    grown = {a for a in facts.class_appended(fn.cls) if not any(w in a.lower() for w in _INFRA_LISTS)}
     if not grown:
         return ()
     for c in fn.calls:
@@ -985,6 +1043,59 @@ SIGNALS: tuple[Signal, ...] = (
            "        return await self.mcp_client.call_tool(name, args)\n",
        ),
        examples_nomatch=("def target(cursor, sql):\n    return cursor.execute(sql)\n",)),
+    _s(id="trtllm-generate", side=SAMPLING, weight=3.0,
+       rationale="Generating with a TensorRT-LLM runner or LLM object (a compiled engine of the policy) is the "
+                 "sampler acting with the policy.",
+       calls=("tensorrt_llm.*.generate", "tensorrt_llm.*.generate_async"),
+       examples_match=(
+           "from tensorrt_llm.runtime import ModelRunner\n\nclass Decoder:\n    def __init__(self, d):\n"
+           "        self.runner = ModelRunner.from_dir(d)\n\n    def target(self, ids):\n"
+           "        return self.runner.generate(batch_input_ids=ids, max_new_tokens=64, end_id=2, pad_id=0)\n",
+           "from tensorrt_llm import LLM\n\ndef target(prompts, params):\n    llm = LLM(model='m')\n"
+           "    return llm.generate(prompts, params)\n",
+       ),
+       examples_nomatch=("from tensorrt_llm import LLM\n\ndef target(path):\n    return LLM(model=path)\n",
+                         "def target(runner, ids):\n    return runner.generate_report(ids)\n")),
+    _s(id="trtllm-engine", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a TensorRT-LLM runner or LLM object sets up the inference side.",
+       calls=("tensorrt_llm.LLM", "tensorrt_llm.*.LLM", "tensorrt_llm.*.ModelRunner*", "tensorrt_llm.*.from_dir",
+              "tensorrt_llm.*.from_engine"),
+       examples_match=("from tensorrt_llm.runtime import ModelRunner\n\ndef target(d):\n"
+                       "    return ModelRunner.from_dir(engine_dir=d)\n",),
+       examples_nomatch=("from mylib import ModelRunner\n\ndef target(d):\n    return ModelRunner(d)\n",)),
+    _s(id="megatron-inference-generate", side=SAMPLING, weight=3.0,
+       rationale="Megatron-Core's inference engines and text-generation controllers decode with the policy.",
+       calls=("megatron.core.inference.*.generate", "megatron.core.inference.*.generate_*",
+              "megatron.core.inference.*.run_engine*", "megatron.core.inference.*.add_request"),
+       examples_match=(
+           "from megatron.core.inference.engines import StaticInferenceEngine\n\n"
+           "def target(controller, prompts, params):\n"
+           "    engine = StaticInferenceEngine(text_generation_controller=controller, max_batch_size=8)\n"
+           "    return engine.generate(prompts=prompts, sampling_params=params)\n",
+       ),
+       examples_nomatch=("from megatron.core.inference.sampling_params import SamplingParams\n\n"
+                         "def target(t):\n    return SamplingParams(temperature=t)\n",)),
+    _s(id="megatron-inference-engine", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a Megatron-Core inference engine, controller or sampling parameters sets up the "
+                 "inference side.",
+       calls=("megatron.core.inference.*Engine", "megatron.core.inference.*Controller",
+              "megatron.core.inference.*SamplingParams", "megatron.core.inference.*InferenceParams"),
+       examples_match=("from megatron.core.inference.sampling_params import SamplingParams\n\n"
+                       "def target(t):\n    return SamplingParams(temperature=t, num_tokens_to_generate=64)\n",),
+       examples_nomatch=("def target(t):\n    return dict(temperature=t)\n",)),
+    _s(id="model-server-infer", side=SAMPLING, weight=2.0,
+       rationale="Asking a served model (a reward model or critic behind a Triton server) for its outputs on "
+                 "fresh samples is rollout-side scoring.",
+       calls=("pytriton.client.*.infer_batch", "pytriton.client.*.infer_sample", "tritonclient.*.infer",
+              "tritonclient.*.async_infer", "tritonclient.*.stream_infer"),
+       examples_match=(
+           "from pytriton.client import FuturesModelClient\n\nclass Scorer:\n    def __init__(self, url):\n"
+           "        self.client = FuturesModelClient(url, 'reward')\n\n    def target(self, tokens, lengths):\n"
+           "        return self.client.infer_batch(tokens=tokens, sequence_lengths=lengths)\n",
+           "import tritonclient.http as httpclient\n\ndef target(url, inputs):\n"
+           "    client = httpclient.InferenceServerClient(url=url)\n    return client.infer('reward', inputs)\n",
+       ),
+       examples_nomatch=("def target(server, x):\n    return server.infer_batch(x)\n",)),
     _s(id="sglang-engine", side=SAMPLING, weight=1.5, setup=True,
        rationale="Building an SGLang engine or server sets up the inference side.",
        calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server"),
@@ -1028,6 +1139,20 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "def target(builder):\n    return builder.generate_report()\n",
            "def target(ids):\n    return ids.generate()\n",
+       )),
+    _s(id="model-generate-params", side=SAMPLING, weight=3.0,
+       rationale="generate() of a library model class (inherited or held) handed decoding parameters "
+                 "(sampling/length params, a generation config) by position decodes with the policy.",
+       methods=("generate",), name_only=True, check=_generate_with_params,
+       examples_match=(
+           "from somelib.models import GPTBase\n\nclass Actor(GPTBase):\n    def target(self, batch):\n"
+           "        return self.generate((batch['tokens'], batch['lengths']), self.length_params, self.sampling_params)\n",
+       ),
+       examples_nomatch=(
+           "from somelib.reports import Builder\n\nclass R(Builder):\n    def target(self, rows):\n"
+           "        return self.generate(rows, self.page_params)\n",
+           "class Actor:\n    def generate(self, x, sampling_params):\n        return x\n\n"
+           "    def target(self, x):\n        return self.generate(x, self.sampling_params)\n",
        )),
     _s(id="hf-generation-config", side=SAMPLING, weight=1.0, setup=True,
        rationale="A GenerationConfig parameterises decoding, the sampling side's setup.",
@@ -1299,9 +1424,16 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "import torch\n\nclass Worker:\n    def target(self, sequences, mask):\n        with torch.no_grad():\n"
            "            action_log_probs = self.actor(sequences, attention_mask=mask)\n        return action_log_probs\n",
+           # through a local alias of the model's backbone
+           "def target(unwrapped_model, ids, logits_to_keep):\n    backbone = unwrapped_model.base_model\n"
+           "    hidden = backbone(input_ids=ids).last_hidden_state\n    return hidden[:, -logits_to_keep:]\n",
        ),
        examples_nomatch=(
            "class Scorer:\n    def target(self, sequences):\n        rewards = self.reward_model(sequences)\n        return rewards\n",
+           "class Attention:\n    def target(self, hidden):\n        query, key, value = self.qkv_proj(hidden).chunk(3, -1)\n"
+           "        attn_output = self.core_attention(query, key, value)\n        return self.out_proj_model(attn_output)\n",
+           "class Engine:\n    def _create_device_model(self):\n        self.ready = True\n\n"
+           "    def target(self):\n        self._create_device_model()\n        return self.values_ready\n",
        )),
     _s(id="trainer-loss-hook", side=TRAINING, weight=2.5,
        rationale="compute_loss/training_step overriding a training library's Trainer is its training step.",
@@ -1462,6 +1594,20 @@ SIGNALS: tuple[Signal, ...] = (
            "class Stash:\n    def target(self, key):\n        self.kv.put(key, 'seen')\n",
            "class Stash:\n    def target(self, key, state_dict):\n        self.kv.put(key, state_dict)\n",
        )),
+    _s(id="reverb-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.5,
+       rationale="A Reverb replay server (written by actors, sampled by the learner) carries trajectories between "
+                 "the processes of a distributed RL program.",
+       calls=("reverb.*.insert", "reverb.*.create_item", "reverb.*.trajectory_writer", "reverb.*.writer",
+              "reverb.*.TrajectoryWriter", "reverb.*.sample", "reverb.*.TrajectoryDataset*",
+              "reverb.*.ReplayDataset*"),
+       examples_match=(
+           "import reverb\n\ndef target(address, steps):\n    client = reverb.Client(address)\n"
+           "    with client.trajectory_writer(num_keep_alive_refs=len(steps)) as w:\n        for s in steps:\n"
+           "            w.append(s)\n        w.create_item('replay', priority=1.0, trajectory=w.history)\n",
+           "import reverb\n\ndef target(address, n):\n    client = reverb.Client(address)\n"
+           "    return list(client.sample('replay', num_samples=n))\n",
+       ),
+       examples_nomatch=("import reverb\n\ndef target(address):\n    return reverb.Client(address).server_info()\n",)),
     _s(id="pipe-transport", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
        rationale="A multiprocessing Pipe carries requests and results between processes.",
        calls=("multiprocessing.Pipe", "multiprocessing.*.Pipe", "torch.multiprocessing.Pipe"),
@@ -1513,7 +1659,9 @@ SIGNALS: tuple[Signal, ...] = (
            "class E:\n    async def target(self, name, dtype, shape):\n"
            "        return await self.llm.collective_rpc('update_weight', args=(name, dtype, shape))\n",
        ),
-       examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",)),
+       examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",
+                         "class E:\n    async def target(self, n):\n"
+                         "        await self.engine_client.collective_rpc(method='patch_vocab', kwargs={'vocab_size': n})\n")),
     _s(id="param-broadcast", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Broadcasting parameters over a process group sends trainer weights to the inference workers.",
        calls=("torch.distributed.broadcast", "ray.util.collective.broadcast", "vllm.*PyNcclCommunicator.broadcast",
@@ -1526,6 +1674,10 @@ SIGNALS: tuple[Signal, ...] = (
            "            self.communicator.broadcast(v, src=0)\n",
        ),
        examples_nomatch=("import torch.distributed as dist\n\ndef target(flag):\n    dist.broadcast(flag, 0)\n    return flag\n",
+                         "import torch.distributed as dist\n\ndef target(model, full_state):\n"
+                         "    if any(p.is_meta for p in model.parameters()):\n        model = model.to_empty(device='cuda')\n"
+                         "    model.load_state_dict(full_state)\n    for name, buf in model.named_buffers():\n"
+                         "        dist.broadcast(buf, src=0)\n",
                          # a generic helper: shape and dtype first, then the tensor (batches go through it too)
                          "import torch\nimport torch.distributed as dist\n\ndef target(tensor, src=0, group=None):\n"
                          "    meta = [{'shape': list(tensor.shape), 'dtype': tensor.dtype}] if tensor is not None else [None]\n"
@@ -1553,6 +1705,18 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("from torch.multiprocessing.reductions import reduce_tensor\n\ndef target(w):\n"
                        "    return {'handle': reduce_tensor(w)}\n",),
        examples_nomatch=("def target(w):\n    return w.cpu()\n",)),
+    _s(id="engine-refit", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Refitting a compiled inference engine (a TensorRT Refitter, TensorRT-LLM's weight update) swaps "
+                 "the trainer's new weights into the generation engine without rebuilding it.",
+       calls=("tensorrt.Refitter", "tensorrt.*.Refitter", "tensorrt.*.refit_cuda_engine", "tensorrt.*.set_named_weights",
+              "tensorrt_llm.*.refit*", "tensorrt_llm.*.update_weights*"),
+       methods=("refit_cuda_engine", "set_named_weights"), name_only=True, check=_specific_api,
+       examples_match=(
+           "import tensorrt as trt\n\ndef target(engine, logger, named):\n    refitter = trt.Refitter(engine, logger)\n"
+           "    for name, w in named.items():\n        refitter.set_named_weights(name, w)\n"
+           "    return refitter.refit_cuda_engine()\n",
+       ),
+       examples_nomatch=("def target(model, x):\n    return model.fit(x)\n",)),
     _s(id="rollout-load-state-dict", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
        rationale="load_state_dict into the rollout/inference model copies trainer weights into the sampler.",
        methods=("load_state_dict",), roles=("llm_engine",), name_only=True, check=_rollout_receiver,

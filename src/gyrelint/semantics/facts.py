@@ -170,6 +170,7 @@ class FnFacts:
     _called: frozenset[str] | None = None
     _literals: list[tuple[str, int]] | None = None
     _named: tuple[frozenset[str], bool] | None = None  # catalog.named_by_param, memoised
+    _aliases: dict[str, list[tuple[int, str]]] | None = None  # local name -> (line, attribute chain) it was set to
 
     @property
     def line(self) -> int:
@@ -546,6 +547,22 @@ def duck_typed_envs(facts: Facts) -> None:
                 c.role, c.role_strength = "env", STRONG
 
 
+def _alias_role(name: str, line: int, fn: FnFacts, facts: Facts) -> str | None:
+    """The role of a local alias of an attribute (``backbone = model.base_model``; ``backbone(x)``):
+    the attribute's name says what the alias holds. Only plain attribute chains assigned before the call."""
+    if fn._aliases is None:
+        fn._aliases = {}
+        for a in fn.assigns:
+            if a.value_kind == "name" and isinstance(a.value, str) and "." in a.value and "." not in a.target:
+                fn._aliases.setdefault(a.target, []).append((a.line, a.value))
+    for at, value in fn._aliases.get(name, ()):
+        if at < line:
+            role = facts.name_role(value)[0]
+            if role is not None:
+                return role
+    return None
+
+
 def _call_fact(site: CallSite, fn: FnFacts, facts: Facts, interesting: frozenset[str] | None = None) -> CallFact:
     func = site.func
     ray = False
@@ -589,6 +606,8 @@ def _call_fact(site: CallSite, fn: FnFacts, facts: Facts, interesting: frozenset
             obj_role = facts.type_role(canon)
         if obj_role is None:
             obj_role = facts.name_role(func)[0]
+        if obj_role is None and len(parts) == 1:
+            obj_role = _alias_role(func, site.line, fn, facts)
     return CallFact(site, method, tuple(names), role, strength, ray=ray, repo=repo, instance=instance,
                     obj_role=obj_role, ext_own=bool(names) and not names[0].startswith("<builtin>"))
 
@@ -695,6 +714,41 @@ def extra_edges(facts: Facts) -> None:
                 c.kind = EXACT
         for t in dict.fromkeys(passed):
             fn.extra.append(((t,), EXACT))
+    duck_typed(facts)
+
+
+def duck_typed(facts: Facts) -> None:
+    """Narrow a name guess by what else the class calls on the same attribute.
+
+    ``self.policy.infer(x)`` on an untyped attribute guesses every repo method named ``infer``
+    (the actor's, the critic's, a reward model's): sides then cancel out. The same class also
+    calls ``self.policy.prepare_for_inference()`` and ``self.policy.get_loss_and_metrics()``;
+    only classes that define every method called on that attribute can be the object, so the
+    guess keeps their methods. The edge stays a guess (weak); nothing narrows to no target.
+    """
+    used: dict[tuple[str, str], set[str]] = {}
+    for fn in facts.functions.values():
+        if fn.cls is None:
+            continue
+        for c in fn.calls:
+            r = c.site.receiver or ""
+            if r.startswith("self.") and r.count(".") == 1 and not c.ray:
+                used.setdefault((fn.cls, r), set()).add(c.method)
+    for fn in facts.functions.values():
+        if fn.cls is None:
+            continue
+        for c in fn.calls:
+            if c.kind == EXACT or len(c.targets) < 2 or c.ray:
+                continue
+            methods = used.get((fn.cls, c.site.receiver or ""))
+            if not methods or len(methods) < 2:
+                continue
+            owners = {t: facts.functions[t].cls for t in c.targets if t in facts.functions}
+            fits = {o for o in set(owners.values()) if o is not None
+                    and all(_method_in_class(o, m, facts) for m in methods)}
+            keep = tuple(t for t in c.targets if owners.get(t) in fits)
+            if keep and len(keep) < len(c.targets):
+                c.targets = keep
 
 
 def nested_children(facts: Facts) -> dict[str, list[str]]:

@@ -5,7 +5,8 @@ object nobody listed (pattern O). What moves does not: a value derived from a mo
 ``named_parameters()``/``parameters()``/``state_dict()`` (or a gathered, detached, sliced or
 packed view of one) that reaches a call leaving the process (``.remote``, a collective send or
 broadcast, HTTP, a queue/socket/pipe send, CUDA IPC handles, the object store, a transfer
-object's ``send*``/``push*``) makes the function a weight-sync *sender*; the repo method a
+object's ``send*``/``push*``, or a library engine's ``refit``/``load_weights`` in the same
+process) makes the function a weight-sync *sender*; the repo method a
 ``.remote`` call hands such a payload to is a *receiver*; so is a body that takes a value off a
 transport and loads it into a module. The same check settles the handoff kind of a transport:
 a ZMQ socket or a queue that carries a bucket of parameters is the weight sync, not the
@@ -27,7 +28,7 @@ from ..index.summary import Flow
 from .facts import CallFact, Facts, FnFacts
 
 # calls whose result is a module's parameters (the seed of the payload)
-_SEED_METHODS = frozenset({"named_parameters", "parameters", "state_dict", "named_buffers"})
+_SEED_METHODS = frozenset({"named_parameters", "parameters", "state_dict"})  # buffers (rotary tables) are no trained weights
 # receivers whose state_dict() is bookkeeping (data position, optimizer moments, RNG), not model weights
 _NOT_MODEL = ("loader", "sampler", "dataset", "optim", "sched", "rng", "random", "scaler", "iterator",
               "tokenizer", "callback", "env", "progress", "counter", "tracker", "logger", "buffer", "queue")
@@ -41,6 +42,10 @@ _CHANNEL = frozenset({"put", "put_nowait", "send", "send_pyobj", "send_multipart
                       "send_string"})
 _HTTP = frozenset({"post", "put", "request", "apost", "async_post", "arequest", "urlopen"})
 _TRANSFER = re.compile(r"^(send|push|transfer|publish|ship|broadcast|put|batch_put|upload_to)(_|$)")
+# loading into another object's weights in this process: a compiled or colocated inference engine
+# (``engine.refit(sd)``, ``runner.update_weights(named)``); ``load_state_dict`` copies between modules
+# (a reference or target network), so it is not here
+_ENGINE_LOAD = re.compile(r"^(refit\w*|set_named_weights|load_weights|update_weights?\w*)$")
 _NOT_TRANSFER_RECV = ("self", "cls")  # ``self.send(...)`` is a method of this class: its body decides
 # taking a value off a transport, and loading one into a module or engine
 _RECV = frozenset({"recv", "recv_pyobj", "recv_multipart", "recv_bytes", "recv_json", "get", "get_nowait",
@@ -210,6 +215,8 @@ def _crossing(c: CallFact) -> bool:
         return False
     if m in _COLLECTIVE or m in _CHANNEL or (m in _HTTP and c.role is None and "session" in recv.lower()):
         return True
+    if _ENGINE_LOAD.match(m):
+        return True  # leaves the trainer's module for the engine's copy, even in one process
     return bool(_TRANSFER.match(m))
 
 

@@ -270,12 +270,12 @@ def _unsplit(q: str, facts: Facts, edges: dict[str, dict[str, float]], groups: d
     return {t: d for t, d in row.items() if t not in drop} if drop else row
 
 
-# helpers whose name says they report, persist, set up, evaluate or decide (predicates steer the loop,
+# helpers whose name says they report, persist, set up, parse the command line, evaluate or decide (predicates steer the loop,
 # they do no side's work): they serve a side without being part of it
 _SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"
                            r"dump|plot|wandb|tensorboard|profile|profiler|timer|timing|str|repr|format|config|setup|"
                            r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
-                           r"validation|should|is|has|can|need|needs)($|_)")
+                           r"validation|should|is|has|can|need|needs|args|argv|argparse|parser|arguments|cli)($|_)")
 CONTEXT_ROUNDS = 4
 
 
@@ -294,7 +294,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
     callers: dict[str, set[str]] = {}
     for u, row in edges.items():
         for v in row:
-            if v != u:
+            if v != u and not _only_defines(u, v, facts):
                 callers.setdefault(v, set()).add(u)
     todo = []
     for q in sorted(callers):
@@ -328,6 +328,18 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
+
+
+def _only_defines(parent: str, child: str, facts: Facts) -> bool:
+    """``child`` is a function defined in ``parent``'s body that ``parent`` never calls: a route
+    handler or callback the app factory registers. Its callers are whoever the framework hands it
+    to, not the factory, so the factory's side says nothing about it."""
+    if child.rpartition(".")[0] != parent:
+        return False
+    fn = facts.functions.get(parent)
+    if fn is None:
+        return False
+    return not any(child in c.targets for c in fn.calls) and not any(child in ts for ts, _ in fn.extra)
 
 
 DISPATCH = DECAY_EXACT * 0.7  # an exact call over many same-named targets: a registry's classes (see _decay)
@@ -468,6 +480,13 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         if best_k == TRAJECTORY and max(s, t) >= INHERITED_THRESHOLD:
             # the producer or consumer end of a transport belongs to its side
             best_k, best_v = (SAMPLING, s) if s >= t else (TRAINING, t)
+        elif best_k == WEIGHT_SYNC and not own.get(WEIGHT_SYNC):
+            # refreshes the engine's weights through a callee, then generates (``prepare_for_inference();
+            # infer(...)``), or trains and then has a callee push (a step loop): the sampler's or the
+            # trainer's step; the weight sync is the callee's
+            main_k, main_v = (SAMPLING, s) if s >= t else (TRAINING, t)
+            if main_v >= max(INHERITED_THRESHOLD, 0.8 * best_v) and (main_k == TRAINING or _generates(r)):
+                best_k, best_v = main_k, main_v
         limit = THRESHOLD if own.get(best_k, 0.0) > 0 else INHERITED_THRESHOLD
         if best_k == TRAJECTORY and not own.get(TRAJECTORY) and not _moves_data(fn, origins.get(TRAJECTORY)):
             best_v = 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..graphs import Graphs
+from ..graphs.reach import loop_reach
 from ..index import Index
 from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
@@ -58,6 +59,9 @@ def tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if data is not None:
             sem = Semantics()
             if cache.load_into(sem, data, graphs.reached):
+                _library_reach(index, graphs, [q for q, f in sem.functions.items() if f.side != Side.NEUTRAL])
+                for f in sem.functions.values():
+                    f.reached = f.qualname in graphs.reached
                 return sem
     sem = _tag(index, graphs, settings)
     if path is not None:
@@ -120,6 +124,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
+    _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
     sem.sides = sides
     for q, fn in facts.functions.items():
         r = sides.get(q)
@@ -146,6 +151,13 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                             if m not in outside_modules]
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def _library_reach(index: Index, graphs: Graphs, loop: list[str]) -> None:
+    """A library whose entry points reach none of the loop (a wheel with no launcher: user
+    scripts call its trainer) is run from its public API: ``graphs.reached`` says so from here
+    on, for the handoff ranking, the rules and the topology alike (see ``graphs.reach.loop_reach``)."""
+    graphs.reached = loop_reach(graphs, loop, index.out_of_scope)
 
 
 def _loop_lines(index: Index) -> dict[str, list[int]]:
@@ -184,8 +196,10 @@ def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
         r = sides.get(q)
         if not attrs or r is None or any(v > 0 for v in r.own.values()) or fn.definition.name.startswith("__"):
             continue
+        own = {a.target for a in fn.assigns}
         for text in fn.definition.returned:
-            if text.startswith("self.") and text[5:].split("[", 1)[0].split(".", 1)[0] in attrs:
+            attr = text[5:].split("[", 1)[0].split(".", 1)[0] if text.startswith("self.") else ""
+            if attr in attrs and f"self.{attr}" not in own:  # a lazy accessor building it serves nothing
                 out[q] = fn.line
                 break
     return out
