@@ -94,3 +94,9 @@ def test_config_files_named_by_a_wrapper_or_by_launcher_flags_are_loaded():
     got = {e.name: e for e in run(FIXTURE).keys}
     assert got["model.pipeline_model_parallel_size"].scope == ""  # --config-path=alt_conf --config-name=big
     assert got["rollout_port"].scope == "unloaded-config"
+
+
+def test_a_config_handed_to_a_library_base_class_is_read_through_its_conventional_name():
+    got = entries(run(FIXTURE))
+    assert got["critic.critic_server_port"].cls == "port"
+    assert got["critic.num_critic_replicas"].cls == "process"  # getattr(self.cfg, "num_critic_replicas", 1)

@@ -120,7 +120,31 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
     out.extend(yaml_keys(yaml_files))
     out.extend(python_keys(index, graphs, namers))
     if namers:
-        out.extend(config_read_keys(index, namers, next(iter(namers.values())).symbols))
+        named, relative = config_read_keys(index, namers, next(iter(namers.values())).symbols)
+        out.extend(named)
+        out.extend(anchor(relative, out))
+    return out
+
+
+def anchor(relative: list[RawKey], raws: list[RawKey]) -> list[RawKey]:
+    """Keys read on a config whose place under the root is unknown (``rollout.name`` on a ``DictConfig``
+    parameter) take the one known key they are the dotted tail of (``actor_rollout_ref.rollout.name``);
+    with several candidates the read says nothing a listed key does not, so it is dropped; with none it
+    stays as read."""
+    if not relative:
+        return []
+    tails: dict[str, set[str]] = {}
+    for r in raws:
+        parts = r.key.split(".")
+        for i in range(len(parts)):
+            tails.setdefault(".".join(parts[i:]), set()).add(r.key)
+    out = []
+    for r in relative:
+        got = tails.get(r.key, set())
+        if len(got) == 1:
+            out.append(RawKey(next(iter(got)), r.value, r.file, r.line, r.source, r.context, r.type))
+        elif not got:
+            out.append(r)
     return out
 
 

@@ -42,10 +42,13 @@ _HYDRA_KWARGS = {"config_path", "config_name"}
 # container methods and OmegaConf node API: the end of a chain, never a key
 _METHODS = {"get", "items", "keys", "values", "copy", "pop", "update", "setdefault", "to_container", "to_dict",
             "to_yaml", "_get_node", "_metadata", "_content", "_parent"}
+# where a library base class keeps the config its ``__init__`` receives
+_INHERITED = ("cfg", "_cfg", "config", "_config")
 _SEGMENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _MAX_PREFIXES = 4  # a helper called with more sub-configs than this is too generic to name its keys
 _ROUNDS = 6
 
+UNKNOWN = "?"  # first segment of a relative prefix
 Prefix = tuple[str, ...]
 LocalRoot = tuple[str, str, str]  # (file, scope, name)
 ClassRoot = tuple[str, str]  # (class qualname, attribute)
@@ -60,36 +63,37 @@ class _Func:
 
 
 class _Roots:
-    """Prefixes proven for local names and ``self`` attributes; ``weak`` ones (an annotation with no
-    caller that says more) give way to the prefixes callers pass."""
+    """Prefixes proven for local names and ``self`` attributes. A config whose place under the root is
+    unknown (a ``DictConfig`` parameter no caller in the repo fills) has the prefix ``("?",)``: its keys are
+    relative, and give way to the prefixes callers pass."""
 
     def __init__(self) -> None:
         self.local: dict[LocalRoot, set[Prefix]] = {}
         self.attrs: dict[ClassRoot, set[Prefix]] = {}
-        self.weak: set[LocalRoot] = set()
         self.changed = False
 
-    def add_local(self, key: LocalRoot, prefix: Prefix, weak: bool = False) -> None:
-        got = self.local.setdefault(key, set())
-        if weak:
-            if not got:
-                got.add(prefix)
-                self.weak.add(key)
-                self.changed = True
-            return
-        if key in self.weak:
-            self.weak.discard(key)
-            got.clear()
-        if prefix not in got:
-            got.add(prefix)
+    @staticmethod
+    def _add(got: set[Prefix], prefixes: Iterable[Prefix]) -> bool:
+        changed = False
+        for p in prefixes:
+            if p not in got and len(got) <= _MAX_PREFIXES:
+                got.add(p)
+                changed = True
+        return changed
+
+    def add_local(self, key: LocalRoot, prefixes: Iterable[Prefix]) -> None:
+        if self._add(self.local.setdefault(key, set()), prefixes):
             self.changed = True
 
     def add_attr(self, key: ClassRoot, prefixes: Iterable[Prefix]) -> None:
-        got = self.attrs.setdefault(key, set())
-        for p in prefixes:
-            if p not in got:
-                got.add(p)
-                self.changed = True
+        if self._add(self.attrs.setdefault(key, set()), prefixes):
+            self.changed = True
+
+
+def _best(prefixes: set[Prefix]) -> set[Prefix]:
+    """Proven places under the root beat relative ones."""
+    strong = {p for p in prefixes if p[:1] != (UNKNOWN,)}
+    return strong or prefixes
 
 
 class ConfigReads:
@@ -119,7 +123,7 @@ class ConfigReads:
                 params = _params(fn)
                 for p in params:
                     if p.annotation and _CONFIG_TYPES.search(p.annotation):
-                        self.roots.add_local((path, fn.qualname, p.name), (), weak=True)
+                        self.roots.add_local((path, fn.qualname, p.name), [(UNKNOWN,)])
 
     def _hydra_entries(self, path: str, s: FileSummary) -> None:
         """First parameter of a function a ``config_path=``/``config_name=`` decorator or wrapper runs."""
@@ -140,7 +144,7 @@ class ConfigReads:
     def _entry(self, path: str, fn: FunctionDef) -> None:
         params = _params(fn)
         if params:
-            self.roots.add_local((path, fn.qualname, params[0].name), ())
+            self.roots.add_local((path, fn.qualname, params[0].name), [()])
 
     # ---- propagation ---------------------------------------------------------------------------
     def propagate(self) -> None:
@@ -166,13 +170,13 @@ class ConfigReads:
             for c in self.symbols.mro(cls):
                 got = self.roots.attrs.get((c, tail[0]))
                 if got:
-                    return got, tail[1:]
+                    return _best(got), tail[1:]
             return set(), tail
         sc = scope
         while True:
             got = self.roots.local.get((path, sc, root))
             if got:
-                return got, tail
+                return _best(got), tail
             if sc == MODULE_SCOPE:
                 return set(), tail
             sc = sc.rsplit(".", 1)[0] if "." in sc else MODULE_SCOPE
@@ -222,7 +226,7 @@ class ConfigReads:
             elif a.value_kind in ("name", "other"):
                 found = self._value_prefixes(path, s.module, a.scope, a.line, a.value)
             if a.annotation and _CONFIG_TYPES.search(a.annotation) and not found and not a.target.startswith("self."):
-                self.roots.add_local((path, a.scope, a.target), (), weak=True)
+                self.roots.add_local((path, a.scope, a.target), [(UNKNOWN,)])
             if not found:
                 continue
             if a.target.startswith("self."):
@@ -230,8 +234,7 @@ class ConfigReads:
                 if cls is not None:
                     self.roots.add_attr((cls, a.target[5:]), found)
             else:
-                for p in found:
-                    self.roots.add_local((path, a.scope, a.target), p)
+                self.roots.add_local((path, a.scope, a.target), found)
 
     def _calls(self, path: str, s: FileSummary) -> None:
         for c in s.calls:
@@ -247,8 +250,10 @@ class ConfigReads:
                     values.append((i, k, got))
             if not values:
                 continue
-            canon = self.namers[path].canon(c.func, c.scope)
-            if canon in _SELECT:
+            if c.func == "super().__init__":
+                self._super_init(s.module, c.scope, values)
+                continue
+            if c.func == "getattr" or self.namers[path].canon(c.func, c.scope) in _SELECT:
                 continue
             for target in self._callees(s.module, c.scope, c.func):
                 params = _params(target.fn)
@@ -256,8 +261,32 @@ class ConfigReads:
                 for i, k, got in values:
                     p = _param_for(target.fn, params, skip, i, k)
                     if p is not None:
-                        for prefix in got:
-                            self.roots.add_local((target.path, target.fn.qualname, p), prefix)
+                        self.roots.add_local((target.path, target.fn.qualname, p), got)
+
+    def _super_init(self, module: str, scope: str, values: list[tuple[int | None, str | None, set[Prefix]]]) -> None:
+        """``super().__init__(cfg)``: a repo base's ``__init__`` receives the config; a library base keeps it
+        under its conventional name (``self.cfg``, ``self._cfg``, ``self.config``), read by the subclass."""
+        cls = self.symbols.class_of_scope(module, scope)
+        if cls is None or not scope.endswith(".__init__"):
+            return
+        for base in self.symbols.mro(cls)[1:]:
+            info = self.symbols.classes.get(base)
+            if info is None:
+                first = [got for i, k, got in values if i == 0 or k in _INHERITED]
+                got = first[0] if first else values[0][2] if len(values) == 1 else set()
+                for name in _INHERITED:
+                    self.roots.add_attr((cls, name), got)
+                return
+            if "__init__" in info.methods:
+                target = self.funcs.get(f"{base}.__init__")
+                if target is not None:
+                    params = _params(target.fn)
+                    skip = 1 if params and params[0].name == "self" else 0
+                    for i, k, got in values:
+                        p = _param_for(target.fn, params, skip, i, k)
+                        if p is not None:
+                            self.roots.add_local((target.path, target.fn.qualname, p), got)
+                return
 
     def _callees(self, module: str, scope: str, func: str) -> list[_Func]:
         """Repo functions a call runs (a class call runs its ``__init__``; ``X.remote`` of a Ray actor too)."""
@@ -279,8 +308,10 @@ class ConfigReads:
         return [f] if f else []
 
     # ---- keys ---------------------------------------------------------------------------------
-    def keys(self) -> list[RawKey]:
+    def keys(self) -> tuple[list[RawKey], list[RawKey]]:
+        """Keys named from the root, and relative ones (read on a config whose place is unknown)."""
         out: list[RawKey] = []
+        relative: list[RawKey] = []
         for path, s in self.index.summaries.items():
             for c in s.chains:
                 got, rest = self.prefixes(path, s.module, c.scope, c.root, c.path)
@@ -288,16 +319,22 @@ class ConfigReads:
                     continue
                 value = value_text(c.default)
                 for p in sorted(got):
-                    out.append(RawKey(".".join((*p, *rest)), value, path, c.line, SOURCE))
-            out.extend(self._selects(path, s))
-        return out
+                    rel = p[:1] == (UNKNOWN,)
+                    (relative if rel else out).append(RawKey(".".join((*p[rel:], *rest)), value, path, c.line,
+                                                             SOURCE))
+            for p, rest, line in self._selects(path, s):
+                rel = p[:1] == (UNKNOWN,)
+                (relative if rel else out).append(RawKey(".".join((*p[rel:], *rest)), None, path, line, SOURCE))
+        return out, relative
 
-    def _selects(self, path: str, s: FileSummary) -> list[RawKey]:
-        """``OmegaConf.select(cfg, "a.b")`` and ``OmegaConf.update(cfg, "a.b", v)``."""
-        out: list[RawKey] = []
+    def _selects(self, path: str, s: FileSummary) -> list[tuple[Prefix, tuple[str, ...], int]]:
+        """``OmegaConf.select(cfg, "a.b")``, ``OmegaConf.update(cfg, "a.b", v)`` and ``getattr(cfg, "a")``:
+        prefix, path, line."""
+        out: list[tuple[Prefix, tuple[str, ...], int]] = []
         namer = self.namers[path]
         for c in s.calls:
-            if c.attr not in ("select", "update") or len(c.args) < 2 or namer.canon(c.func, c.scope) not in _SELECT:
+            if len(c.args) < 2 or (c.func != "getattr" and (c.attr not in ("select", "update")
+                                                            or namer.canon(c.func, c.scope) not in _SELECT)):
                 continue
             first, second = c.args[0], c.args[1]
             if first.kind != "name" or second.kind != "lit" or not isinstance(second.value, str):
@@ -305,7 +342,7 @@ class ConfigReads:
             got = self._value_prefixes(path, s.module, c.scope, c.line, str(first.value))
             rest = tuple(second.value.split("."))
             if got and _keyish(rest) and len(got) <= _MAX_PREFIXES:
-                out.extend(RawKey(".".join((*p, *rest)), None, path, c.line, SOURCE) for p in sorted(got))
+                out.extend((p, rest, c.line) for p in sorted(got))
         return out
 
 
@@ -325,8 +362,9 @@ def _param_for(fn: FunctionDef, params: list, skip: int, index: int | None, keyw
     return pos[index].name if index < len(pos) else None
 
 
-def config_read_keys(index: Index, namers: dict[str, Namer], symbols: SymbolTable) -> list[RawKey]:
-    """Every key read as a chain on a proven config value."""
+def config_read_keys(index: Index, namers: dict[str, Namer], symbols: SymbolTable,
+                     ) -> tuple[list[RawKey], list[RawKey]]:
+    """Every key read as a chain on a proven config value: named from the root, and relative ones."""
     reads = ConfigReads(index, namers, symbols)
     reads.seed()
     reads.propagate()
