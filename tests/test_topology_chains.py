@@ -100,3 +100,6 @@ def test_a_config_handed_to_a_library_base_class_is_read_through_its_conventiona
     got = entries(run(FIXTURE))
     assert got["critic.critic_server_port"].cls == "port"
     assert got["critic.num_critic_replicas"].cls == "process"  # getattr(self.cfg, "num_critic_replicas", 1)
+    # a helper handed the class and the config builds it: the class's ``cfg`` is ``cfg.reward``
+    assert got["reward.pipeline_model_parallel_size"].cls == "process"
+    assert "pipeline_model_parallel_size" not in got  # not left relative

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ...graphs.symbols import SymbolTable
 from ...index import Index
-from ...index.summary import MODULE_SCOPE, ChainRead, FileSummary, FunctionDef
+from ...index.summary import MODULE_SCOPE, CallSite, ChainRead, FileSummary, FunctionDef
 from ..names import Namer
 from . import RawKey, value_text
 
@@ -44,6 +44,7 @@ _METHODS = {"get", "items", "keys", "values", "copy", "pop", "update", "setdefau
             "to_yaml", "_get_node", "_metadata", "_content", "_parent"}
 # where a library base class keeps the config its ``__init__`` receives
 _INHERITED = ("cfg", "_cfg", "config", "_config")
+_CONFIG_PARAMS = {"cfg", "config", "conf", "model_cfg", "model_config"}
 _SEGMENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _MAX_PREFIXES = 4  # a helper called with more sub-configs than this is too generic to name its keys
 _ROUNDS = 6
@@ -262,6 +263,33 @@ class ConfigReads:
                     p = _param_for(target.fn, params, skip, i, k)
                     if p is not None:
                         self.roots.add_local((target.path, target.fn.qualname, p), got)
+            self._factory(s.module, c, values)
+
+    def _factory(self, module: str, c: CallSite, values: list[tuple[int | None, str | None, set[Prefix]]]) -> None:
+        """``load_model(ActorModel, cfg.model, ...)`` / ``ClassWithInitArgs(cls=Worker, config=cfg.actor)``: a
+        call handed a repo class and a config builds that class with it — the keyword of the same name, or
+        the one config value when the ``__init__`` takes a config-named or ``DictConfig`` parameter."""
+        classes = []
+        for a in (*c.args, *(v for _, v in c.kwargs)):
+            if a.kind == "name" and isinstance(a.value, str):
+                name = self.symbols.resolve_in(module, c.scope, a.value)
+                d = self.symbols.definitions.get(name) if name else None
+                if d is not None and d.kind == "class":
+                    init = self.symbols.method_of(name, "__init__")
+                    f = self.funcs.get(init) if init else None
+                    if f is not None:
+                        classes.append(f)
+        for f in classes[:1] if len(classes) == 1 else ():
+            params = _params(f.fn)[1:]
+            names = {p.name for p in params}
+            for _i, k, got in values:
+                if k is not None and k in names:
+                    self.roots.add_local((f.path, f.fn.qualname, k), got)
+            if len(values) == 1 and values[0][1] is None:
+                target = [p for p in params if p.name in _CONFIG_PARAMS
+                          or (p.annotation and _CONFIG_TYPES.search(p.annotation))]
+                if len(target) == 1:
+                    self.roots.add_local((f.path, f.fn.qualname, target[0].name), values[0][2])
 
     def _super_init(self, module: str, scope: str, values: list[tuple[int | None, str | None, set[Prefix]]]) -> None:
         """``super().__init__(cfg)``: a repo base's ``__init__`` receives the config; a library base keeps it
