@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ...graphs.symbols import SymbolTable
 from ...index import Index
-from ...index.summary import MODULE_SCOPE, CallSite, ChainRead, FileSummary, FunctionDef
+from ...index.summary import MODULE_SCOPE, Arg, CallSite, ChainRead, FileSummary, FunctionDef
 from ..names import Namer
 from . import RawKey, value_text
 
@@ -45,6 +45,10 @@ _METHODS = {"get", "items", "keys", "values", "copy", "pop", "update", "setdefau
 # where a library base class keeps the config its ``__init__`` receives
 _INHERITED = ("cfg", "_cfg", "config", "_config")
 _CONFIG_PARAMS = {"cfg", "config", "conf", "model_cfg", "model_config"}
+_HEAD = re.compile(r"[.\[(]")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SELF_ATTR = re.compile(r"self\.[A-Za-z_][A-Za-z0-9_]*")
+_TARGET = re.compile(r"(?:self\.)?[A-Za-z_][A-Za-z0-9_]*")
 _SEGMENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _MAX_PREFIXES = 4  # a helper called with more sub-configs than this is too generic to name its keys
 _ROUNDS = 6
@@ -71,6 +75,8 @@ class _Roots:
     def __init__(self) -> None:
         self.local: dict[LocalRoot, set[Prefix]] = {}
         self.attrs: dict[ClassRoot, set[Prefix]] = {}
+        self.names: dict[str, set[str]] = {}  # file -> local names that hold a config somewhere in it
+        self.attr_names: set[str] = set()  # ``self`` attributes that hold a config in some class
         self.changed = False
 
     @staticmethod
@@ -84,11 +90,28 @@ class _Roots:
 
     def add_local(self, key: LocalRoot, prefixes: Iterable[Prefix]) -> None:
         if self._add(self.local.setdefault(key, set()), prefixes):
+            self.names.setdefault(key[0], set()).add(key[2])
             self.changed = True
 
     def add_attr(self, key: ClassRoot, prefixes: Iterable[Prefix]) -> None:
         if self._add(self.attrs.setdefault(key, set()), prefixes):
+            self.attr_names.add(key[1])
             self.changed = True
+
+    def live(self, path: str, text: str) -> bool:
+        """Whether ``text`` starts from a name or ``self`` attribute that holds a config (a cheap pre-check)."""
+        return self.live_head(path, _heads(text))
+
+    def live_head(self, path: str, heads: tuple[str, str]) -> bool:
+        if heads[0] == "self":
+            return heads[1] in self.attr_names
+        return heads[0] in self.names.get(path, ())
+
+
+def _heads(text: str) -> tuple[str, str]:
+    """The root name of a value text and the attribute after it (``self.cfg.x`` → ``self``, ``cfg``)."""
+    head, _, rest = text.partition(".")
+    return _HEAD.split(head, maxsplit=1)[0], _HEAD.split(rest, maxsplit=1)[0]
 
 
 def _best(prefixes: set[Prefix]) -> set[Prefix]:
@@ -109,6 +132,7 @@ class ConfigReads:
         for path, s in index.summaries.items():
             for fn in s.functions:
                 self.funcs[f"{s.module}.{fn.qualname}"] = _Func(path, s.module, fn, fn.class_name is not None)
+        self._passed: dict[str, list] = {}
         self.chains: dict[tuple[str, str, int], list[ChainRead]] = {}  # (file, scope, line) -> chains there
         for path, s in index.summaries.items():
             for c in s.chains:
@@ -117,9 +141,8 @@ class ConfigReads:
     # ---- seeds -------------------------------------------------------------------------------
     def seed(self) -> None:
         for path, s in self.index.summaries.items():
-            if not s.chains:
-                continue
             self._hydra_entries(path, s)
+            self._loaders(path, s)
             for fn in s.functions:
                 params = _params(fn)
                 for p in params:
@@ -152,9 +175,8 @@ class ConfigReads:
         for _ in range(_ROUNDS):
             self.roots.changed = False
             for path, s in self.index.summaries.items():
-                if s.chains:
-                    self._assignments(path, s)
-                    self._calls(path, s)
+                self._assignments(path, s)
+                self._calls(path, s)
             if not self.roots.changed:
                 break
 
@@ -184,7 +206,7 @@ class ConfigReads:
 
     def _chain_of(self, path: str, scope: str, line: int, text: str) -> ChainRead | None:
         """The recorded chain a value text (``cfg.trainer``, ``cfg[][]``, ``cfg.get``) stands for."""
-        head = re.split(r"[.\[(]", text, maxsplit=1)[0]
+        head = _HEAD.split(text, maxsplit=1)[0]
         cands = [c for c in self.chains.get((path, scope, line), ()) if c.root == head and c.mode == "read"]
         if not cands:
             return None
@@ -197,53 +219,77 @@ class ConfigReads:
         """Prefixes of a config value written as ``text`` (a name, a chain) at ``line``."""
         if not text or text.startswith("<"):
             return set()
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text) or text in ("self",):
+        if _NAME.fullmatch(text):
             got, rest = self.prefixes(path, module, scope, text, ())
             return set(got)
         chain = self._chain_of(path, scope, line, text)
         if chain is None:
-            if text.startswith("self.") and re.fullmatch(r"self\.[A-Za-z_][A-Za-z0-9_]*", text):
+            if _SELF_ATTR.fullmatch(text):
                 got, rest = self.prefixes(path, module, scope, "self", (text[5:],))
                 return {*got} if not rest else set()
             return set()
         got, rest = self.prefixes(path, module, scope, chain.root, chain.path)
         return {(*p, *rest) for p in got} if got and _keyish(rest) else set()
 
-    def _assignments(self, path: str, s: FileSummary) -> None:
+    def _loaders(self, path: str, s: FileSummary) -> None:
+        """Values a config loader returns, and names annotated as configs (seeds: they depend on no other root)."""
         namer = self.namers[path]
         for a in s.assignments:
-            if a.augmented or not isinstance(a.value, str) or not re.fullmatch(r"(?:self\.)?[A-Za-z_][A-Za-z0-9_]*",
-                                                                                a.target):
+            if a.augmented or not isinstance(a.value, str) or not _TARGET.fullmatch(a.target):
+                continue
+            if a.value_kind == "call" and namer.canon(a.value, a.scope) in _LOADERS:
+                self._bind(path, s.module, a.scope, a.target, {()})
+            elif a.annotation and _CONFIG_TYPES.search(a.annotation) and "." not in a.target:
+                self.roots.add_local((path, a.scope, a.target), [(UNKNOWN,)])
+
+    def _bind(self, path: str, module: str, scope: str, target: str, found: set[Prefix]) -> None:
+        if target.startswith("self."):
+            cls = self.symbols.class_of_scope(module, scope)
+            if cls is not None:
+                self.roots.add_attr((cls, target[5:]), found)
+        else:
+            self.roots.add_local((path, scope, target), found)
+
+    def _assignments(self, path: str, s: FileSummary) -> None:
+        live = self.roots.live
+        for a in s.assignments:
+            if a.augmented or not isinstance(a.value, str) or not _TARGET.fullmatch(a.target):
                 continue
             found: set[Prefix] = set()
             if a.value_kind == "call":
-                canon = namer.canon(a.value, a.scope)
-                if canon in _LOADERS:
-                    found = {()}
-                elif canon in _PASS and a.call_args and a.call_args[0].kind == "name":
-                    found = self._value_prefixes(path, s.module, a.scope, a.line, str(a.call_args[0].value))
-                elif a.value.endswith(".get"):
+                if a.value.endswith(".get") and live(path, a.value):
                     found = self._value_prefixes(path, s.module, a.scope, a.line, a.value)
-            elif a.value_kind in ("name", "other"):
+                elif a.call_args and a.call_args[0].kind == "name" and live(path, str(a.call_args[0].value)) \
+                        and self.namers[path].canon(a.value, a.scope) in _PASS:
+                    found = self._value_prefixes(path, s.module, a.scope, a.line, str(a.call_args[0].value))
+            elif a.value_kind in ("name", "other") and live(path, a.value):
                 found = self._value_prefixes(path, s.module, a.scope, a.line, a.value)
-            if a.annotation and _CONFIG_TYPES.search(a.annotation) and not found and not a.target.startswith("self."):
-                self.roots.add_local((path, a.scope, a.target), [(UNKNOWN,)])
-            if not found:
-                continue
-            if a.target.startswith("self."):
-                cls = self.symbols.class_of_scope(s.module, a.scope)
-                if cls is not None:
-                    self.roots.add_attr((cls, a.target[5:]), found)
-            else:
-                self.roots.add_local((path, a.scope, a.target), found)
+            if found:
+                self._bind(path, s.module, a.scope, a.target, found)
+
+    def _passing(self, path: str, s: FileSummary) -> list[tuple[CallSite, list[tuple[int | None, str | None, Arg,
+                                                                                 tuple[str, str]]]]]:
+        """Calls of a file that pass a name or chain (computed once: the rounds only look these up)."""
+        got = self._passed.get(path)
+        if got is None:
+            got = self._passed[path] = []
+            for c in s.calls:
+                passed = [(i, None, a, _heads(a.value)) for i, a in enumerate(c.args)
+                          if a.kind == "name" and isinstance(a.value, str)]
+                passed += [(None, k, a, _heads(a.value)) for k, a in c.kwargs
+                           if a.kind == "name" and isinstance(a.value, str)]
+                if passed:
+                    got.append((c, passed))
+        return got
 
     def _calls(self, path: str, s: FileSummary) -> None:
-        for c in s.calls:
-            passed = [(i, None, a) for i, a in enumerate(c.args)] + [(None, k, a) for k, a in c.kwargs]
+        live = self.roots.live_head
+        for c, passed in self._passing(path, s):
             values: list[tuple[int | None, str | None, set[Prefix]]] = []
-            for i, k, a in passed:
-                if a.kind != "name" or not isinstance(a.value, str):
+            for i, k, a, heads in passed:
+                if not live(path, heads):
                     continue
+                assert isinstance(a.value, str)
                 got = self._value_prefixes(path, s.module, c.scope, c.line, a.value)
                 if not got and a.line and a.line != c.line:
                     got = self._value_prefixes(path, s.module, c.scope, a.line, a.value)
