@@ -33,6 +33,7 @@ _LOADERS = {"omegaconf.OmegaConf.load", "omegaconf.OmegaConf.create", "omegaconf
             "omegaconf.OmegaConf.merge", "omegaconf.OmegaConf.unsafe_merge", "hydra.compose",
             "hydra.experimental.compose", "yaml.safe_load", "yaml.load", "yaml.full_load", "json.load",
             "toml.load", "tomllib.load", "tomli.load"}
+_LOADER_NAMES = {name.rsplit(".", 1)[-1] for name in _LOADERS}
 # conversions that keep the config's shape (and so its prefix)
 _PASS = {"omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.masked_copy", "copy.deepcopy", "copy.copy",
          "omegaconf.OmegaConf.to_object"}
@@ -111,7 +112,11 @@ class _Roots:
 def _heads(text: str) -> tuple[str, str]:
     """The root name of a value text and the attribute after it (``self.cfg.x`` → ``self``, ``cfg``)."""
     head, _, rest = text.partition(".")
-    return _HEAD.split(head, maxsplit=1)[0], _HEAD.split(rest, maxsplit=1)[0]
+    if "[" in head or "(" in head:
+        return _HEAD.split(head, maxsplit=1)[0], ""
+    if head != "self":
+        return head, ""
+    return head, _HEAD.split(rest, maxsplit=1)[0] if "[" in rest or "(" in rest or "." in rest else rest
 
 
 def _best(prefixes: set[Prefix]) -> set[Prefix]:
@@ -128,15 +133,48 @@ class ConfigReads:
         self.namers = namers
         self.symbols = symbols
         self.roots = _Roots()
-        self.funcs: dict[str, _Func] = {}
-        for path, s in index.summaries.items():
-            for fn in s.functions:
-                self.funcs[f"{s.module}.{fn.qualname}"] = _Func(path, s.module, fn, fn.class_name is not None)
+        self._funcs: dict[str, dict[str, _Func]] = {}  # file -> full qualname -> function, filled on demand
         self._passed: dict[str, list] = {}
-        self.chains: dict[tuple[str, str, int], list[ChainRead]] = {}  # (file, scope, line) -> chains there
-        for path, s in index.summaries.items():
-            for c in s.chains:
-                self.chains.setdefault((path, c.scope, c.line), []).append(c)
+        self._heads: dict[str, tuple[set[str], set[str]]] = {}  # file -> names and self attributes values start from
+        self._lines: dict[str, dict[tuple[str, int], list[ChainRead]]] = {}  # file -> (scope, line) -> chains
+
+    def _func(self, qualname: str) -> _Func | None:
+        """The repo function or method of a full qualname (its file's functions listed once)."""
+        d = self.symbols.definitions.get(qualname)
+        if d is None or d.file not in self.index.summaries:
+            return None
+        funcs = self._funcs.get(d.file)
+        if funcs is None:
+            s = self.index.summaries[d.file]
+            funcs = self._funcs[d.file] = {f"{s.module}.{fn.qualname}": _Func(d.file, s.module, fn, fn.class_name is not None)
+                                           for fn in s.functions}
+        return funcs.get(qualname)
+
+    def _chains_at(self, path: str, scope: str, line: int) -> list[ChainRead]:
+        by_line = self._lines.get(path)
+        if by_line is None:
+            by_line = self._lines[path] = {}
+            for c in self.index.summaries[path].chains:
+                by_line.setdefault((c.scope, c.line), []).append(c)
+        return by_line.get((scope, line), [])
+
+    def _touches(self, path: str, s: FileSummary) -> bool:
+        """Whether any value the file assigns or passes starts from a name or ``self`` attribute holding a config."""
+        heads = self._heads.get(path)
+        if heads is None:
+            names: set[str] = set()
+            attrs: set[str] = set()
+            texts = [a.value for a in s.assignments if a.value_kind in ("name", "other", "call")]
+            texts += [a.call_args[0].value for a in s.assignments if a.call_args and a.call_args[0].kind == "name"]
+            for text in texts:
+                if isinstance(text, str):
+                    head, attr = _heads(text)
+                    (attrs if head == "self" else names).add(attr if head == "self" else head)
+            for _c, passed in self._passing(path, s):
+                for _i, _k, _a, (head, attr) in passed:
+                    (attrs if head == "self" else names).add(attr if head == "self" else head)
+            heads = self._heads[path] = (names, attrs)
+        return bool(heads[0] & self.roots.names.get(path, set()) or heads[1] & self.roots.attr_names)
 
     # ---- seeds -------------------------------------------------------------------------------
     def seed(self) -> None:
@@ -175,8 +213,9 @@ class ConfigReads:
         for _ in range(_ROUNDS):
             self.roots.changed = False
             for path, s in self.index.summaries.items():
-                self._assignments(path, s)
-                self._calls(path, s)
+                if self._touches(path, s):
+                    self._assignments(path, s)
+                    self._calls(path, s)
             if not self.roots.changed:
                 break
 
@@ -207,7 +246,7 @@ class ConfigReads:
     def _chain_of(self, path: str, scope: str, line: int, text: str) -> ChainRead | None:
         """The recorded chain a value text (``cfg.trainer``, ``cfg[][]``, ``cfg.get``) stands for."""
         head = _HEAD.split(text, maxsplit=1)[0]
-        cands = [c for c in self.chains.get((path, scope, line), ()) if c.root == head and c.mode == "read"]
+        cands = [c for c in self._chains_at(path, scope, line) if c.root == head and c.mode == "read"]
         if not cands:
             return None
         if "[" not in text and "(" not in text:
@@ -237,7 +276,8 @@ class ConfigReads:
         for a in s.assignments:
             if a.augmented or not isinstance(a.value, str) or not _TARGET.fullmatch(a.target):
                 continue
-            if a.value_kind == "call" and namer.canon(a.value, a.scope) in _LOADERS:
+            if a.value_kind == "call" and a.value.rsplit(".", 1)[-1] in _LOADER_NAMES \
+                    and namer.canon(a.value, a.scope) in _LOADERS:
                 self._bind(path, s.module, a.scope, a.target, {()})
             elif a.annotation and _CONFIG_TYPES.search(a.annotation) and "." not in a.target:
                 self.roots.add_local((path, a.scope, a.target), [(UNKNOWN,)])
@@ -322,7 +362,7 @@ class ConfigReads:
                 d = self.symbols.definitions.get(name) if name else None
                 if d is not None and d.kind == "class":
                     init = self.symbols.method_of(name, "__init__")
-                    f = self.funcs.get(init) if init else None
+                    f = self._func(init) if init else None
                     if f is not None:
                         classes.append(f)
         for f in classes[:1] if len(classes) == 1 else ():
@@ -352,7 +392,7 @@ class ConfigReads:
                     self.roots.add_attr((cls, name), got)
                 return
             if "__init__" in info.methods:
-                target = self.funcs.get(f"{base}.__init__")
+                target = self._func(f"{base}.__init__")
                 if target is not None:
                     params = _params(target.fn)
                     skip = 1 if params and params[0].name == "self" else 0
@@ -376,9 +416,9 @@ class ConfigReads:
             return []
         if d.kind == "class":
             init = self.symbols.method_of(name, "__init__")
-            f = self.funcs.get(init) if init else None
+            f = self._func(init) if init else None
             return [f] if f else []
-        f = self.funcs.get(name)
+        f = self._func(name)
         return [f] if f else []
 
     # ---- keys ---------------------------------------------------------------------------------
@@ -386,8 +426,12 @@ class ConfigReads:
         """Keys named from the root, and relative ones (read on a config whose place is unknown)."""
         out: list[RawKey] = []
         relative: list[RawKey] = []
+        attrs = self.roots.attr_names
         for path, s in self.index.summaries.items():
+            names = self.roots.names.get(path, set())
             for c in s.chains:
+                if c.root not in names and (c.root != "self" or c.path[0] not in attrs):
+                    continue
                 got, rest = self.prefixes(path, s.module, c.scope, c.root, c.path)
                 if not got or not rest or not _keyish(rest) or len(got) > _MAX_PREFIXES:
                     continue
