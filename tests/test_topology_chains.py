@@ -103,3 +103,14 @@ def test_a_config_handed_to_a_library_base_class_is_read_through_its_conventiona
     # a helper handed the class and the config builds it: the class's ``cfg`` is ``cfg.reward``
     assert got["reward.pipeline_model_parallel_size"].cls == "process"
     assert "pipeline_model_parallel_size" not in got  # not left relative
+
+
+def test_a_config_goes_through_a_converter_a_multiline_call_and_getattr_aliases():
+    got = entries(run(FIXTURE))
+    # RolloutWorker(\n config=cfg.rollout,\n): the argument sits on a later line than the call
+    # self.config = to_settings(config): a repo function that returns the section it got
+    assert got["rollout.free_cache_engine"].cls == "layout"
+    # engine_cfg = getattr(self.config, "engine", None); getattr(engine_cfg, "gpu_memory_utilization", 0.5)
+    util = got["rollout.engine.gpu_memory_utilization"]
+    assert (util.cls, util.default) == ("layout", "0.5")
+    assert "rollout.engine" not in got  # a section handed on, not a knob

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ...graphs.symbols import SymbolTable
 from ...index import Index
-from ...index.summary import MODULE_SCOPE, Arg, CallSite, ChainRead, FileSummary, FunctionDef
+from ...index.summary import MODULE_SCOPE, Arg, Assignment, CallSite, ChainRead, FileSummary, FunctionDef
 from ..names import Namer
 from . import RawKey, value_text
 
@@ -50,6 +50,8 @@ _HEAD = re.compile(r"[.\[(]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SELF_ATTR = re.compile(r"self\.[A-Za-z_][A-Za-z0-9_]*")
 _TARGET = re.compile(r"(?:self\.)?[A-Za-z_][A-Za-z0-9_]*")
+_CALL_LINES = 24  # lines a call's arguments may span
+_CONFIG_KWARG = re.compile(r"(?:^|_)(?:config|cfg|conf)$")
 _SEGMENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _MAX_PREFIXES = 4  # a helper called with more sub-configs than this is too generic to name its keys
 _ROUNDS = 6
@@ -135,6 +137,7 @@ class ConfigReads:
         self.roots = _Roots()
         self._funcs: dict[str, dict[str, _Func]] = {}  # file -> full qualname -> function, filled on demand
         self._passed: dict[str, list] = {}
+        self.sections: set[Prefix] = set()  # full paths whose value is handed on as a config
         self._heads: dict[str, tuple[set[str], set[str]]] = {}  # file -> names and self attributes values start from
         self._lines: dict[str, dict[tuple[str, int], list[ChainRead]]] = {}  # file -> (scope, line) -> chains
 
@@ -248,7 +251,12 @@ class ConfigReads:
         head = _HEAD.split(text, maxsplit=1)[0]
         cands = [c for c in self._chains_at(path, scope, line) if c.root == head and c.mode == "read"]
         if not cands:
-            return None
+            if "[" in text or "(" in text:
+                return None
+            # an argument on a later line of a call written over several lines
+            later = [c for n in range(1, _CALL_LINES) for c in self._chains_at(path, scope, line + n)
+                     if c.root == head and c.mode == "read" and ".".join((c.root, *c.path)) == text]
+            return later[0] if later else None
         if "[" not in text and "(" not in text:
             exact = [c for c in cands if ".".join((c.root, *c.path)) == text]
             return exact[0] if len(exact) == 1 else None
@@ -297,11 +305,18 @@ class ConfigReads:
                 continue
             found: set[Prefix] = set()
             if a.value_kind == "call":
-                if a.value.endswith(".get") and live(path, a.value):
+                if a.value == "getattr" and len(a.call_args) >= 2 and a.call_args[0].kind == "name" \
+                        and isinstance(a.call_args[1].value, str) and a.call_args[1].kind == "lit" \
+                        and _SEGMENT.match(a.call_args[1].value) and live(path, str(a.call_args[0].value)):
+                    got = self._value_prefixes(path, s.module, a.scope, a.line, str(a.call_args[0].value))
+                    found = {(*p, a.call_args[1].value) for p in got}
+                elif a.value.endswith(".get") and live(path, a.value):
                     found = self._value_prefixes(path, s.module, a.scope, a.line, a.value)
                 elif a.call_args and a.call_args[0].kind == "name" and live(path, str(a.call_args[0].value)) \
                         and self.namers[path].canon(a.value, a.scope) in _PASS:
                     found = self._value_prefixes(path, s.module, a.scope, a.line, str(a.call_args[0].value))
+                else:
+                    found = self._returned(path, s.module, a)
             elif a.value_kind in ("name", "other") and live(path, a.value):
                 found = self._value_prefixes(path, s.module, a.scope, a.line, a.value)
             if found:
@@ -322,6 +337,23 @@ class ConfigReads:
                     got.append((c, passed))
         return got
 
+    def _returned(self, path: str, module: str, a: Assignment) -> set[Prefix]:
+        """``x = to_dataclass(cfg.rollout)`` where the repo function returns the parameter it got (converted
+        or not, ``return config`` on some path): ``x`` is that config."""
+        found: set[Prefix] = set()
+        passed = [(i, arg) for i, arg in enumerate(a.call_args) if arg.kind == "name" and isinstance(arg.value, str)
+                  and self.roots.live(path, arg.value)]
+        if not passed or not isinstance(a.value, str):
+            return found
+        for target in self._callees(module, a.scope, a.value):
+            params = _params(target.fn)
+            skip = 1 if target.method and params and params[0].name in ("self", "cls") else 0
+            for i, arg in passed:
+                p = _param_for(target.fn, params, skip, i, None)
+                if p is not None and p in target.fn.returned:
+                    found |= self._value_prefixes(path, module, a.scope, a.line, str(arg.value))
+        return found
+
     def _calls(self, path: str, s: FileSummary) -> None:
         live = self.roots.live_head
         for c, passed in self._passing(path, s):
@@ -335,6 +367,8 @@ class ConfigReads:
                     got = self._value_prefixes(path, s.module, c.scope, a.line, a.value)
                 if got:
                     values.append((i, k, got))
+                    if k is not None and _CONFIG_KWARG.search(k):
+                        self.sections.update(got)  # ``engine_config=cfg.actor.engine``: the callee takes a config
             if not values:
                 continue
             if c.func == "super().__init__":
@@ -437,18 +471,22 @@ class ConfigReads:
                     continue
                 value = value_text(c.default)
                 for p in sorted(got):
+                    if (*p, *rest) in self.sections:
+                        continue
                     rel = p[:1] == (UNKNOWN,)
                     (relative if rel else out).append(RawKey(".".join((*p[rel:], *rest)), value, path, c.line,
                                                              SOURCE))
-            for p, rest, line in self._selects(path, s):
+            for p, rest, line, default in self._selects(path, s):
+                if (*p, *rest) in self.sections:
+                    continue
                 rel = p[:1] == (UNKNOWN,)
-                (relative if rel else out).append(RawKey(".".join((*p[rel:], *rest)), None, path, line, SOURCE))
+                (relative if rel else out).append(RawKey(".".join((*p[rel:], *rest)), default, path, line, SOURCE))
         return out, relative
 
-    def _selects(self, path: str, s: FileSummary) -> list[tuple[Prefix, tuple[str, ...], int]]:
+    def _selects(self, path: str, s: FileSummary) -> list[tuple[Prefix, tuple[str, ...], int, str | None]]:
         """``OmegaConf.select(cfg, "a.b")``, ``OmegaConf.update(cfg, "a.b", v)`` and ``getattr(cfg, "a")``:
-        prefix, path, line."""
-        out: list[tuple[Prefix, tuple[str, ...], int]] = []
+        prefix, path, line, default."""
+        out: list[tuple[Prefix, tuple[str, ...], int, str | None]] = []
         namer = self.namers[path]
         for c in s.calls:
             if len(c.args) < 2 or (c.func != "getattr" and (c.attr not in ("select", "update")
@@ -460,7 +498,9 @@ class ConfigReads:
             got = self._value_prefixes(path, s.module, c.scope, c.line, str(first.value))
             rest = tuple(second.value.split("."))
             if got and _keyish(rest) and len(got) <= _MAX_PREFIXES:
-                out.extend((p, rest, c.line) for p in sorted(got))
+                third = c.args[2] if c.func == "getattr" and len(c.args) > 2 else c.kwarg("default")
+                default = value_text(third.value) if third is not None and third.kind == "lit" else None
+                out.extend((p, rest, c.line, default) for p in sorted(got))
         return out
 
 
