@@ -51,7 +51,7 @@ def test_chains_on_a_config_are_keys_named_from_the_root():
     # kept as ``self.cfg`` by the base class and read in a subclass method
     colocate = got["trainer.ppo.colocate_rollout"]
     assert (colocate.cls, colocate.declared_as, colocate.default) == ("layout", "config read", "false")
-    assert colocate.file == "rlpkg/trainer.py" and colocate.line == 14
+    assert colocate.file == "rlpkg/trainer.py" and colocate.line == 21
     assert got["trainer.ppo.rollout.offload_optimizer"].cls == "layout"
     # a sub-config passed to a helper keeps its full path
     assert got["trainer.ppo.trt_llm.num_servers"].cls == "process"
@@ -114,3 +114,5 @@ def test_a_config_goes_through_a_converter_a_multiline_call_and_getattr_aliases(
     util = got["rollout.engine.gpu_memory_utilization"]
     assert (util.cls, util.default) == ("layout", "0.5")
     assert "rollout.engine" not in got  # a section handed on, not a knob
+    # a mixin reads the config the class it is mixed into keeps: trainer.ppo
+    assert got["trainer.ppo.num_rollout_workers"].cls == "process"

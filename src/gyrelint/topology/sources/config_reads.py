@@ -137,9 +137,20 @@ class ConfigReads:
         self.roots = _Roots()
         self._funcs: dict[str, dict[str, _Func]] = {}  # file -> full qualname -> function, filled on demand
         self._passed: dict[str, list] = {}
+        self._subs: dict[str, list[str]] | None = None
         self.sections: set[Prefix] = set()  # full paths whose value is handed on as a config
         self._heads: dict[str, tuple[set[str], set[str]]] = {}  # file -> names and self attributes values start from
         self._lines: dict[str, dict[tuple[str, int], list[ChainRead]]] = {}  # file -> (scope, line) -> chains
+
+    def _subclasses(self) -> dict[str, list[str]]:
+        """Repo class -> the repo classes that have it among their bases (computed once)."""
+        if self._subs is None:
+            self._subs = {}
+            for name in self.symbols.classes:
+                for base in self.symbols.mro(name)[1:]:
+                    if base in self.symbols.classes:
+                        self._subs.setdefault(base, []).append(name)
+        return self._subs
 
     def _func(self, qualname: str) -> _Func | None:
         """The repo function or method of a full qualname (its file's functions listed once)."""
@@ -236,7 +247,16 @@ class ConfigReads:
                 got = self.roots.attrs.get((c, tail[0]))
                 if got:
                     return _best(got), tail[1:]
-            return set(), tail
+            # a base class or mixin reading what the classes built on it keep (``self.cfg`` set in a subclass
+            # or in another base of it)
+            found: set[Prefix] = set()
+            for sub in self._subclasses().get(cls, ()):
+                for c in self.symbols.mro(sub):
+                    got = self.roots.attrs.get((c, tail[0]))
+                    if got:
+                        found |= got
+                        break
+            return (_best(found), tail[1:]) if found else (set(), tail)
         sc = scope
         while True:
             got = self.roots.local.get((path, sc, root))
@@ -405,11 +425,12 @@ class ConfigReads:
             for _i, k, got in values:
                 if k is not None and k in names:
                     self.roots.add_local((f.path, f.fn.qualname, k), got)
-            if len(values) == 1 and values[0][1] is None:
+            positional = [got for i, _k, got in values if i is not None]
+            if len(positional) == 1:
                 target = [p for p in params if p.name in _CONFIG_PARAMS
                           or (p.annotation and _CONFIG_TYPES.search(p.annotation))]
                 if len(target) == 1:
-                    self.roots.add_local((f.path, f.fn.qualname, target[0].name), values[0][2])
+                    self.roots.add_local((f.path, f.fn.qualname, target[0].name), positional[0])
 
     def _super_init(self, module: str, scope: str, values: list[tuple[int | None, str | None, set[Prefix]]]) -> None:
         """``super().__init__(cfg)``: a repo base's ``__init__`` receives the config; a library base keeps it
