@@ -116,3 +116,13 @@ def test_a_config_goes_through_a_converter_a_multiline_call_and_getattr_aliases(
     assert "rollout.engine" not in got  # a section handed on, not a knob
     # a mixin reads the config the class it is mixed into keeps: trainer.ppo
     assert got["trainer.ppo.num_rollout_workers"].cls == "process"
+
+
+def test_a_config_passed_to_an_actor_method_follows_the_call_graph():
+    from gyrelint.api import analyze
+
+    topo = analyze(FIXTURE, use_cache=False, jobs=1, run_rules=False).topology
+    got = {e.name: e for e in topo.keys}
+    # runner = TaskRunner.remote(); runner.run.remote(cfg.job): the call graph names TaskRunner.run
+    assert got["job.actor_num_nodes"].cls == "process"
+    assert "actor_num_nodes" not in got

@@ -396,7 +396,8 @@ class ConfigReads:
                 continue
             if c.func == "getattr" or self.namers[path].canon(c.func, c.scope) in _SELECT:
                 continue
-            for target in self._callees(s.module, c.scope, c.func):
+            resolved = self.namers[path].resolved.get((c.line, c.func), ()) if self.namers[path].resolved else ()
+            for target in self._callees(s.module, c.scope, c.func, resolved):
                 params = _params(target.fn)
                 skip = 1 if target.method and params and params[0].name in ("self", "cls") else 0
                 for i, k, got in values:
@@ -457,24 +458,30 @@ class ConfigReads:
                             self.roots.add_local((target.path, target.fn.qualname, p), got)
                 return
 
-    def _callees(self, module: str, scope: str, func: str) -> list[_Func]:
-        """Repo functions a call runs (a class call runs its ``__init__``; ``X.remote`` of a Ray actor too)."""
+    def _callees(self, module: str, scope: str, func: str, resolved: tuple[str, ...] = ()) -> list[_Func]:
+        """Repo functions a call runs (a class call runs its ``__init__``; ``X.remote`` of a Ray actor too):
+        what the symbol table names, else the call graph's own targets for the site (``runner.run.remote(cfg)``
+        on an actor handle), at most two of them."""
         text = func.replace("()", "")
         for suffix in (".remote", ".options.remote"):
             if text.endswith(suffix):
                 text = text[: -len(suffix)]
         name = self.symbols.resolve_in(module, scope, text)
-        if name is None:
+        names = [name] if name is not None else [t for t in resolved if t in self.symbols.definitions][:3]
+        if len(names) > 2:
             return []
-        d = self.symbols.definitions.get(name)
-        if d is None:
-            return []
-        if d.kind == "class":
-            init = self.symbols.method_of(name, "__init__")
-            f = self._func(init) if init else None
-            return [f] if f else []
-        f = self._func(name)
-        return [f] if f else []
+        out = []
+        for name in names:
+            d = self.symbols.definitions.get(name)
+            if d is None:
+                continue
+            if d.kind == "class":
+                init = self.symbols.method_of(name, "__init__")
+                name = init or ""
+            f = self._func(name)
+            if f is not None:
+                out.append(f)
+        return out
 
     # ---- keys ---------------------------------------------------------------------------------
     def keys(self) -> tuple[list[RawKey], list[RawKey]]:
