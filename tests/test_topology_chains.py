@@ -126,3 +126,14 @@ def test_a_config_passed_to_an_actor_method_follows_the_call_graph():
     # runner = TaskRunner.remote(); runner.run.remote(cfg.job): the call graph names TaskRunner.run
     assert got["job.actor_num_nodes"].cls == "process"
     assert "actor_num_nodes" not in got
+
+
+def test_chains_survive_the_summary_cache(tmp_path):
+    settings, _ = load_settings(FIXTURE)
+    settings = replace(settings, use_cache=True, cache_dir=tmp_path, jobs=1)
+    cold = build_index(FIXTURE, settings)
+    warm = build_index(FIXTURE, settings)
+    assert warm.stats.cached == len(warm.summaries)  # every summary came back from the cache
+    chains = cold.summaries["rlpkg/launch.py"].chains
+    assert any(c.path == ("port",) and c.default == 5000 for c in chains)
+    assert {p: s.chains for p, s in warm.summaries.items()} == {p: s.chains for p, s in cold.summaries.items()}
