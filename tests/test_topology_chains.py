@@ -137,3 +137,12 @@ def test_chains_survive_the_summary_cache(tmp_path):
     chains = cold.summaries["rlpkg/launch.py"].chains
     assert any(c.path == ("port",) and c.default == 5000 for c in chains)
     assert {p: s.chains for p, s in warm.summaries.items()} == {p: s.chains for p, s in cold.summaries.items()}
+
+
+def test_only_short_scalar_defaults_are_kept_in_the_summary():
+    src = ("def f(cfg):\n"
+           f"    a = cfg.get('x', '{'y' * 300}')\n"
+           "    b = cfg.get('z', [1, 2])\n"
+           "    c = cfg.get('w', 3)\n")
+    s = extract(cst.parse_module(src), "m.py", "m", False)
+    assert {c.path: c.default for c in s.chains} == {("x",): None, ("z",): None, ("w",): 3}

@@ -986,7 +986,9 @@ def _chain(node: cst.BaseExpression) -> tuple[str, list[str], object, list[int]]
                 return None
             if not path and len(cur.args) > 1:  # type: ignore[attr-defined]
                 value = literal(cur.args[1].value)  # type: ignore[attr-defined]
-                default = None if value is _NO_LITERAL else value
+                # a scalar default, bounded: a summary holds no bulk literal
+                scalar = isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= 200)
+                default = value if scalar else None
             path.append(key)
             inner.append(id(cur.func))  # type: ignore[attr-defined]
             cur = cur.func.value  # type: ignore[attr-defined]
