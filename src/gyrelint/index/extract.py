@@ -19,6 +19,7 @@ from .summary import (
     Assignment,
     AttrAccess,
     CallSite,
+    ChainRead,
     ClassDef,
     FileSummary,
     Flow,
@@ -32,6 +33,8 @@ from .summary import (
 
 _SUPPRESS = re.compile(r"#\s*gyrelint:\s*ignore(?:\[([A-Za-z0-9_,\s]+)\])?")
 _MAX_STRING = 300
+_CHAIN_DEPTH = 12  # segments of one chain; deeper chains are not config reads
+_MAX_CHAINS = 20000  # per file: a generated module must not grow its summary without bound
 _EMPTY_MODULE = cst.Module(body=[])
 
 
@@ -258,6 +261,8 @@ class _Extractor(cst.CSTVisitor):
         self.lambda_count: dict[str, int] = {}
         self.open_lambdas: list[dict] = []
         self.alloc = 0
+        self.chain_seen: set[int] = set()  # nodes inside a chain already recorded whole
+        self.callee_ids: set[int] = set()  # attributes that are called (``cfg.model.items``)
         self._dispatch = {
             cst.Newline: self._newline,
             cst.SimpleWhitespace: self._ws,
@@ -520,8 +525,15 @@ class _Extractor(cst.CSTVisitor):
         self.decorator_depth -= 1
 
     # ---- imports ---------------------------------------------------------------
+    def _skip_chains(self, node: cst.BaseExpression | None) -> None:
+        """A dotted module name in an import is no attribute read."""
+        while isinstance(node, cst.Attribute):
+            self.chain_seen.add(id(node))
+            node = node.value
+
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:
+            self._skip_chains(alias.name)
             name = dotted(alias.name)
             asname = alias.asname.name.value if alias.asname and type(alias.asname.name) is cst.Name else None
             imp = Import(self.scope, name, None, asname, 0, self.line)
@@ -530,6 +542,7 @@ class _Extractor(cst.CSTVisitor):
                 self.module_names.add(imp.bound)
 
     def _importfrom(self, node: cst.ImportFrom) -> None:
+        self._skip_chains(node.module)
         module = dotted(node.module) if node.module is not None else ""
         level = len(node.relative)
         if isinstance(node.names, cst.ImportStar):
@@ -545,6 +558,11 @@ class _Extractor(cst.CSTVisitor):
 
     # ---- calls -----------------------------------------------------------------
     def _call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute:
+            if func.attr.value == "get" and node.args and node.args[0].keyword is None:
+                self._record_chain(node)
+            self.callee_ids.add(id(func))
         args: list[Arg] = []
         kwargs: list[tuple[str, Arg]] = []
         star = False
@@ -840,6 +858,7 @@ class _Extractor(cst.CSTVisitor):
             return
         mode = "write" if id(node) in self.store_ids else "read"
         self.s.subscripts.append(Subscript(self.scope, dotted(node.value), key, mode, self.line))
+        self._record_chain(node)
 
     def _dict(self, node: cst.Dict) -> None:
         for el in node.elements:
@@ -849,6 +868,7 @@ class _Extractor(cst.CSTVisitor):
                     self.s.subscripts.append(Subscript(self.scope, "<dict>", key, "write", self.line))
 
     def _attribute(self, node: cst.Attribute) -> None:
+        self._record_chain(node)
         recv = node.value
         if type(recv) is not cst.Name:
             return
@@ -857,6 +877,22 @@ class _Extractor(cst.CSTVisitor):
             return
         mode = "write" if id(node) in self.store_ids else "read"
         self.s.attrs.append(AttrAccess(self.scope, name, node.attr.value, mode, self.line))
+
+    def _record_chain(self, node: cst.BaseExpression) -> None:
+        """Record the outermost chain on a plain name once (its inner nodes are skipped when visited)."""
+        if id(node) in self.chain_seen or len(self.s.chains) >= _MAX_CHAINS:
+            return
+        got = _chain(node)
+        if got is None:
+            return
+        root, path, default, inner = got
+        self.chain_seen.update(inner)
+        if id(node) in self.callee_ids:
+            path = path[:-1]  # ``cfg.model.items()``: the method is no key
+        if root in ("cls", "super") or root in self.module_names or not path or (root == "self" and len(path) < 2):
+            return
+        mode = "write" if id(node) in self.store_ids else "read"
+        self.s.chains.append(ChainRead(self.scope, root, tuple(path), self.line, mode, default))
 
     # ---- control flow ----------------------------------------------------------
     def _return(self, node: cst.Return) -> None:
@@ -918,6 +954,47 @@ def extract(module: cst.Module, path: str, module_name: str, is_package: bool) -
         sys.setrecursionlimit(old)
     summary.lines = visitor.line
     return summary
+
+
+def _chain(node: cst.BaseExpression) -> tuple[str, list[str], object, list[int]] | None:
+    """Root name, path, ``.get`` default and inner node ids of a chain of attributes, literal string
+    subscripts and ``.get("k")`` calls on a plain name; None for anything else."""
+    path: list[str] = []
+    inner: list[int] = []
+    default: object = None
+    cur: cst.BaseExpression = node
+    for _ in range(_CHAIN_DEPTH):
+        inner.append(id(cur))
+        t = type(cur)
+        if t is cst.Name:
+            path.reverse()
+            return cur.value, path, default, inner  # type: ignore[attr-defined]
+        if t is cst.Attribute:
+            path.append(cur.attr.value)  # type: ignore[attr-defined]
+            cur = cur.value  # type: ignore[attr-defined]
+        elif t is cst.Subscript:
+            sl = cur.slice  # type: ignore[attr-defined]
+            key = literal(sl[0].slice.value) if len(sl) == 1 and isinstance(sl[0].slice, cst.Index) else None
+            if not isinstance(key, str) or not key or len(key) > 80:
+                return None
+            path.append(key)
+            cur = cur.value  # type: ignore[attr-defined]
+        elif t is cst.Call and type(cur.func) is cst.Attribute and cur.func.attr.value == "get" \
+                and cur.args and cur.args[0].keyword is None:  # type: ignore[attr-defined]
+            key = literal(cur.args[0].value)  # type: ignore[attr-defined]
+            if not isinstance(key, str) or not key or len(key) > 80:
+                return None
+            if not path and len(cur.args) > 1:  # type: ignore[attr-defined]
+                value = literal(cur.args[1].value)  # type: ignore[attr-defined]
+                # a scalar default, bounded: a summary holds no bulk literal
+                scalar = isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= 200)
+                default = value if scalar else None
+            path.append(key)
+            inner.append(id(cur.func))  # type: ignore[attr-defined]
+            cur = cur.func.value  # type: ignore[attr-defined]
+        else:
+            return None
+    return None
 
 
 def _int_or_none(node: cst.BaseExpression | None) -> int | str | None:

@@ -116,6 +116,24 @@ class AttrAccess:
 
 
 @dataclass(frozen=True, slots=True)
+class ChainRead:
+    """The whole of a chain of attributes, string keys and ``.get("k")`` calls on a plain name:
+    ``cfg.trainer.ppo.enable``, ``cfg["model"]["tp"]``, ``self.cfg.model.get("port", 5000)``.
+
+    Config frameworks read their knobs this way (OmegaConf, Hydra, dict configs); the topology
+    stage turns the chains of values it proves to be configs into keys. A chain that ends in a
+    method call keeps only its receiver (``cfg.model.items()`` → ``cfg.model``).
+    """
+
+    scope: str
+    root: str  # the plain name the chain starts from, ``self`` included
+    path: tuple[str, ...]  # ``("trainer", "ppo", "enable")``
+    line: int
+    mode: str = "read"  # "read" | "write"
+    default: object = None  # literal default of a trailing ``.get("k", default)``
+
+
+@dataclass(frozen=True, slots=True)
 class StringConst:
     scope: str
     value: str
@@ -226,6 +244,7 @@ class FileSummary:
     # it was not; the index reports it as a ``data-module`` diagnostic, from the cache too
     light: str = ""
     light_line: int = 0
+    chains: list[ChainRead] = field(default_factory=list)  # attribute/key chains on plain names (config reads)
 
 
 def absolute_module(s: FileSummary, module: str, level: int) -> str:

@@ -139,6 +139,9 @@ _CLASS_LEAF = {"cls", "class", "impl", "factory"}
 ENGINE_VALUES = {"vllm", "sglang", "hf", "huggingface", "transformers", "trtllm", "tensorrt_llm", "tensorrt-llm",
                  "lmdeploy", "megatron", "mcore", "fsdp", "fsdp1", "fsdp2", "deepspeed", "ddp", "torchtitan", "veomni",
                  "colossalai", "nemo", "automodel", "dtensor", "xla"}
+# a switch (``vllm.enable``, ``use_sglang``, ``enable_trtllm``) for an engine or backend chooses it
+_SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
+_ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
 # values that name a launch or process mode, taken only on a generic leaf (``rollout.mode: async``)
@@ -346,6 +349,9 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         ptoks = _tokens(vocab, segments[-2])
         if ptoks and set(ptoks) <= _ROLE_SECTIONS:
             return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
+    engine = _engine_switch(segments, toks, ctx)
+    if engine is not None:
+        return engine
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout
@@ -358,6 +364,20 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
             # (a Ray section holds cluster resources — CPUs, GPUs, runtime env — rather than transport settings)
             return "comm", f"{hit[1]} (section '{parent}')"
     return by_value
+
+
+def _engine_switch(segments: list[str], toks: list[str], ctx: set[str]) -> tuple[str, str] | None:
+    """``trt_llm.enable`` / ``use_vllm``: a switch that turns an engine or backend on decides the layout."""
+    if not toks or toks[0] not in _SWITCH or ctx & (_ENGINE_VALUE_VETO - {"model"}):
+        return None
+    rest = "_".join(toks[1:])
+    if rest in _ENGINE_SECTIONS:
+        return "layout", f"switches the '{rest}' engine or backend"
+    if len(toks) == 1 and len(segments) > 1:
+        parent = segments[-2].lower().replace("-", "_")
+        if parent in _ENGINE_SECTIONS:
+            return "layout", f"switch of the '{segments[-2]}' engine or backend section"
+    return None
 
 
 def _layout_by_value(last: str, value: object, ctx: set[str], vocab: Vocabulary) -> tuple[str, str] | None:

@@ -54,7 +54,7 @@ def _rank(raw: RawKey) -> int:
         return 0
     if src in ("yaml", "toml", "json", "ini"):
         return 1
-    if src == "env (python)" or (src == "env" and raw.file.rsplit("/", 1)[-1].startswith(".env")):
+    if src in ("env (python)", "config read") or (src == "env" and raw.file.rsplit("/", 1)[-1].startswith(".env")):
         return 2
     return 3
 
@@ -174,7 +174,7 @@ def _kind_order(declared_as: str) -> int:
     head = declared_as.split(" ", 1)[0]
     if head in _CLI or head in ("dataclass", "pydantic", "yaml", "toml", "json", "ini"):
         return 0
-    return 1 if head == "env" else 2
+    return 1 if head in ("env", "config") else 2
 
 
 def _private(path: str) -> bool:

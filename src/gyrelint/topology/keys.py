@@ -19,6 +19,8 @@ from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
 from .scope import file_scope, key_scope
 from .sources import RawKey
+from .sources.config_reads import SOURCE as CONFIG_READ
+from .sources.config_reads import config_read_keys
 from .sources.python_src import python_keys
 from .sources.shell import markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
@@ -101,7 +103,39 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
                                     "parse"))
     out.extend(yaml_keys(yaml_files))
     out.extend(python_keys(index, graphs, namers))
+    if namers:
+        named, relative = config_read_keys(index, namers, next(iter(namers.values())).symbols)
+        out.extend(named)
+        out.extend(anchor(relative, out))
     return out
+
+
+def anchor(relative: list[RawKey], raws: list[RawKey]) -> list[RawKey]:
+    """Keys read on a config whose place under the root is unknown (``rollout.name`` on a ``DictConfig``
+    parameter) take the one known key they are the dotted tail of (``actor_rollout_ref.rollout.name``);
+    with several candidates the read says nothing a listed key does not, so it is dropped; with none it
+    stays as read."""
+    if not relative:
+        return []
+    tails: dict[str, set[str]] = {}
+    for r in raws:
+        parts = r.key.split(".")
+        for i in range(len(parts)):
+            tails.setdefault(".".join(parts[i:]), set()).add(r.key)
+    out = []
+    for r in relative:
+        got = tails.get(r.key, set())
+        if len(got) == 1:
+            out.append(RawKey(next(iter(got)), r.value, r.file, r.line, r.source, r.context, r.type))
+        elif not got:
+            out.append(r)
+    return out
+
+
+def fold_prefixes(raws: list[RawKey]) -> list[RawKey]:
+    """``cfg.trainer`` read alone is a section, not a knob, when ``trainer.x`` is a key too."""
+    sections = {r.key.rsplit(".", i)[0] for r in raws if "." in r.key for i in range(1, r.key.count(".") + 1)}
+    return [r for r in raws if r.source != CONFIG_READ or r.key not in sections]
 
 
 def _read_one(rel: str, kind: str, text: str, out: list[RawKey], yaml_files: dict[str, YamlFile],
@@ -160,7 +194,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     yaml_files: dict[str, YamlFile] = {}
     raws = raw_keys(index, graphs, settings, namers, diags, yaml_files)
     raws.extend(composed_keys(raws, find_prefixes(index, namers), _LAUNCHER_SOURCES))
-    raws = mount_targets(raws)
+    raws = fold_prefixes(mount_targets(raws))
     loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES))
     config_files = {r.file for r in raws if r.source in _FILE_SOURCES} | set(yaml_files)
     loaded = {f for f in config_files if loaders.loads(f)}
