@@ -63,6 +63,25 @@ _LOADER = re.compile(r"(?:^|_)(?:load|import|locate|instantiate|resolve)(?:_|$)|
 _DOTTED_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
 
 
+# which values a full key keeps first: repo objects, then library names, containers, constants,
+# and last the methods of containers (``d.get``), which only ever resolve to builtins
+_KEEP_RANK = {"f": 0, "b": 0, "c": 0, "i": 0, "m": 0, "sup": 0, "rem": 0, "opt": 0, "sbc": 0, "rdec": 0,
+              "x": 1, "xi": 1, "B": 1, "d": 2, "l": 2, "cm": 4}
+
+
+def _keep_rank(v: str) -> tuple[int, str]:
+    return _KEEP_RANK.get(v[:v.index(":")], 3), v
+
+
+def _keep(values: set[str], room: int) -> set[str]:
+    """At most ``room`` of ``values``, the same ones whatever the set's iteration order.
+
+    Without a hard cap one write could fill a key with thousands of values (every list a
+    generic helper ever returned), and each reader copied them on: on a million-line repo
+    the store grew past 12 M values and the resolver past 5 GiB."""
+    return set(sorted(values, key=_keep_rank)[:room])
+
+
 def _const(v: object) -> str:
     if isinstance(v, bool) or v is None:
         return f"kb:{v}"
@@ -226,6 +245,9 @@ class Resolver:
     def _add(self, key: str, values) -> None:
         if not values:
             return
+        cur = self.store.get(key)
+        if cur is not None and len(cur) >= _MAX_VALUES:
+            return  # a full key takes nothing more (see _flush)
         got = self.pending.get(key)
         if got is None:
             self.pending[key] = set(values)
@@ -243,10 +265,12 @@ class Resolver:
         for key, values in self.pending.items():
             cur = store.get(key)
             if cur is None:
-                store[key] = values
+                store[key] = values if len(values) <= _MAX_VALUES else _keep(values, _MAX_VALUES)
                 self._touch(key)
             elif len(cur) < _MAX_VALUES:
                 n = len(cur)
+                if n + len(values) > _MAX_VALUES:
+                    values = _keep(values - cur, _MAX_VALUES - n)
                 cur |= values
                 if len(cur) != n:
                     self._touch(key)
