@@ -185,3 +185,38 @@ def test_no_key_holds_more_than_the_cap_even_from_one_write(tmp_path: Path) -> N
     assert max(sizes.values()) <= _MAX_VALUES, sorted(sizes.items(), key=lambda kv: -kv[1])[:3]
     held = r.store["wide.fn"]
     assert len(held) == _MAX_VALUES and all(v.startswith("f:wide.f") for v in held)
+
+
+def test_a_decorator_returning_its_argument_keeps_each_class_apart(tmp_path: Path) -> None:
+    """A registry decorator returns the class it is handed; its return key merges every class
+    it decorated, and each decorated name stood for all of them (on transformers a model
+    class had 165 bases). A call of a function that returns a parameter unchanged returns
+    what that call passed."""
+    (tmp_path / "reg.py").write_text(
+        "REGISTRY = {}\n\n"
+        "def register(name):\n"
+        "    def inner(cls):\n"
+        "        REGISTRY[name] = cls\n"
+        "        return cls\n"
+        "    return inner\n\n"
+        "def same(x, note=None):\n"
+        "    return x\n\n"
+        "@register('a')\n"
+        "class Sampler:\n"
+        "    def run(self):\n"
+        "        return 1\n\n"
+        "@register('b')\n"
+        "class Learner:\n"
+        "    def run(self):\n"
+        "        return 2\n\n"
+        "class FastSampler(Sampler):\n"
+        "    def go(self):\n"
+        "        return self.run()\n\n"
+        "def drive():\n"
+        "    same(Learner())\n"
+        "    return same(Sampler()).run()\n")
+    g = _graphs_of(tmp_path)
+    assert g.classes["reg.FastSampler"].bases == ("reg.Sampler",)
+    assert set(g.calls.adj["reg.FastSampler.go"]) == {"reg.Sampler.run"}
+    assert "reg.Learner.run" not in g.calls.adj["reg.drive"]
+    assert "reg.Sampler.run" in g.calls.adj["reg.drive"]
