@@ -163,3 +163,60 @@ def test_a_method_forwarding_its_own_name_proxies_the_worker_next_to_it(tmp_path
     assert out["ctl.actor.Actor.update"]["via"] == "forward" and out["ctl.actor.Actor.update"]["kind"] == "exact"
     assert "ctl.actor.ActorController.update" not in out  # not a call of itself
     assert "ctl.other.Cache.update" not in out  # a same-named method elsewhere is no worker of it
+
+
+def test_no_key_holds_more_than_the_cap_even_from_one_write(tmp_path: Path) -> None:
+    """One list literal with more functions than a key keeps (and as many strings) fills its
+    element key in a single write: the cap held only for keys that grew step by step, so one
+    write could store thousands of values that every reader copied on (the cause of the
+    resolver's > 5 GiB on transformers). The kept values are the repo functions first."""
+    from gyrelint.graphs.resolve import resolve
+    from gyrelint.graphs.symbols import symbols_of
+
+    n = _MAX_VALUES + 36
+    lines = [f"def f{i}():\n    pass\n" for i in range(n)]
+    lines += ["table = [" + ", ".join([f"f{i}" for i in range(n)] + [repr(f"s{i}") for i in range(n)]) + "]",
+              "def pick(xs):\n    return xs\n",
+              "for fn in pick(table):\n    fn()\n"]
+    (tmp_path / "wide.py").write_text("\n".join(lines))
+    index = build_index(tmp_path, Settings(use_cache=False, jobs=1))
+    r, res = resolve(list(index.summaries.values()), symbols_of(index))
+    sizes = {k: len(v) for k, v in r.store.items()}
+    assert max(sizes.values()) <= _MAX_VALUES, sorted(sizes.items(), key=lambda kv: -kv[1])[:3]
+    held = r.store["wide.fn"]
+    assert len(held) == _MAX_VALUES and all(v.startswith("f:wide.f") for v in held)
+
+
+def test_a_decorator_returning_its_argument_keeps_each_class_apart(tmp_path: Path) -> None:
+    """A registry decorator returns the class it is handed; its return key merges every class
+    it decorated, and each decorated name stood for all of them (on transformers a model
+    class had 165 bases). A call of a function that returns a parameter unchanged returns
+    what that call passed."""
+    (tmp_path / "reg.py").write_text(
+        "REGISTRY = {}\n\n"
+        "def register(name):\n"
+        "    def inner(cls):\n"
+        "        REGISTRY[name] = cls\n"
+        "        return cls\n"
+        "    return inner\n\n"
+        "def same(x, note=None):\n"
+        "    return x\n\n"
+        "@register('a')\n"
+        "class Sampler:\n"
+        "    def run(self):\n"
+        "        return 1\n\n"
+        "@register('b')\n"
+        "class Learner:\n"
+        "    def run(self):\n"
+        "        return 2\n\n"
+        "class FastSampler(Sampler):\n"
+        "    def go(self):\n"
+        "        return self.run()\n\n"
+        "def drive():\n"
+        "    same(Learner())\n"
+        "    return same(Sampler()).run()\n")
+    g = _graphs_of(tmp_path)
+    assert g.classes["reg.FastSampler"].bases == ("reg.Sampler",)
+    assert set(g.calls.adj["reg.FastSampler.go"]) == {"reg.Sampler.run"}
+    assert "reg.Learner.run" not in g.calls.adj["reg.drive"]
+    assert "reg.Sampler.run" in g.calls.adj["reg.drive"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from array import array
 from collections import defaultdict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -63,6 +64,25 @@ _LOADER = re.compile(r"(?:^|_)(?:load|import|locate|instantiate|resolve)(?:_|$)|
 _DOTTED_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
 
 
+# which values a full key keeps first: repo objects, then library names, containers, constants,
+# and last the methods of containers (``d.get``), which only ever resolve to builtins
+_KEEP_RANK = {"f": 0, "b": 0, "c": 0, "i": 0, "m": 0, "sup": 0, "rem": 0, "opt": 0, "sbc": 0, "rdec": 0,
+              "x": 1, "xi": 1, "B": 1, "d": 2, "l": 2, "cm": 4}
+
+
+def _keep_rank(v: str) -> tuple[int, str]:
+    return _KEEP_RANK.get(v[:v.index(":")], 3), v
+
+
+def _keep(values: set[str], room: int) -> set[str]:
+    """At most ``room`` of ``values``, the same ones whatever the set's iteration order.
+
+    Without a hard cap one write could fill a key with thousands of values (every list a
+    generic helper ever returned), and each reader copied them on: on a million-line repo
+    the store grew past 12 M values and the resolver past 5 GiB."""
+    return set(sorted(values, key=_keep_rank)[:room])
+
+
 def _const(v: object) -> str:
     if isinstance(v, bool) or v is None:
         return f"kb:{v}"
@@ -100,7 +120,9 @@ class Resolver:
     def __init__(self, summaries: list[FileSummary], symbols: SymbolTable | None = None) -> None:
         self.symbols = st = symbols if symbols is not None else build_symbols(summaries)
         self.sums = st.modules
-        self.store: dict[str, set[str]] = {}
+        # key -> its values; one frozenset object per distinct content (see _flush)
+        self.store: dict[str, frozenset[str]] = {}
+        self.shared: dict[frozenset[str], list] = {}  # content -> [the one frozenset, keys holding it]
         self.pending: dict[str, set[str]] = {}  # writes of the running step, see _add
         self.pending_ckeys: list[tuple[str, str]] = []
         self.changed = False
@@ -120,6 +142,7 @@ class Resolver:
         self.mro_low = 1 << 30
         self.ckeys: dict[str, set[str]] = defaultdict(set)
         self.gen_funcs: set[str] = set()
+        self.returns_param: dict[str, str] = {}  # function -> the parameter it returns as is (see _passed)
         self.methods_by_name: dict[str, list[str]] = defaultdict(list)
         self.lookup_cache: dict[tuple[str, str, str], str | None] = {}
         self.param_plans: dict[str, tuple[list[str], str | None, frozenset[str]]] = {}  # see _bind
@@ -133,7 +156,10 @@ class Resolver:
         self.cur_line = 0
         # worklist: which items (flows and call sites) read which keys
         self.reading: set[str] | None = None
-        self.deps: dict[str, set[int]] = defaultdict(set)
+        # key -> the items that read it, as packed ints: a set per key cost ~75 bytes an entry,
+        # the resolver's largest table (115 MiB of 1.6 M entries on 512 files of transformers);
+        # an item that reruns may be listed twice, which only costs a skipped re-queue
+        self.deps: dict[str, array[int]] = {}
         self.attr_memo: dict[tuple[str, str], frozenset[str]] = {}
         self.queue: deque[int] = deque()
         self.queued: bytearray = bytearray()
@@ -160,6 +186,7 @@ class Resolver:
                 self.methods_by_name[f.name].append(q)
                 if f.params and kind != "static" and f.params[0].kind == "pos":
                     self._add(f"{q}.{f.params[0].name}", {("c:" if kind == "class" else "i:") + cq})
+        self._find_identities()
         for mod, s in self.sums.items():
             for site in s.calls:
                 if "." not in site.func:
@@ -180,6 +207,61 @@ class Resolver:
         self._collect_option_paths()
         self.flows += [(b.module, _ImportFlow(b.scope, b.name, b.value, b.line)) for b in st.stars]
         self._flush()
+
+    def _find_identities(self) -> None:
+        """Functions that return one of their parameters unchanged (``def requires(**kw):
+        def inner(cls): ...; return cls``, ``def to_device(x): ...; return x``).
+
+        Their return key merges every argument any caller handed them: a class decorator
+        that returns the class made each decorated class name stand for all of them (23
+        unrelated classes as the base of one class, MROs of 165 entries on transformers).
+        A call of such a function returns what that call passed (:meth:`_passed`)."""
+        rets: dict[str, set[object]] = defaultdict(set)
+        other: set[str] = set()  # returns something else, yields, annotates its return
+        bound: dict[str, set[str]] = defaultdict(set)  # names (re)bound in the function's body
+        for mod, s in self.sums.items():
+            for fl in s.flows:
+                q = f"{mod}.{fl.scope}"
+                if fl.op == "ret":
+                    if not _inert(fl):
+                        rets[q].add(fl.value)
+                elif fl.op in ("rann", "yield", "yieldfrom"):
+                    other.add(q)
+                elif fl.op in ("=", "for", "with", "ann", "global", "nonlocal"):
+                    _bound_names(fl.target, bound[q])
+        for q, values in rets.items():
+            f = self.funcs.get(q)
+            if f is None or q in other or q in self.gen_funcs or len(values) != 1:
+                continue
+            v = next(iter(values))
+            if isinstance(v, tuple) and len(v) == 2 and v[0] == "n" and v[1] not in bound.get(q, ()) \
+                    and any(p.name == v[1] and p.kind in ("pos", "kwonly") for p in f.params):
+                self.returns_param[q] = v[1]
+
+    def _passed(self, mod: str, scope: str, q: str, e: tuple, first: str | None,
+                skip_first: bool) -> set[str] | frozenset[str] | None:
+        """What a call of ``q`` returns when ``q`` returns a parameter as is: the values this
+        call hands that parameter (``first``: the bound receiver); None when unknown here
+        (a default, ``*args``/``**kw`` in the way), and the merged return key answers."""
+        p = self.returns_param.get(q)
+        if p is None:
+            return None
+        names = [x.name for x in self.funcs[q].params if x.kind == "pos"]
+        if skip_first and names:
+            if names[0] == p:
+                return {first} if first else None
+            names = names[1:]
+        for i, a in enumerate(e[2]):
+            if isinstance(a, tuple) and a and a[0] == "*":
+                return None
+            if i < len(names) and names[i] == p:
+                return self.eval(mod, scope, a)
+        for k, a in e[3]:
+            if k == p:
+                return self.eval(mod, scope, a)
+            if k == "**":
+                return None
+        return None
 
     def _collect_option_paths(self) -> None:
         """``add_argument("--rollout-fn-path", default="pkg.mod.fn")``: reading ``.rollout_fn_path``
@@ -226,6 +308,9 @@ class Resolver:
     def _add(self, key: str, values) -> None:
         if not values:
             return
+        cur = self.store.get(key)
+        if cur is not None and len(cur) >= _MAX_VALUES:
+            return  # a full key takes nothing more (see _flush)
         got = self.pending.get(key)
         if got is None:
             self.pending[key] = set(values)
@@ -240,16 +325,34 @@ class Resolver:
                 ks.add(k)
                 self._touch(f"{cid}[]")
         self.pending_ckeys.clear()
+        shared = self.shared
         for key, values in self.pending.items():
             cur = store.get(key)
             if cur is None:
-                store[key] = values
-                self._touch(key)
+                got = frozenset(values if len(values) <= _MAX_VALUES else _keep(values, _MAX_VALUES))
             elif len(cur) < _MAX_VALUES:
-                n = len(cur)
-                cur |= values
-                if len(cur) != n:
-                    self._touch(key)
+                values -= cur
+                if not values:
+                    continue
+                if len(cur) + len(values) > _MAX_VALUES:
+                    values = _keep(values, _MAX_VALUES - len(cur))
+                got = cur | values
+                old = shared[cur]
+                old[1] -= 1
+                if not old[1]:
+                    del shared[cur]
+            else:
+                continue
+            # keys holding the same values share one frozenset: a parameter, the argument it
+            # was handed and the list element it came from often hold the same set (on
+            # transformers 100 k keys had 30 k distinct sets), and a frozen set can be handed
+            # to readers without a copy
+            entry = shared.get(got)
+            if entry is None:
+                entry = shared[got] = [got, 0]
+            entry[1] += 1
+            store[key] = entry[0]
+            self._touch(key)
         self.pending = {}
 
     def _touch(self, key: str) -> None:
@@ -267,7 +370,7 @@ class Resolver:
             for cq in classes:
                 self.mro_cache.pop(cq, None)
 
-    def _get(self, key: str) -> set[str] | frozenset[str]:
+    def _get(self, key: str) -> frozenset[str]:
         if self.reading is not None:
             self.reading.add(key)
         return self.store.get(key, _EMPTY)
@@ -482,10 +585,8 @@ class Resolver:
             return {f"m:{absmod}"} if absmod in self.sums else {f"x:{absmod}"}
         sub = f"{absmod}.{name}"
         if absmod in self.sums:
-            out = set(self._get(sub))
-            if sub in self.sums:
-                out.add(f"m:{sub}")
-            return out
+            out = self._get(sub)
+            return out | {f"m:{sub}"} if sub in self.sums else out
         if sub in self.sums:
             return {f"m:{sub}"}
         return {f"x:{sub}"}
@@ -528,7 +629,7 @@ class Resolver:
         self._add(f"{cid}[{k}]", vals)
         self._add(f"{cid}[#]", vals)  # every element, for reads with an unknown key
 
-    def _read(self, cid: str, keys: list[str]) -> set[str]:
+    def _read(self, cid: str, keys: list[str]) -> set[str] | frozenset[str]:
         out: set[str] = set()
         if keys:
             if self.reading is not None:
@@ -541,7 +642,7 @@ class Resolver:
                     out |= self._get(f"{cid}[{k}]")
             if out:
                 return out
-        return set(self._get(f"{cid}[#]"))
+        return self._get(f"{cid}[#]")
 
     def getattr(self, v: str, attr: str) -> set[str] | frozenset[str]:
         tag = v[: v.index(":") + 1]
@@ -563,11 +664,9 @@ class Resolver:
                 self.attr_memo[key] = got
             return got
         if tag == "m:":
-            out = set(self._get(f"{v[2:]}.{attr}"))
             sub = f"{v[2:]}.{attr}"
-            if sub in self.sums:
-                out.add(f"m:{sub}")
-            return out
+            got = self._get(sub)
+            return got | {f"m:{sub}"} if sub in self.sums else got
         if tag == "i:" or tag == "c:":
             cq = v[2:]
             if tag == "c:" and attr == "__subclasses__":
@@ -658,22 +757,28 @@ class Resolver:
             if k != "**" and k in names:
                 self._add(f"{q}.{k}", self.eval(mod, scope, a))
 
-    def call(self, mod: str, scope: str, v: str, e: tuple, bind: bool) -> tuple[list[tuple[str, str]], set[str]]:
+    def call(self, mod: str, scope: str, v: str, e: tuple, bind: bool) -> tuple[list[tuple[str, str]], set[str] | frozenset[str]]:
         """Calling value ``v`` at call expression ``e``: ([(target, via)], result values)."""
         tag = v[: v.index(":") + 1]
         if tag == "f:":
             q = v[2:]
             if bind:
                 self._bind(mod, scope, q, e, False, None)
-            res = set(self.returns(q))
+            res = self._passed(mod, scope, q, e, None, False)
+            if res is None:
+                res = self.returns(q)  # read-only, like every value set the store hands out
             if e[2]:
-                res |= self._loaded(mod, scope, e, q)
+                loaded = self._loaded(mod, scope, e, q)
+                if loaded:
+                    res = res | loaded
             return [(q, "call")], res
         if tag == "b:":
             q, _, c = v[2:].partition("|")
+            first = ("c:" if self.method_kind.get(q) == "class" else "i:") + c if c else None
             if bind:
-                self._bind(mod, scope, q, e, True, ("c:" if self.method_kind.get(q) == "class" else "i:") + c if c else None)
-            return [(q, "call")], set(self.returns(q))
+                self._bind(mod, scope, q, e, True, first)
+            res = self._passed(mod, scope, q, e, first, True)
+            return [(q, "call")], self.returns(q) if res is None else res
         if tag == "c:":
             cq = v[2:]
             targets: list[tuple[str, str]] = []
@@ -1041,7 +1146,11 @@ class Resolver:
                     self.step_call(mod, obj)  # type: ignore[arg-type]
                 self.reading = None
                 for k in reading:
-                    deps[k].add(i)
+                    got = deps.get(k)
+                    if got is None:
+                        deps[k] = array("I", (i,))
+                    elif got[-1] != i and (len(got) > 8 or i not in got):
+                        got.append(i)
                 self._flush()  # after registering what i read: a step that feeds itself runs again
             current = sorted(self.queue)
             self.queue.clear()
@@ -1199,6 +1308,20 @@ class _ImportFlow:
     @property
     def target(self) -> tuple:
         return ("n", self.target_name)
+
+
+def _bound_names(t: object, out: set[str]) -> None:
+    """Names a flow target binds (``x``, ``a, (b, *c)``; a ``global``/``nonlocal`` name)."""
+    if isinstance(t, str):
+        out.add(t)
+    elif isinstance(t, tuple) and t:
+        if t[0] == "n":
+            out.add(t[1])
+        elif t[0] == "l":
+            for it in t[2]:
+                _bound_names(it, out)
+        elif t[0] == "*":
+            _bound_names(t[1], out)
 
 
 def _inert(fl) -> bool:
