@@ -79,3 +79,44 @@ def test_a_table_without_copies_reads_names_as_they_are() -> None:
     assert as_library("pkg.third_party.torchvision.x", {"pkg.third_party.torch": "torch"}) == \
         "pkg.third_party.torchvision.x"
     assert build_symbols([]).libraries == {}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+OWN = "# Copyright 2025 Plover Labs Ltd.\n"
+
+
+def test_an_adapter_package_named_after_its_engine_stays_product(tmp_path: Path) -> None:
+    """A package named like a library that imports only that library: name + "no host import" is not enough."""
+    root = _write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "plover"\n',
+        "plover/__init__.py": OWN, "plover/train.py": OWN + "import torch\n",
+        "plover/integrations/__init__.py": OWN,
+        "plover/integrations/vllm/__init__.py": OWN + "# Adapted from the engine's example server.\n"
+                                               "from vllm import LLM\n\n\ndef make(p):\n    return LLM(p)\n",
+    })
+    a = analyze(root, use_cache=False, jobs=1)
+    assert a.index.scopes == {}
+
+
+def test_a_copy_in_a_vendor_folder_with_foreign_headers_is_vendored(tmp_path: Path) -> None:
+    foreign = "# Copyright (c) 2021 Fastlib Authors\n# All rights reserved.\n"
+    root = _write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "plover"\n',
+        "plover/__init__.py": OWN, "plover/train.py": OWN + "from plover.vendor.fastlib import ops\n",
+        "plover/loop.py": OWN + "import plover.train\n",
+        "plover/vendor/__init__.py": OWN,
+        "plover/vendor/fastlib/__init__.py": foreign,
+        "plover/vendor/fastlib/ops.py": foreign + "import math\n\n\ndef fused(x):\n    return math.fsum(x)\n",
+    })
+    a = analyze(root, use_cache=False, jobs=1)
+    got = {p: s.reason for p, s in a.index.scopes.items()}
+    assert sorted(got) == ["plover/vendor/fastlib/__init__.py", "plover/vendor/fastlib/ops.py"]
+    assert "another owner" in got["plover/vendor/fastlib/ops.py"]
+    assert a.graphs.symbols.resolve_in("plover.train", "<module>", "ops") == "fastlib.ops"
