@@ -120,10 +120,12 @@ def _wheel_name(files: RepoFiles, read_head: Callable[[str, int], str | None]) -
 HEADER_LIMIT = 8192
 MAX_HEADERS = 1024  # Python file headers read per repository for the copy signals
 OWNER_SAMPLE = 96  # product files whose headers say who the project's owner is
+OWNER_CHARS = 160  # of one copyright line: a hostile line of brackets stays linear to scan
 _CODE_LINE = re.compile(r"^(?:import|from|def|class|async|@|if|try|__all__)\b")
-_COPYRIGHT = re.compile(r"copyright\s*(?:\(c\)|©)?\s*([^\n]*)", re.I)
-_FROM_BLOCK = re.compile(r"^\s*#\s*from\s+[A-Za-z][\w.+-]*\s*:\s*$", re.I | re.M)
-_COPY_PHRASE = re.compile(r"\b(?:this\s+(?:file\s+|module\s+)?is\s+a\s+copy\s+of|copied\s+(?:verbatim\s+)?from|vendored\s+from)\b", re.I)
+_COPYRIGHT = re.compile(r"copyright[ \t]*(?:\(c\)|©)?[ \t]*([^\n]*)", re.I)
+_FROM_BLOCK = re.compile(r"^[ \t]*#[ \t]*from[ \t]+[A-Za-z][\w.+-]*[ \t]*:[ \t]*$", re.I | re.M)
+_COPY_PHRASE = re.compile(r"\b(?:this[ \t]+(?:file[ \t]+|module[ \t]+)?is[ \t]+a[ \t]+copy[ \t]+of|copied[ \t]+(?:verbatim[ \t]+)?from|"
+                          r"vendored[ \t]+from)\b", re.I)
 _OWNER_NOISE = re.compile(r"\(.*?\)|\d{4}(?:\s*-\s*(?:\d{4}|present))?|-\s*present|all rights reserved.*|and/or its affiliates.*|"
                           r"\b(?:inc|ltd|llc|co|corp|corporation|limited|gmbh|the)\b|[^\w\s]", re.I)
 
@@ -144,7 +146,7 @@ def _owners(header: str) -> frozenset[str]:
     are both ``facebook``)."""
     out = set()
     for m in _COPYRIGHT.finditer(header):
-        words = _OWNER_NOISE.sub(" ", m.group(1)).lower().split()[:4]
+        words = _OWNER_NOISE.sub(" ", m.group(1)[:OWNER_CHARS]).lower().split()[:4]
         if words and words[0] not in ("notice", "holders", "owner", "and", "over", "details", "model", "solely"):
             out.add(" ".join(words))
     return frozenset(out)
