@@ -102,8 +102,11 @@ def test_json_shows_scope_only_where_not_product_and_text_gives_the_count() -> N
     assert mods["tests.test_rollout"]["scope"] == "test"
     assert mods["megatron.core.optimizer"]["scope"] == "vendored"
     assert "scope" not in mods["egret.train"]
+    reasons = report["ignored"].pop("vendored_reasons")
     assert report["ignored"] == {"test": 2, "docs": 2, "bench": 1, "vendored": 5, "include_tests": False,
                                  "vendored_trees": ["_vendor/fastkv", "third_party/megatron"]}
+    assert list(reasons) == ["_vendor/fastkv", "third_party/megatron"]
+    assert "license" in reasons["third_party/megatron"]
     assert ("ignored: 2 test modules, 2 docs modules, 1 benchmark module, 2 vendored trees (5 modules) "
             "(--include-tests to include tests)") in render_text(a)
 

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable
 
 from .model import Graphs
 
+ENTRY_POINTS, PUBLIC_API = "entry-points", "public-api"  # values of ``Graphs.reach_roots``
+
 
 def reachable(g: Graphs, roots: list[str], weak: bool = True) -> set[str]:
     """Nodes reachable from ``roots``: call edges (weak ones only when ``weak``), plus the
@@ -52,9 +54,14 @@ def loop_reach(g: Graphs, loop: Iterable[str], outside: Callable[[str], bool]) -
     functions (those on a side), also from the package's public API (``api_roots``).
 
     Entry points that reach the loop keep the answer they give: a converter script found in a
-    library must not hide the trainer users import and call.
+    library must not hide the trainer users import and call. ``g.reach_roots`` records which
+    roots the answer came from, for the reports to say so.
     """
+    loop = list(loop)
+    g.reach_roots = ENTRY_POINTS
     if any(q in g.reached for q in loop):
         return g.reached
     extra = reachable(g, api_roots(g, outside))
+    if extra and any(q in extra for q in loop):
+        g.reach_roots = PUBLIC_API
     return g.reached | extra if extra else g.reached

@@ -98,6 +98,7 @@ class SymbolTable:
     globals: Mapping[tuple[str, str], frozenset[str]]
     class_scopes: Mapping[str, frozenset[str]]  # module -> relative class qualnames
     tops: frozenset[str]  # first parts of the repo's module names
+    libraries: Mapping[str, str]  # vendored copy's module prefix -> its library's name (see build_symbols)
     _scoped: Mapping[tuple[str, str], Mapping[str, Binding]] = field(repr=False)
     _module_alias: Mapping[tuple[str, str], str] = field(repr=False)  # (module, name) -> ``A = B`` text
     _imaps: dict[str, Mapping[str, str]] = field(default_factory=dict, repr=False, compare=False)
@@ -284,6 +285,10 @@ class SymbolTable:
         return self._dotted(name, depth + 1) or name
 
     def _dotted(self, name: str, depth: int) -> str | None:
+        if self.libraries:
+            lib = as_library(name, self.libraries)
+            if lib != name:
+                return lib
         if name in self.definitions or name in self.modules or depth > _DEPTH:
             return name
         parts = name.split(".")
@@ -373,24 +378,42 @@ def _names_of(t: object, out: set[str]) -> None:
         _names_of(t[1], out)
 
 
-def _binding(s: FileSummary, imp: Import) -> Binding:
+def _binding(s: FileSummary, imp: Import, libraries: Mapping[str, str] | None = None) -> Binding:
     source = absolute_module(s, imp.module, imp.level)
     if imp.name is None:
         target = source if imp.asname else source.split(".", 1)[0]
     else:
         target = f"{source}.{imp.name}" if source else imp.name
+    if libraries:
+        source, target = as_library(source, libraries), as_library(target, libraries)
     return Binding(s.module, imp.scope, imp.bound, target, source, imp.name, imp.line)
+
+
+def as_library(name: str, libraries: Mapping[str, str]) -> str:
+    """A name inside a vendored copy as the library it copies names it
+    (``host.third_party.torch.distributed.x`` -> ``torch.distributed.x``); others unchanged."""
+    parts = name.split(".")
+    for i in range(len(parts), 1, -1):
+        lib = libraries.get(".".join(parts[:i]))
+        if lib is not None:
+            return ".".join((lib, *parts[i:]))
+    return name
 
 
 def symbols_of(index: Index) -> SymbolTable:
     """The symbol table of an index (built once per run: the entry-point finder and the graphs
     stage share it)."""
+    from ..index.scope import library_names
+
     with gc_paused(promote=True):  # many small records, no cycles: collections would only walk them
-        return build_symbols(index.summaries.values())
+        return build_symbols(index.summaries.values(), library_names(index.files, index.scopes))
 
 
-def build_symbols(summaries: Iterable[FileSummary]) -> SymbolTable:
-    """The symbol table of the summaries (in their order; a module named twice: the last wins)."""
+def build_symbols(summaries: Iterable[FileSummary], libraries: Mapping[str, str] | None = None) -> SymbolTable:
+    """The symbol table of the summaries (in their order; a module named twice: the last wins).
+    ``libraries``: module prefix of a vendored copy -> the library's own name
+    (:func:`gyrelint.index.scope.library_names`); imports of the copy read as imports of the
+    library, so its calls are the library's calls for every later stage."""
     every = list(summaries)
     sums = {s.module: s for s in every}
     files = {s.path: s.module for s in every}
@@ -428,7 +451,7 @@ def build_symbols(summaries: Iterable[FileSummary]) -> SymbolTable:
         for imp in s.imports:
             if imp.name == "*":
                 continue
-            b = _binding(s, imp)
+            b = _binding(s, imp, libraries)
             own.append(b)
             local[(mod, imp.scope)].add(imp.bound)
             scoped[(mod, imp.scope)].setdefault(b.name, b)
@@ -453,6 +476,7 @@ def build_symbols(summaries: Iterable[FileSummary]) -> SymbolTable:
         class_scopes=_ro({m: frozenset(v) for m, v in class_scopes.items()}),
         tops=frozenset(m.split(".", 1)[0] for m in sums),
         _scoped=_ro({k: _ro(v) for k, v in scoped.items()}), _module_alias=_ro(aliases),
+        libraries=_ro(dict(libraries or {})),
     )
     # bases and attribute types are names too: resolved by a first table that knows no classes
     first = dataclasses.replace(table, classes=_ro(_classes(table, sums, methods, {})), _imaps={}, _memo={},

@@ -21,6 +21,7 @@ from ..model import Side
 from ..safeio import read_input, write_output
 from .dot import DEFAULT_MAX_NODES, GraphvizMissing, MapGraph, build_map, map_side, svg_for
 from .paths import REPO_RELATIVE, PathContext
+from .text import API_ROOTS, from_public_api
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
@@ -167,7 +168,8 @@ def _summary(a: Analysis) -> str:
         + (f' <small>({kinds.get("trajectory", 0)} trajectory, {kinds.get("weight_sync", 0)} weight sync)</small>'
            if s == "handoff" else "") + "</li>"
         for s in SIDES)
-    sides = f'<div class="card" id="card-sides"><h2>Functions per side</h2><ul class="counts">{side_rows}</ul></div>'
+    roots = f'<p class="reason" id="reach-roots">{esc(API_ROOTS)}</p>' if from_public_api(a) else ""
+    sides = f'<div class="card" id="card-sides"><h2>Functions per side</h2><ul class="counts">{side_rows}</ul>{roots}</div>'
     sev_rows = "".join(f'<li><span class="sev sev-{s}">{s}</span> <b>{sev.get(s, 0)}</b></li>'
                        for s in ("error", "warning", "info"))
     findings = f'<div class="card" id="card-findings"><h2>Findings</h2><ul class="counts">{sev_rows}</ul></div>'
@@ -248,8 +250,9 @@ def _functions_table(a: Analysis, paths: PathContext) -> str:
                     f"<td>{_srcref(f.file, f.line, paths)}</td><td><ul class=\"ev\">{ev}</ul></td>"
                     f'<td>{"yes" if f.reached else "no"}</td></tr>')
     neutral = sum(1 for f in a.functions.values() if f.side == Side.NEUTRAL and not f.handoff_kind)
+    roots = f" Reached: {API_ROOTS}." if from_public_api(a) else ""
     return _table("t-functions", "Functions by side", ["side", "function", "defined at", "evidence", "reached"], rows,
-                  f"{neutral} neutral functions are not listed (the JSON report lists every function).")
+                  f"{neutral} neutral functions are not listed (the JSON report lists every function).{roots}")
 
 
 def _findings_table(a: Analysis, paths: PathContext) -> str:
@@ -371,7 +374,8 @@ def _data(a: Analysis, g: MapGraph) -> dict[str, Any]:
                        "line": n.line, "ev": [[e.signal, e.file, e.line, e.via] for e in n.evidence[:20]],
                        "rules": rules}
     return {"nodes": nodes, "functions": functions, "snippets": _snippets(a, need),
-            "edges": [[e.src, e.dst, e.kind] for e in g.edges]}
+            "edges": [[e.src, e.dst, e.kind] for e in g.edges],
+            "unreached": "not reached from the public API" if from_public_api(a) else "not reached from an entry point"}
 
 
 def _snippets(a: Analysis, need: dict[str, set[int]]) -> dict[str, dict[str, str]]:

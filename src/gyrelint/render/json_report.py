@@ -33,8 +33,10 @@ def _ignored(a: Analysis) -> dict[str, Any]:
 
     index = a.index
     left_out = [s for p, s in index.scopes.items() if index.out_of_scope(p)]
-    return {**counts(left_out), "include_tests": index.include_tests,
-            "vendored_trees": vendored_roots({p: s for p, s in index.scopes.items() if s.scope == VENDORED})}
+    vendored = {p: s for p, s in index.scopes.items() if s.scope == VENDORED}
+    reasons = {s.reason.split(" in ", 1)[1].split("/:", 1)[0]: s.reason for s in vendored.values()}
+    return {**counts(left_out), "include_tests": index.include_tests, "vendored_trees": vendored_roots(vendored),
+            "vendored_reasons": dict(sorted(reasons.items()))}
 
 
 def _report(a: Analysis) -> dict[str, Any]:
@@ -63,6 +65,9 @@ def _report(a: Analysis) -> dict[str, Any]:
             for f in sorted(a.functions.values(), key=lambda f: (f.file, f.line, f.qualname))
         ],
         "modules": [_module(m, scopes) for m in a.modules],
+        # what "reached" means: from the entry points, or from the package's public API when no
+        # entry point reaches the RL loop (a library without a launcher)
+        "reach_roots": a.graphs.reach_roots,
         "ignored": _ignored(a),
         "boundary_modules": list(a.boundary_modules),
         "handoff": {

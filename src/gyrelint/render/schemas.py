@@ -152,9 +152,17 @@ def report_schema() -> dict[str, Any]:
                                   "scope": _SCOPE, "scope_reason": _STR},
                                  required=["module", "side", "boundary"])),
             "ignored": _obj({"test": _INT, "docs": _INT, "bench": _INT, "vendored": _INT,
-                             "include_tests": {"type": "boolean"}, "vendored_trees": _arr(_STR)},
+                             "include_tests": {"type": "boolean"}, "vendored_trees": _arr(_STR),
+                             "vendored_reasons": {"type": "object", "additionalProperties": _STR,
+                                                  "description": "vendored tree folder -> the signals that "
+                                                                 "say it is a copy of another library"}},
+                            required=["test", "docs", "bench", "vendored", "include_tests", "vendored_trees"],
                             description="modules indexed for name resolution only: they take no side, are no "
                                         "entry point, counter location or map node"),
+            "reach_roots": {"enum": ["entry-points", "public-api"],
+                            "description": "what `reached` starts from: the entry points, or the package's public "
+                                           "API when no entry point reaches the RL loop (a library without a "
+                                           "launcher)"},
             "boundary_modules": _arr(_STR),
             "handoff": handoff,
             "topology": topology,

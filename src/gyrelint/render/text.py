@@ -56,6 +56,17 @@ def _listing(out: list[str], fns: list[FunctionReport], paths: PathContext, inde
         out.append(f"{indent}… {len(fns) - _MAX_LIST} more (--format json lists all)")
 
 
+API_ROOTS = "no entry point reaches the RL loop; the package's public API was taken as roots"
+
+
+def from_public_api(a: Analysis) -> bool:
+    """No entry point reaches the loop: what counts as reached ran from the package's public
+    functions (``graphs.reach.loop_reach``), and the reports must not say "from an entry point"."""
+    from ..graphs.reach import PUBLIC_API
+
+    return getattr(a.graphs, "reach_roots", None) == PUBLIC_API
+
+
 def ignored_line(a: Analysis) -> str:
     """``ignored: 12 test modules, 3 vendored trees (--include-tests to include tests)``, or ""."""
     from ..index.scope import BENCH, DOCS, TEST, VENDORED, counts, vendored_roots
@@ -90,11 +101,15 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
     ignored = ignored_line(a)
     if ignored:
         w(ignored)
+    api = from_public_api(a)
+    if api:
+        w(API_ROOTS)
     w("")
     # 1 and 2: the chains
     for side, title in ((Side.SAMPLING, "1. Sampling chain"), (Side.TRAINING, "2. Training chain")):
         got = by_side.get(side, [])
-        w(f"{title}: {len(got)} functions ({reached.get(side, 0)} reached from an entry point)")
+        w(f"{title}: {len(got)} functions ({reached.get(side, 0)} reached from "
+          f"{'the public API' if api else 'an entry point'})")
         if got:
             _listing(out, got, paths, a.index)
         else:

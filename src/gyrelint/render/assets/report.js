@@ -113,7 +113,7 @@
     t.appendChild(sideChip(f.side));
     if (f.hk) t.appendChild(el("span", "chip hk", f.hk));
     t.appendChild(el("h2", "", q));
-    t.appendChild(el("div", "where", shown(f.file) + ":" + f.line + (f.reached ? "" : "  (not reached from an entry point)")));
+    t.appendChild(el("div", "where", shown(f.file) + ":" + f.line + (f.reached ? "" : "  (" + (DATA.unreached || "not reached from an entry point") + ")")));
     var parts = [section("signals", evidenceList(f.ev)), section("callers", listOf(f.callers)),
                  section("callees", listOf(f.callees))];
     if (f.rules.length) parts.push(section("findings", el("p", "", f.rules.join(", "))));
