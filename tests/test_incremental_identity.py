@@ -177,6 +177,69 @@ EDITS: list[Callable[..., str | None]] = [add_function, change_body, rename_call
                                           remove_import, comment_edit, add_class]
 
 
+# ---- edits aimed at the semantics stage: a function's own evidence, and what other functions' facts read
+
+_SIDE_LINES = (  # (import, statement): strong evidence of one side each, through a library the import names
+    ("import torch", "torch.optim.SGD([], lr=0.1).step()"),
+    ("import vllm", "vllm.LLM(model='m').generate(['prompt'])"),
+    ("import torch.distributed as dist", "dist.broadcast(probe_tensor, src=0)"),
+    ("import queue", "queue.Queue().put(probe_batch)"),
+)
+
+
+def side_call(text: str, tree: ast.Module, rng: random.Random, names: list[str], n: int) -> str | None:
+    """A body edit that changes the function's own side: one call with strong evidence of a side
+    (an optimizer step, an inference engine's generate, a broadcast, a queue put) at the top."""
+    fns = [f for f in _all_functions(tree) if f.body]
+    if not fns:
+        return None
+    f = rng.choice(fns)
+    imp, stmt = rng.choice(_SIDE_LINES)
+    first = f.body[0]
+    lines = text.splitlines(keepends=True)
+    lines.insert(first.lineno - 1, " " * first.col_offset + stmt + "\n")
+    lines.insert(_import_line(tree), imp + "\n")  # above the body: the body's line number is already used
+    return "".join(lines)
+
+
+def _import_line(tree: ast.Module) -> int:
+    """Where a new import goes: after the docstring and the imports at the top (``__future__`` first)."""
+    where = 0
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            where = node.end_lineno or where
+        else:
+            break
+    return where
+
+
+def class_role(text: str, tree: ast.Module, rng: random.Random, names: list[str], n: int) -> str | None:
+    """An edit in one module that changes the facts of functions elsewhere: a class gains the
+    methods of an interface (``step``/``reset``: an environment; ``step``/``zero_grad``: an
+    optimizer), so calls on its instances, in any module, get that receiver role."""
+    classes = [c for c in tree.body if isinstance(c, ast.ClassDef)]
+    if not classes:
+        return None
+    c = rng.choice(classes)
+    have = {f.name for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    wanted = rng.choice([("step", "reset"), ("step", "zero_grad")])
+    add = [m for m in wanted if m not in have]
+    if not add:
+        return None
+    indent = " " * (c.body[0].col_offset if c.body else 4)
+    body = "".join(f"\n{indent}def {m}(self, *args):\n{indent}    return args\n" for m in add)
+    lines = text.splitlines(keepends=True)
+    end = c.end_lineno or len(lines)
+    if not lines[end - 1].endswith("\n"):
+        lines[end - 1] += "\n"
+    lines.insert(end, body)
+    return "".join(lines)
+
+
+SEMANTIC_EDITS: list[Callable[..., str | None]] = [side_call, side_call, class_role, change_body, add_function]
+
+
 def add_launcher(root: Path, rng: random.Random, n: int) -> str:
     """A shell launcher that starts one module: a new entry point, no Python file changed (the
     per-stage caches keyed by Python files alone are then hit while reachability moves)."""
@@ -206,17 +269,18 @@ def remove_launcher(root: Path, rng: random.Random, n: int) -> str | None:
     return f"remove_launcher {gone.relative_to(root)}"
 
 
-def apply_random_edit(root: Path, rng: random.Random, n: int) -> str:
+def apply_random_edit(root: Path, rng: random.Random, n: int,
+                      edits: list[Callable[..., str | None]] | None = None) -> str:
     """One edit to one file of ``root``; returns what was done (for the failure message)."""
     files = _python_files(root)
     names = _names_defined(root)
-    if rng.random() < 0.25:  # outside the Python files: launchers, READMEs, .env files
+    if edits is None and rng.random() < 0.25:  # outside the Python files: launchers, READMEs, .env files
         done = rng.choice([add_launcher, add_launcher, remove_launcher, env_edit])(root, rng, n)
         if done is not None:
             return done
     for _ in range(20):
         path = rng.choice(files)
-        edit = rng.choice(EDITS)
+        edit = rng.choice(edits or EDITS)
         text = path.read_text()
         tree = _tree(path)
         if tree is None:
@@ -233,18 +297,19 @@ def apply_random_edit(root: Path, rng: random.Random, n: int) -> str:
     return "no edit applied"
 
 
-def run_sequence(name: str, tmp_path: Path, seed: int) -> list[str]:
-    """Apply STEPS edits; after each, compare the cached run with a cold one. Returns the
-    edits whose cached report differed."""
+def run_sequence(name: str, tmp_path: Path, seed: int,
+                 edits: list[Callable[..., str | None]] | None = None) -> list[str]:
+    """Apply STEPS edits (drawn from ``edits``, else from every kind); after each, compare the
+    cached run with a cold one. Returns the edits whose cached report differed."""
     root = tmp_path / name
     shutil.copytree(REPOS[name], root)
     warm = Settings(cache_dir=tmp_path / "cache", jobs=1)
     cold = Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False)
-    rng = random.Random(f"{name}:{seed}")
+    rng = random.Random(f"{name}:{seed}" if edits is None else f"{name}:{seed}:semantic")
     _report(root, warm)  # fill the cache
     wrong = []
     for n in range(STEPS):
-        what = apply_random_edit(root, rng, n)
+        what = apply_random_edit(root, rng, n, edits)
         if _report(root, warm) != _report(root, cold):
             wrong.append(f"step {n}: {what}")
         if n % 2 and _graph_json(root, warm) != _graph_json(root, cold):  # the graph command, every other step
@@ -258,6 +323,63 @@ SEQUENCES = [("demo", 1), ("demo", 2), ("demo", 3), ("chain", 1), ("handles", 1)
 @pytest.mark.parametrize(("name", "seed"), SEQUENCES)
 def test_cached_run_after_edits_equals_a_cold_run(name: str, seed: int, tmp_path: Path) -> None:
     assert run_sequence(name, tmp_path, seed) == []
+
+
+# sequences of edits aimed at the semantics stage (a function's side, another module's class role)
+SEMANTIC_SEQUENCES = [("demo", 1), ("demo", 2), ("handles", 1), ("weight_payload", 1)]
+
+
+@pytest.mark.parametrize(("name", "seed"), SEMANTIC_SEQUENCES)
+def test_semantic_edits_equal_a_cold_run(name: str, seed: int, tmp_path: Path) -> None:
+    assert run_sequence(name, tmp_path, seed, SEMANTIC_EDITS) == []
+
+
+def _semantics_key_without_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Key the semantics entry on file paths and reachability only (the resolution key stays sound)."""
+    from gyrelint.semantics import cache as sem_cache
+
+    real = sem_cache.cache_path
+
+    def sem_paths_only(index, settings, reached):  # noqa: ANN001, ANN202
+        entry = real(index, settings, reached)
+        key = hashlib.sha256("\0".join([*sorted(index.summaries), "reached", *sorted(reached)]).encode()).hexdigest()
+        return None if entry is None else sem_cache.Entry(entry.cache_dir, key)
+
+    monkeypatch.setattr(sem_cache, "cache_path", sem_paths_only)
+
+
+def test_the_semantic_edits_catch_a_semantics_key_blind_to_content(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The semantic sequences reach the semantics entry itself: with only that key unsound
+    (blind to what the files say), they must find a difference."""
+    _semantics_key_without_content(monkeypatch)
+    wrong = [w for name, seed in SEMANTIC_SEQUENCES[:2] for w in run_sequence(name, tmp_path / f"{name}{seed}",
+                                                                            seed, SEMANTIC_EDITS)]
+    assert wrong, "an unsound semantics key went unnoticed: the semantic sequences prove nothing"
+
+
+_BOX = "class Box:\n    def __init__(self):\n        self.count = 0\n\n    def step(self, *args):\n" \
+       "        self.count += 1\n"
+_USER = "from pkg.box import Box\n\n\nclass Runner:\n    def __init__(self):\n        self.box = Box()\n\n" \
+        "    def run(self, loss):\n        loss.backward()\n        self.box.step()\n        return loss\n"
+
+
+def test_a_class_role_edit_reaches_the_facts_of_another_module(tmp_path: Path) -> None:
+    """``Box`` gains ``zero_grad``: it is an optimizer by its methods, so ``self.box.step()`` in
+    another module is an optimizer step from then on. The edited module is not the caller's:
+    a reuse keyed by the caller's own code (or its module) would keep the old answer."""
+    root = tmp_path / "two"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "box.py").write_text(_BOX)
+    (root / "pkg" / "runner.py").write_text(_USER)
+    warm = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    cold = Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False)
+    before = _report(root, warm)
+    (root / "pkg" / "box.py").write_text(_BOX + "\n    def zero_grad(self):\n        self.count = 0\n")
+    after = _report(root, warm)
+    assert after == _report(root, cold)
+    assert after["functions"] != before["functions"], "the edit must change what the caller's facts say"
 
 
 def test_the_harness_catches_an_unsound_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
