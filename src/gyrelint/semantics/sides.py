@@ -703,10 +703,10 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
         cr = results.get(callee)
         if cr is None:
             continue
+        if cr.side == Side.DRIVER:
+            return True  # a launcher that starts the loop: structural, whatever the scores say
         if faint and not cr.solid:
             continue
-        if cr.side == Side.DRIVER:
-            return True
         if cr.side == Side.SAMPLING and _generates(cr):
             got.add(SAMPLING)
         elif cr.side == Side.TRAINING:
