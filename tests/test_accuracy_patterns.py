@@ -202,3 +202,11 @@ def test_handoff_lists_name_the_carriers_the_loop_reaches():
     assert sorted(a.handoff.trajectory) == ["weft.buffer.RolloutBuffer.get", "weft.buffer.RolloutBuffer.put"]
     assert a.boundary_modules == ["weft.buffer"]
     assert a.functions["weft.offline_tools.export_rollouts"].side.value == "handoff"
+
+
+def test_control_messages_on_a_socket_are_no_trajectory_handoff():
+    """A ZMQ send whose payload is a command (a record with a ``method`` field, a dict keyed by
+    ``status``, a literal) and the reply received after it move no rollout; sending and receiving
+    rollouts on the same kind of socket stays the trajectory handoff. A class's ``__init__`` that
+    only opens the socket stores no trajectory state for its other methods to serve."""
+    assert wrong_labels("accuracy_control_messages") == []

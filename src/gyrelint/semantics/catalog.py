@@ -314,9 +314,48 @@ def _tensordict_rollout(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _pyobj(c: CallFact, fn: FnFacts, s: float) -> float:
+    if _control_message(c, fn):
+        return 0.0
     if c.role == "zmq_socket":
         return s
     return MEDIUM if c.method.endswith(("_pyobj", "_multipart")) else 0.0
+
+
+# fields that make a message a command, a status or a name for the far side to act on
+_COMMAND_KEYS = frozenset({"method", "command", "cmd", "op", "opcode", "action", "status", "signal", "ctrl",
+                           "control", "verb"})
+_SENDS = ("send", "send_pyobj", "send_json", "send_string", "send_multipart")
+
+
+def _control_message(c: CallFact, fn: FnFacts) -> bool:
+    """A send whose payload is a command, not data: a literal, a dict literal keyed by a command
+    word (``{"status": s}``), or a record the body builds with a command field
+    (``Order(method=name)``). A receive on a socket the body sends such a message on is its
+    reply. An RPC that asks the far side to run a method by name moves no rollout."""
+    if c.method.startswith("recv"):
+        return any(o.method in _SENDS and o.site.receiver == c.site.receiver and _control_message(o, fn)
+                   for o in fn.calls if o is not c and o.site.line <= c.site.line)
+    if not c.site.args:
+        return False
+    a = c.site.args[0]
+    if a.kind == "lit":
+        return True
+    if a.kind == "other":
+        keys = {s.value.lower() for s in fn.strings if s.line == a.line or s.line == c.site.line}
+        return bool(keys & _COMMAND_KEYS)
+    if not isinstance(a.value, str):
+        return False
+    if a.kind == "call":  # ``send_pyobj(Order(method=name))``
+        line, func = c.site.line, a.value.split("(", 1)[0]
+    elif a.kind == "name":
+        made = [x for x in fn.assigns if x.target == a.value and x.line <= c.site.line and x.value_kind == "call"]
+        if not made:
+            return False
+        line, func = made[-1].line, str(made[-1].value)
+    else:
+        return False
+    return any(o.site.line == line and o.site.func == func and {k.lower() for k, _ in o.site.kwargs} & _COMMAND_KEYS
+               for o in fn.calls)
 
 
 # ---------------------------------------------------------------- body patterns
@@ -1485,7 +1524,13 @@ SIGNALS: tuple[Signal, ...] = (
            "    sock.send_pyobj(batch)\n",
            "class C:\n    def target(self):\n        return self.socket.recv_multipart()\n",
        ),
-       examples_nomatch=("def target(mail, msg):\n    mail.send(msg)\n",)),
+       examples_nomatch=("def target(mail, msg):\n    mail.send(msg)\n",
+                         "import zmq\n\nclass Link:\n    def __init__(self, addr):\n"
+                         "        self.sock = zmq.Context().socket(zmq.REQ)\n\n"
+                         "    def target(self, name, **kw):\n        self.sock.send_pyobj(Order(method=name, params=kw))\n"
+                         "        return self.sock.recv_pyobj()\n",
+                         "import zmq\n\ndef target(addr, state):\n    sock = zmq.Context().socket(zmq.PUSH)\n"
+                         "    sock.send_pyobj({'status': state})\n")),
     _s(id="zmq-socket", side=HANDOFF, kind=TRAJECTORY, weight=1.0, setup=True,
        rationale="Opening a ZMQ socket sets up an inter-process transport.",
        calls=("zmq.*.socket", "zmq.asyncio.Context", "zmq.Context"),
