@@ -210,3 +210,10 @@ def test_control_messages_on_a_socket_are_no_trajectory_handoff():
     rollouts on the same kind of socket stays the trajectory handoff. A class's ``__init__`` that
     only opens the socket stores no trajectory state for its other methods to serve."""
     assert wrong_labels("accuracy_control_messages") == []
+
+
+def test_a_prompt_batch_wrapped_into_the_batch_type_is_no_trajectory_handoff():
+    """Payload direction: wrapping the loader's rows (or a ``next()`` of the loader) into the
+    record type the trainer reads feeds the sampler; packing generated sequences and rewards
+    into the same type is the trajectory handoff."""
+    assert wrong_labels("accuracy_prompt_batch") == []

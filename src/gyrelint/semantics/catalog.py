@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
-from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
+from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, prompt_fed, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -641,7 +641,18 @@ def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     from .fields import container_ops  # containers are found after a first labelling pass
 
     ops = container_ops(fn, facts)
+    if ops and all(how in ("builds", "returns") for _, how in ops) and _built_from_prompts(fn, facts):
+        return ()
     return ((ops[0][0], MEDIUM),) if ops else tuple(_container_serialise(fn, facts))
+
+
+def _built_from_prompts(fn: FnFacts, facts: Facts) -> bool:
+    """Every batch record the body builds is made from dataset rows or prompts: the prompt batch
+    on its way into the sampler, not trajectories on their way to the trainer (see ``prompt_fed``)."""
+    from .fields import _constructed  # containers are found after a first labelling pass
+
+    built = {line for cls, line, _ in _constructed(fn, facts) if cls in facts.containers}
+    return prompt_fed(fn, [c for c in fn.calls if c.site.line in built and (c.repo or c.targets)])
 
 
 _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "query", "solution", "generated",

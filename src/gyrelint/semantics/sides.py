@@ -21,7 +21,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, nested_children
+from .facts import Facts, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -654,6 +654,8 @@ def _moves_data(fn, origin: Origin | None) -> bool:
     """
     if origin is None or not origin.container:
         return True
+    if origin.via.startswith("callee:") and prompt_fed(fn, [c for c in fn.calls if origin.via[7:] in c.targets]):
+        return False  # it wraps the loader's prompts into the batch type: nothing generated moves yet
     if fn.definition.returned:
         return True
     return any(not _configish(p) for p in fn.params)
