@@ -217,3 +217,10 @@ def test_a_prompt_batch_wrapped_into_the_batch_type_is_no_trajectory_handoff():
     record type the trainer reads feeds the sampler; packing generated sequences and rewards
     into the same type is the trajectory handoff."""
     assert wrong_labels("accuracy_prompt_batch") == []
+
+
+def test_a_queue_of_prompt_requests_is_the_samplers_intake_not_the_handoff():
+    """Payload direction on a queue: requests and tasks (prompts going into the sampler) are no
+    trajectory handoff; the worker methods that put one in and take the next out are the
+    sampler's intake."""
+    assert wrong_labels("accuracy_request_queue") == []

@@ -262,9 +262,34 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
         return 0.0  # a queue of weights: the weight sync
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
+    if _prompt_payload(toks):
+        return 0.0  # prompts or requests on their way into the sampler: its intake, not the handoff
     if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
         return s
     return s * 0.6
+
+
+# what a sampler is asked to do (the prompt, the request, the task) against what it made
+_PROMPT_PAYLOAD = ("prompt", "request", "task")
+_MADE = ("rollout", "sample", "traj", "experience", "episode", "group", "completion", "result", "output", "response",
+         "generat", "reward", "score")
+
+
+def _prompt_payload(toks: set[str]) -> bool:
+    """The payload is named as a prompt or a request and nothing in its name says generated."""
+    return any(any(w in t for w in _PROMPT_PAYLOAD) for t in toks) and \
+        not any(any(w in t for w in _MADE) for t in toks)
+
+
+def _intake(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A queue end whose payload is a prompt or a request: the sampler's intake."""
+    toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
+    for a in fn.assigns:
+        if a.line == c.site.line and a.value_kind == "call":
+            toks.update(tokens_of(a.target))
+    if c.site.args and c.site.args[0].kind == "lit" or any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    return s if _prompt_payload(toks) else 0.0
 
 
 _SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
@@ -1524,6 +1549,15 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("import ray\n\ndef target(batch):\n    return ray.put(batch)\n",),
        examples_nomatch=("def target(d, x):\n    d.put(x)\n",
                          "import ray\n\ndef target(run_config):\n    return ray.put(run_config)\n")),
+    _s(id="prompt-intake", side=SAMPLING, weight=1.5,
+       rationale="A queue of prompts or requests feeds the sampler: putting one in and taking the next out is "
+                 "the sampler's intake, not the trajectory handoff.",
+       methods=("put", "put_nowait", "put_async", "get", "get_nowait", "get_async"), roles=("queue",),
+       check=_intake,
+       examples_match=("import asyncio\n\nclass W:\n    def __init__(self):\n        self.pending = asyncio.Queue()\n\n"
+                       "    async def target(self, request):\n        await self.pending.put(request)\n",),
+       examples_nomatch=("import asyncio\n\nclass W:\n    def __init__(self):\n        self.done = asyncio.Queue()\n\n"
+                         "    async def target(self, rollout):\n        await self.done.put(rollout)\n",)),
     _s(id="zmq-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="ZMQ socket send/recv move payloads between processes.",
        calls=("zmq.*.send_pyobj", "zmq.*.recv_pyobj", "zmq.*.send_multipart", "zmq.*.recv_multipart",
