@@ -224,3 +224,10 @@ def test_a_queue_of_prompt_requests_is_the_samplers_intake_not_the_handoff():
     trajectory handoff; the worker methods that put one in and take the next out are the
     sampler's intake."""
     assert wrong_labels("accuracy_request_queue") == []
+
+
+def test_training_maths_computed_only_for_a_report_is_no_loss():
+    """Ratios, clip fractions and per-group reward spreads written into a metrics record (and
+    returned as one, or kept on the object) are diagnostics, not a loss or an advantage
+    estimator; the same maths returned as a loss or as advantages stays training."""
+    assert wrong_labels("accuracy_report_maths") == []

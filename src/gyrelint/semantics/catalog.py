@@ -408,7 +408,30 @@ def _tensor_min(fn: FnFacts) -> bool:
                and (c.site.receiver or c.names) for c in fn.calls)
 
 
+def _reports_only(fn: FnFacts) -> bool:
+    """The training maths in this body only feeds a report: it hands back nothing but a metrics or
+    statistics record (``return metrics``) or nothing at all, writes what it computes into a
+    metrics store (``metrics["kl"] = ...``, ``self._metrics[mode][k].append(...)``), and runs no
+    backward or step. Diagnostics of advantages or ratios are no advantage estimator, no loss."""
+    if _has_call(fn, "backward", "step"):
+        return False
+    if any(not _metric_text(t) for t in fn.definition.returned):
+        return False
+    stores = [s.receiver for s in fn.subs if s.mode == "write"]
+    stores += [c.site.receiver or "" for c in fn.calls if c.method in ("append", "update", "extend", "setdefault")]
+    return bool(stores) and all(_metric_text(r) for r in stores)
+
+
+_REPORT_TOKENS = ("metric", "stat", "diagnos", "summary", "report")
+
+
+def _metric_text(text: str) -> bool:
+    return any(t.startswith(_REPORT_TOKENS) for t in tokens_of(text))
+
+
 def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if _reports_only(fn):
+        return ()
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or _tok_has(fn, "gae")):
         # discounted returns in other words: a backwards accumulation with a discount factor
         if _tok_has(fn, "gamma", "discount") and _has_call(fn, "reversed", "flip", "discount_cumsum") \
@@ -426,7 +449,7 @@ def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if not _has_call(fn, "std", "std_mean", "var"):
+    if not _has_call(fn, "std", "std_mean", "var") or _reports_only(fn):
         return ()
     if not _has_call(fn, "mean", "std_mean"):
         return ()
@@ -442,6 +465,8 @@ def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if _reports_only(fn):
+        return ()
     clamp = _has_call(fn, "clamp", "clip", "clamp_", "clip_by_value")
     ratio = "ratio" in fn.tokens() or _tok_has(fn, "ratio") or _has_call(fn, "exp")
     adv = _tok_has(fn, "advantage") or "adv" in fn.tokens() or "advantages" in fn.tokens()
