@@ -1574,7 +1574,7 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("import ray\n\ndef target(batch):\n    return ray.put(batch)\n",),
        examples_nomatch=("def target(d, x):\n    d.put(x)\n",
                          "import ray\n\ndef target(run_config):\n    return ray.put(run_config)\n")),
-    _s(id="prompt-intake", side=SAMPLING, weight=1.5,
+    _s(id="prompt-intake", side=SAMPLING, weight=1.0, setup=True,
        rationale="A queue of prompts or requests feeds the sampler: putting one in and taking the next out is "
                  "the sampler's intake, not the trajectory handoff.",
        methods=("put", "put_nowait", "put_async", "get", "get_nowait", "get_async"), roles=("queue",),
