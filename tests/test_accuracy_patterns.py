@@ -231,3 +231,10 @@ def test_training_maths_computed_only_for_a_report_is_no_loss():
     returned as one, or kept on the object) are diagnostics, not a loss or an advantage
     estimator; the same maths returned as a loss or as advantages stays training."""
     assert wrong_labels("accuracy_report_maths") == []
+
+
+def test_route_handlers_registered_by_an_app_factory_do_not_take_its_side():
+    """K: handlers an app factory defines and registers (``app.add_api_route(path, handler)``) are
+    called by the web framework, not by the factory: the factory's own generation call gives its
+    admin routes (pause/resume a worker) no side."""
+    assert wrong_labels("accuracy_route_handlers") == []

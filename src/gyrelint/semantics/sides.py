@@ -339,7 +339,19 @@ def _only_defines(parent: str, child: str, facts: Facts) -> bool:
     fn = facts.functions.get(parent)
     if fn is None:
         return False
+    if any(child in c.targets and _registers(c.method) for c in fn.calls):
+        return True  # ``app.add_api_route(path, handler)``: registered, not run here
     return not any(child in c.targets for c in fn.calls) and not any(child in ts for ts, _ in fn.extra)
+
+
+_REGISTER = re.compile(r"^(add_\w*route\w*|add_url_rule|add_\w*handler|register\w*|route|websocket|api_route|"
+                       r"add_\w*endpoint|add_\w*callback)$")
+
+
+def _registers(method: str) -> bool:
+    """A call that registers a function for a framework to call later (``app.add_api_route(path,
+    handler)``): the handler passed in is not run here."""
+    return bool(_REGISTER.match(method))
 
 
 DISPATCH = DECAY_EXACT * 0.7  # an exact call over many same-named targets: a registry's classes (see _decay)
