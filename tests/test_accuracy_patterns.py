@@ -208,9 +208,7 @@ def test_control_messages_on_a_socket_are_no_trajectory_handoff():
     """A ZMQ send whose payload is a command (a record with a ``method`` field, a dict keyed by
     ``status``, a literal) and the reply received after it move no rollout; sending and receiving
     rollouts on the same kind of socket stays the trajectory handoff. A class's ``__init__`` that
-    only opens the socket stores no trajectory state for its other methods to serve. An object
-    collective's receive buffer (``obj_output = [None] * world``) is named by what the body takes
-    in (a generic ``obj``), not by its own name."""
+    only opens the socket stores no trajectory state for its other methods to serve."""
     assert wrong_labels("accuracy_control_messages") == []
 
 
