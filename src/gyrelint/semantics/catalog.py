@@ -256,11 +256,6 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     for a in fn.assigns:  # ``sample = q.get()``: what the result is called
         if a.line == c.site.line and a.value_kind == "call":
             toks.update(tokens_of(a.target))
-    return _payload_verdict(c, fn, s, toks)
-
-
-def _payload_verdict(c: CallFact, fn: FnFacts, s: float, toks: set[str]) -> float:
-    """What a transport call carries, from the names of its payload (``toks``)."""
     if c.site.args and c.site.args[0].kind == "lit":
         return 0.0  # a sentinel or a control word
     if _weighty(toks) or _model_state(fn, ("state_dict", "load_state_dict")):
@@ -318,21 +313,13 @@ def _object_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     if payload and all(tokens_of(a.value)[-1:] and tokens_of(a.value)[-1] in _METADATA for a in payload):
         return 0.0  # the keys, names or shapes every rank holds: bookkeeping ahead of the data
     toks = _arg_tokens(c) - _PLACEMENT_KW
-    names = {a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)} | \
-        {a.value for k, a in c.site.kwargs if k not in _PLACEMENT_KW and a.kind == "name" and isinstance(a.value, str)}
-    boxes = {a.target for a in fn.assigns if a.target in names and a.value_kind == "other"}
-    if boxes:
-        # a local box or receive buffer (``out = [None] * world``) is named by what the body
-        # takes in, not by its own name (``obj_output`` carries no output of a policy)
-        for b in boxes:
-            toks.difference_update(tokens_of(b))
-        toks.update(t for a in c.site.args if a.kind == "name" and isinstance(a.value, str) and a.value not in boxes
-                    for t in tokens_of(a.value))
+    names = {a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)}
+    if any(a.target in names and a.value_kind == "other" for a in fn.assigns):
         for p in fn.params:
             toks.update(tokens_of(p))
     if any(any(w in t for w in _SETTINGS + _NOT_ROLLOUT) for t in toks):
         return 0.0
-    return _payload_verdict(c, fn, s, toks) if boxes else _queue_payload(c, fn, s)
+    return _queue_payload(c, fn, s)
 
 
 # what a record of generated trajectories holds (tokens of the body that builds it)
