@@ -417,7 +417,7 @@ def _reports_only(fn: FnFacts) -> bool:
         return False
     if any(not _metric_text(t) for t in fn.definition.returned):
         return False
-    stores = [s.receiver for s in fn.subs if s.mode == "write"]
+    stores = [s.receiver for s in fn.subs if s.mode == "write" and s.receiver != "<dict>"]  # not a literal's keys
     stores += [c.site.receiver or "" for c in fn.calls if c.method in ("append", "update", "extend", "setdefault")]
     return bool(stores) and all(_metric_text(r) for r in stores)
 
