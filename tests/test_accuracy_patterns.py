@@ -222,7 +222,8 @@ def test_a_prompt_batch_wrapped_into_the_batch_type_is_no_trajectory_handoff():
 def test_a_queue_of_prompt_requests_is_the_samplers_intake_not_the_handoff():
     """Payload direction on a queue: requests and tasks (prompts going into the sampler) are no
     trajectory handoff; the worker methods that put one in and take the next out are the
-    sampler's intake."""
+    sampler's intake. A helper that only asks the process layout (world size) takes no side from
+    its sampling caller."""
     assert wrong_labels("accuracy_request_queue") == []
 
 

@@ -277,6 +277,13 @@ _SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|
                            r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
                            r"validation|should|is|has|can|need|needs|args|argv|argparse|parser|arguments|cli)($|_)")
 CONTEXT_ROUNDS = 4
+_LAYOUT_CALL = re.compile(r"^(get_\w*(rank|world_size|group|size)\w*|is_initialized|device_count)$")
+
+
+def _layout_query(fn) -> bool:
+    """The body only asks the process layout (world size, ranks, groups): it describes where the
+    code runs, which serves both sides alike, so its callers' side says nothing about it."""
+    return bool(fn.calls) and all(_LAYOUT_CALL.match(c.method) for c in fn.calls)
 
 
 def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult]) -> None:
@@ -303,7 +310,8 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
         if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
             continue
         name = fn.definition.name
-        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)):
+        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
+                or _layout_query(fn)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
