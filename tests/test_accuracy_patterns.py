@@ -202,3 +202,40 @@ def test_handoff_lists_name_the_carriers_the_loop_reaches():
     assert sorted(a.handoff.trajectory) == ["weft.buffer.RolloutBuffer.get", "weft.buffer.RolloutBuffer.put"]
     assert a.boundary_modules == ["weft.buffer"]
     assert a.functions["weft.offline_tools.export_rollouts"].side.value == "handoff"
+
+
+def test_control_messages_on_a_socket_are_no_trajectory_handoff():
+    """A ZMQ send whose payload is a command (a record with a ``method`` field, a dict keyed by
+    ``status``, a literal) and the reply received after it move no rollout; sending and receiving
+    rollouts on the same kind of socket stays the trajectory handoff. A class's ``__init__`` that
+    only opens the socket stores no trajectory state for its other methods to serve."""
+    assert wrong_labels("accuracy_control_messages") == []
+
+
+def test_a_prompt_batch_wrapped_into_the_batch_type_is_no_trajectory_handoff():
+    """Payload direction: wrapping the loader's rows (or a ``next()`` of the loader) into the
+    record type the trainer reads feeds the sampler; packing generated sequences and rewards
+    into the same type is the trajectory handoff."""
+    assert wrong_labels("accuracy_prompt_batch") == []
+
+
+def test_a_queue_of_prompt_requests_is_the_samplers_intake_not_the_handoff():
+    """Payload direction on a queue: requests and tasks (prompts going into the sampler) are no
+    trajectory handoff; the worker methods that put one in and take the next out are the
+    sampler's intake. A helper that only asks the process layout (world size) takes no side from
+    its sampling caller."""
+    assert wrong_labels("accuracy_request_queue") == []
+
+
+def test_training_maths_computed_only_for_a_report_is_no_loss():
+    """Ratios, clip fractions and per-group reward spreads written into a metrics record (and
+    returned as one, or kept on the object) are diagnostics, not a loss or an advantage
+    estimator; the same maths returned as a loss or as advantages stays training."""
+    assert wrong_labels("accuracy_report_maths") == []
+
+
+def test_route_handlers_registered_by_an_app_factory_do_not_take_its_side():
+    """K: handlers an app factory defines and registers (``app.add_api_route(path, handler)``) are
+    called by the web framework, not by the factory: the factory's own generation call gives its
+    admin routes (pause/resume a worker) no side."""
+    assert wrong_labels("accuracy_route_handlers") == []

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
-from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, tokens_of
+from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, prompt_fed, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -262,9 +262,34 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
         return 0.0  # a queue of weights: the weight sync
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
+    if _prompt_payload(toks):
+        return 0.0  # prompts or requests on their way into the sampler: its intake, not the handoff
     if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
         return s
     return s * 0.6
+
+
+# what a sampler is asked to do (the prompt, the request, the task) against what it made
+_PROMPT_PAYLOAD = ("prompt", "request", "task")
+_MADE = ("rollout", "sample", "traj", "experience", "episode", "group", "completion", "result", "output", "response",
+         "generat", "reward", "score")
+
+
+def _prompt_payload(toks: set[str]) -> bool:
+    """The payload is named as a prompt or a request and nothing in its name says generated."""
+    return any(any(w in t for w in _PROMPT_PAYLOAD) for t in toks) and \
+        not any(any(w in t for w in _MADE) for t in toks)
+
+
+def _intake(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A queue end whose payload is a prompt or a request: the sampler's intake."""
+    toks = set(tokens_of(c.site.receiver or "")) | _arg_tokens(c)
+    for a in fn.assigns:
+        if a.line == c.site.line and a.value_kind == "call":
+            toks.update(tokens_of(a.target))
+    if c.site.args and c.site.args[0].kind == "lit" or any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
+        return 0.0
+    return s if _prompt_payload(toks) else 0.0
 
 
 _SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
@@ -314,9 +339,48 @@ def _tensordict_rollout(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _pyobj(c: CallFact, fn: FnFacts, s: float) -> float:
+    if _control_message(c, fn):
+        return 0.0
     if c.role == "zmq_socket":
         return s
     return MEDIUM if c.method.endswith(("_pyobj", "_multipart")) else 0.0
+
+
+# fields that make a message a command, a status or a name for the far side to act on
+_COMMAND_KEYS = frozenset({"method", "command", "cmd", "op", "opcode", "action", "status", "signal", "ctrl",
+                           "control", "verb"})
+_SENDS = ("send", "send_pyobj", "send_json", "send_string", "send_multipart")
+
+
+def _control_message(c: CallFact, fn: FnFacts) -> bool:
+    """A send whose payload is a command, not data: a literal, a dict literal keyed by a command
+    word (``{"status": s}``), or a record the body builds with a command field
+    (``Order(method=name)``). A receive on a socket the body sends such a message on is its
+    reply. An RPC that asks the far side to run a method by name moves no rollout."""
+    if c.method.startswith("recv"):
+        return any(o.method in _SENDS and o.site.receiver == c.site.receiver and _control_message(o, fn)
+                   for o in fn.calls if o is not c and o.site.line <= c.site.line)
+    if not c.site.args:
+        return False
+    a = c.site.args[0]
+    if a.kind == "lit":
+        return True
+    if a.kind == "other":
+        keys = {s.value.lower() for s in fn.strings if s.line == a.line or s.line == c.site.line}
+        return bool(keys & _COMMAND_KEYS)
+    if not isinstance(a.value, str):
+        return False
+    if a.kind == "call":  # ``send_pyobj(Order(method=name))``
+        line, func = c.site.line, a.value.split("(", 1)[0]
+    elif a.kind == "name":
+        made = [x for x in fn.assigns if x.target == a.value and x.line <= c.site.line and x.value_kind == "call"]
+        if not made:
+            return False
+        line, func = made[-1].line, str(made[-1].value)
+    else:
+        return False
+    return any(o.site.line == line and o.site.func == func and {k.lower() for k, _ in o.site.kwargs} & _COMMAND_KEYS
+               for o in fn.calls)
 
 
 # ---------------------------------------------------------------- body patterns
@@ -344,7 +408,30 @@ def _tensor_min(fn: FnFacts) -> bool:
                and (c.site.receiver or c.names) for c in fn.calls)
 
 
+def _reports_only(fn: FnFacts) -> bool:
+    """The training maths in this body only feeds a report: it hands back nothing but a metrics or
+    statistics record (``return metrics``) or nothing at all, writes what it computes into a
+    metrics store (``metrics["kl"] = ...``, ``self._metrics[mode][k].append(...)``), and runs no
+    backward or step. Diagnostics of advantages or ratios are no advantage estimator, no loss."""
+    if _has_call(fn, "backward", "step"):
+        return False
+    if any(not _metric_text(t) for t in fn.definition.returned):
+        return False
+    stores = [s.receiver for s in fn.subs if s.mode == "write" and s.receiver != "<dict>"]  # not a literal's keys
+    stores += [c.site.receiver or "" for c in fn.calls if c.method in ("append", "update", "extend", "setdefault")]
+    return bool(stores) and all(_metric_text(r) for r in stores)
+
+
+_REPORT_TOKENS = ("metric", "stat", "diagnos", "summary", "report")
+
+
+def _metric_text(text: str) -> bool:
+    return any(t.startswith(_REPORT_TOKENS) for t in tokens_of(text))
+
+
 def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if _reports_only(fn):
+        return ()
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or _tok_has(fn, "gae")):
         # discounted returns in other words: a backwards accumulation with a discount factor
         if _tok_has(fn, "gamma", "discount") and _has_call(fn, "reversed", "flip", "discount_cumsum") \
@@ -362,7 +449,7 @@ def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if not _has_call(fn, "std", "std_mean", "var"):
+    if not _has_call(fn, "std", "std_mean", "var") or _reports_only(fn):
         return ()
     if not _has_call(fn, "mean", "std_mean"):
         return ()
@@ -378,6 +465,8 @@ def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    if _reports_only(fn):
+        return ()
     clamp = _has_call(fn, "clamp", "clip", "clamp_", "clip_by_value")
     ratio = "ratio" in fn.tokens() or _tok_has(fn, "ratio") or _has_call(fn, "exp")
     adv = _tok_has(fn, "advantage") or "adv" in fn.tokens() or "advantages" in fn.tokens()
@@ -602,7 +691,18 @@ def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     from .fields import container_ops  # containers are found after a first labelling pass
 
     ops = container_ops(fn, facts)
+    if ops and all(how in ("builds", "returns") for _, how in ops) and _built_from_prompts(fn, facts):
+        return ()
     return ((ops[0][0], MEDIUM),) if ops else tuple(_container_serialise(fn, facts))
+
+
+def _built_from_prompts(fn: FnFacts, facts: Facts) -> bool:
+    """Every batch record the body builds is made from dataset rows or prompts: the prompt batch
+    on its way into the sampler, not trajectories on their way to the trainer (see ``prompt_fed``)."""
+    from .fields import _constructed  # containers are found after a first labelling pass
+
+    built = {line for cls, line, _ in _constructed(fn, facts) if cls in facts.containers}
+    return prompt_fed(fn, [c for c in fn.calls if c.site.line in built and (c.repo or c.targets)])
 
 
 _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "query", "solution", "generated",
@@ -1474,6 +1574,15 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("import ray\n\ndef target(batch):\n    return ray.put(batch)\n",),
        examples_nomatch=("def target(d, x):\n    d.put(x)\n",
                          "import ray\n\ndef target(run_config):\n    return ray.put(run_config)\n")),
+    _s(id="prompt-intake", side=SAMPLING, weight=1.0, setup=True,
+       rationale="A queue of prompts or requests feeds the sampler: putting one in and taking the next out is "
+                 "the sampler's intake, not the trajectory handoff.",
+       methods=("put", "put_nowait", "put_async", "get", "get_nowait", "get_async"), roles=("queue",),
+       check=_intake,
+       examples_match=("import asyncio\n\nclass W:\n    def __init__(self):\n        self.pending = asyncio.Queue()\n\n"
+                       "    async def target(self, request):\n        await self.pending.put(request)\n",),
+       examples_nomatch=("import asyncio\n\nclass W:\n    def __init__(self):\n        self.done = asyncio.Queue()\n\n"
+                         "    async def target(self, rollout):\n        await self.done.put(rollout)\n",)),
     _s(id="zmq-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="ZMQ socket send/recv move payloads between processes.",
        calls=("zmq.*.send_pyobj", "zmq.*.recv_pyobj", "zmq.*.send_multipart", "zmq.*.recv_multipart",
@@ -1485,7 +1594,13 @@ SIGNALS: tuple[Signal, ...] = (
            "    sock.send_pyobj(batch)\n",
            "class C:\n    def target(self):\n        return self.socket.recv_multipart()\n",
        ),
-       examples_nomatch=("def target(mail, msg):\n    mail.send(msg)\n",)),
+       examples_nomatch=("def target(mail, msg):\n    mail.send(msg)\n",
+                         "import zmq\n\nclass Link:\n    def __init__(self, addr):\n"
+                         "        self.sock = zmq.Context().socket(zmq.REQ)\n\n"
+                         "    def target(self, name, **kw):\n        self.sock.send_pyobj(Order(method=name, params=kw))\n"
+                         "        return self.sock.recv_pyobj()\n",
+                         "import zmq\n\ndef target(addr, state):\n    sock = zmq.Context().socket(zmq.PUSH)\n"
+                         "    sock.send_pyobj({'status': state})\n")),
     _s(id="zmq-socket", side=HANDOFF, kind=TRAJECTORY, weight=1.0, setup=True,
        rationale="Opening a ZMQ socket sets up an inter-process transport.",
        calls=("zmq.*.socket", "zmq.asyncio.Context", "zmq.Context"),

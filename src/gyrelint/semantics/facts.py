@@ -821,3 +821,24 @@ def _fallback_target(c: CallFact, fn: FnFacts, facts: Facts) -> tuple[tuple[str,
     if len(parts) >= 2 and 0 < len(cands) <= 4 and not name.startswith("__"):
         return tuple(q for q in cands if facts.functions[q].cls), WEAK
     return (), EXACT
+
+
+# what only exists once the policy has generated (a body naming none of these holds no rollout yet)
+_GENERATED = ("response", "completion", "reward", "advantage", "log_prob", "logprob", "output", "generated", "score")
+# where a batch comes from before any generation: the dataset's rows, the prompts
+_PROMPT_SIDE = ("prompt", "dataset", "loader", "row", "example", "question", "batch_dict", "raw_batch")
+
+
+def prompt_fed(fn: FnFacts, builds: list[CallFact]) -> bool:
+    """The batch records ``builds`` make are filled from dataset rows or prompts (inputs named so,
+    or drawn with ``next()`` from a loader) and nothing generated is in sight in the body.
+
+    Which way a record of the batch type moves follows its value, not its type: wrapping the
+    loader's dict before generation feeds the sampler; packing generated sequences with their
+    rewards carries trajectories to the trainer."""
+    if not builds or any(any(w in t for w in _GENERATED) for t in fn.tokens()):
+        return False
+    drawn = {a.target for a in fn.assigns if a.value_kind == "call" and a.value in ("next", "anext")}
+    inputs = [a.value for c in builds for a in (*c.site.args, *(v for _, v in c.site.kwargs))
+              if a.kind == "name" and isinstance(a.value, str)]
+    return bool(inputs) and all(v in drawn or any(w in v.lower() for w in _PROMPT_SIDE) for v in inputs)

@@ -21,7 +21,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, nested_children
+from .facts import Facts, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -277,6 +277,13 @@ _SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|
                            r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
                            r"validation|should|is|has|can|need|needs|args|argv|argparse|parser|arguments|cli)($|_)")
 CONTEXT_ROUNDS = 4
+_LAYOUT_CALL = re.compile(r"^(get_\w*(rank|world_size|group|size)\w*|is_initialized|device_count)$")
+
+
+def _layout_query(fn) -> bool:
+    """The body only asks the process layout (world size, ranks, groups): it describes where the
+    code runs, which serves both sides alike, so its callers' side says nothing about it."""
+    return bool(fn.calls) and all(_LAYOUT_CALL.match(c.method) for c in fn.calls)
 
 
 def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult]) -> None:
@@ -303,7 +310,8 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
         if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
             continue
         name = fn.definition.name
-        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)):
+        if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
+                or _layout_query(fn)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
@@ -339,7 +347,19 @@ def _only_defines(parent: str, child: str, facts: Facts) -> bool:
     fn = facts.functions.get(parent)
     if fn is None:
         return False
+    if any(child in c.targets and _registers(c.method) for c in fn.calls):
+        return True  # ``app.add_api_route(path, handler)``: registered, not run here
     return not any(child in c.targets for c in fn.calls) and not any(child in ts for ts, _ in fn.extra)
+
+
+_REGISTER = re.compile(r"^(add_\w*route\w*|add_url_rule|add_\w*handler|register\w*|route|websocket|api_route|"
+                       r"add_\w*endpoint|add_\w*callback)$")
+
+
+def _registers(method: str) -> bool:
+    """A call that registers a function for a framework to call later (``app.add_api_route(path,
+    handler)``): the handler passed in is not run here."""
+    return bool(_REGISTER.match(method))
 
 
 DISPATCH = DECAY_EXACT * 0.7  # an exact call over many same-named targets: a registry's classes (see _decay)
@@ -654,6 +674,8 @@ def _moves_data(fn, origin: Origin | None) -> bool:
     """
     if origin is None or not origin.container:
         return True
+    if origin.via.startswith("callee:") and prompt_fed(fn, [c for c in fn.calls if origin.via[7:] in c.targets]):
+        return False  # it wraps the loader's prompts into the batch type: nothing generated moves yet
     if fn.definition.returned:
         return True
     return any(not _configish(p) for p in fn.params)

@@ -199,6 +199,8 @@ def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
         if fn.cls is None or r.side != Side.HANDOFF or r.kind != HandoffKind.TRAJECTORY or o is None \
                 or o.via != "own" or o.container:
             continue
+        if all(m.signal.setup for m in r.own_matches if m.signal.side == Side.HANDOFF):
+            continue  # it only opens the transport (``self.sock = ctx.socket(...)``): it stores no rollout
         for a in fn.assigns:
             if a.target.startswith("self.") and a.target.count(".") == 1:
                 stored.setdefault(fn.cls, set()).add(a.target[5:])
