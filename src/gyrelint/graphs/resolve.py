@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
-from .symbols import SymbolTable, _c3, build_symbols
+from .symbols import SymbolTable, _c3, bound_names, build_symbols
 
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
 _EMPTY: frozenset[str] = frozenset()
@@ -228,7 +228,7 @@ class Resolver:
                 elif fl.op in ("rann", "yield", "yieldfrom"):
                     other.add(q)
                 elif fl.op in ("=", "for", "with", "ann", "global", "nonlocal"):
-                    _bound_names(fl.target, bound[q])
+                    bound_names(fl.target, bound[q])
         for q, values in rets.items():
             f = self.funcs.get(q)
             if f is None or q in other or q in self.gen_funcs or len(values) != 1:
@@ -1308,20 +1308,6 @@ class _ImportFlow:
     @property
     def target(self) -> tuple:
         return ("n", self.target_name)
-
-
-def _bound_names(t: object, out: set[str]) -> None:
-    """Names a flow target binds (``x``, ``a, (b, *c)``; a ``global``/``nonlocal`` name)."""
-    if isinstance(t, str):
-        out.add(t)
-    elif isinstance(t, tuple) and t:
-        if t[0] == "n":
-            out.add(t[1])
-        elif t[0] == "l":
-            for it in t[2]:
-                _bound_names(it, out)
-        elif t[0] == "*":
-            _bound_names(t[1], out)
 
 
 def _inert(fl) -> bool:

@@ -365,17 +365,19 @@ def _c3(seqs: list[list[str]]) -> list[str]:
     return out
 
 
-def _names_of(t: object, out: set[str]) -> None:
-    """Names a flow target binds: ``x``, ``a, (b, *c)``."""
-    if not isinstance(t, tuple) or not t:
-        return
-    if t[0] == "n":
-        out.add(t[1])
-    elif t[0] == "l":
-        for it in t[2]:
-            _names_of(it, out)
-    elif t[0] == "*":
-        _names_of(t[1], out)
+def bound_names(t: object, out: set[str]) -> None:
+    """Names a flow target binds: ``x``, ``a, (b, *c)``, or the bare name of a
+    ``global``/``nonlocal``/``def`` flow."""
+    if isinstance(t, str):
+        out.add(t)
+    elif isinstance(t, tuple) and t:
+        if t[0] == "n":
+            out.add(t[1])
+        elif t[0] == "l":
+            for it in t[2]:
+                bound_names(it, out)
+        elif t[0] == "*":
+            bound_names(t[1], out)
 
 
 def _binding(s: FileSummary, imp: Import, libraries: Mapping[str, str] | None = None) -> Binding:
@@ -440,7 +442,7 @@ def build_symbols(summaries: Iterable[FileSummary], libraries: Mapping[str, str]
         for fl in s.flows:
             key = (mod, fl.scope)
             if fl.op in ("=", "for", "with", "ann"):
-                _names_of(fl.target, local[key])
+                bound_names(fl.target, local[key])
             elif fl.op == "def":
                 local[key].add(fl.target)  # type: ignore[arg-type]
             elif fl.op == "global":
