@@ -293,7 +293,7 @@ def _f(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
 
 
-def render(report: dict) -> str:
+def render(report: dict, *, list_wrong: bool = False) -> str:
     lines: list[str] = []
     w = lines.append
     w("## Side tagging on hand-labelled frameworks\n")
@@ -316,7 +316,7 @@ def render(report: dict) -> str:
             kind = _f(s["kind_accuracy"]) if tool == "gyrelint" else "–"
             w(f"| {r['framework']} {r['version']} | {lab} | {tool} | " + " | ".join(cells)
               + f" | **{_f(s['macro_f1'])}** | {_f(s['neutral_mislabel'])} ({s['neutral_total']}) | {kind} |")
-    for r in report["labelled"] if report.get("list_wrong") else []:  # opt-in: blind label sets stay blind
+    for r in report["labelled"] if list_wrong else []:  # opt-in: blind label sets stay blind
         if r.get("wrong"):
             w(f"\n<details><summary>{r['framework']}: {len(r['wrong'])} labels gyrelint got wrong</summary>\n")
             for x in r["wrong"]:
@@ -415,12 +415,12 @@ def main(argv: list[str] | None = None) -> int:
     hint = ("run scripts/fetch_corpora.sh" if truth == TRUTH_DIR.resolve()
             else f"see {_shown(truth)}/README.md for how to get it")
     report: dict = {"commit": _commit(), "date": datetime.date.today().isoformat(), "truth": _shown(truth),
-                    "labelled": [run_labelled(p, base, hint) for p in truth_files], "list_wrong": args.wrong}
+                    "labelled": [run_labelled(p, base, hint) for p in truth_files]}
     if not args.no_sanity:
         report["sanity"] = [run_sanity(n, base) for n in SANITY]
     if not args.no_speed:
         report["speed"] = run_speed(base)
-    md = render(report)
+    md = render(report, list_wrong=args.wrong)
     if args.json:
         print(json.dumps(report, indent=1, default=str))
     else:

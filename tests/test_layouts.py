@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from repo_tree import write_tree
 
 from gyrelint.api import analyze
 from gyrelint.repo import discover, module_names
@@ -78,11 +79,7 @@ def test_a_namespace_folder_inside_a_package_keeps_the_package_name() -> None:
 
 
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "repo"
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return write_tree(tmp_path / "repo", files)
 
 
 # ``flock`` is a namespace package (no __init__.py) in ``lib/``, which is no src/ folder: only

@@ -10,6 +10,7 @@ import importlib
 from pathlib import Path
 
 import pytest
+from repo_tree import write_tree
 
 from gyrelint.api import analyze
 from gyrelint.rules.catalog import builtin_rules
@@ -37,14 +38,6 @@ def placeholder_stages(rule_id: str) -> list[str]:
     return out
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
-
-
 CASES = [(r, "bad", i) for r in RULES for i in range(len(r.bad))] + \
         [(r, "good", i) for r in RULES for i in range(len(r.good))]
 
@@ -55,7 +48,7 @@ def test_rule_examples_through_the_pipeline(rule, which, i, tmp_path: Path):
     if missing:
         pytest.skip(f"{rule.id} reads {', '.join(missing)}, still a placeholder in this build")
     example = (rule.bad if which == "bad" else rule.good)[i]
-    root = write(tmp_path / "repo", example.files)
+    root = write_tree(tmp_path / "repo", example.files)
     analysis = analyze(root, Settings(use_cache=False, jobs=1))
     hits = [f for f in analysis.findings if f.rule == rule.id]
     if which == "bad":

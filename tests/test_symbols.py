@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from repo_tree import write_tree
 
 from gyrelint.entrypoints import find_entry_points
 from gyrelint.graphs import Graphs, build_graphs
@@ -44,17 +45,9 @@ REPO = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
-
-
 def _index(tmp_path: Path, files: dict[str, str]) -> tuple[Index, Settings]:
     settings = Settings(cache_dir=tmp_path / "cache", jobs=1, use_cache=False)
-    return build_index(_write(tmp_path / "repo", files), settings), settings
+    return build_index(write_tree(tmp_path / "repo", files), settings), settings
 
 
 @pytest.fixture(scope="module")

@@ -5,23 +5,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
+from test_topology_entries import run
 
-from gyrelint.graphs.model import Graphs
 from gyrelint.index import build_index
 from gyrelint.index.extract import extract
 from gyrelint.settings import load_settings
-from gyrelint.topology import analyze_topology
 from gyrelint.topology.classify import classify
 
 FIXTURE = Path(__file__).parent / "fixtures" / "topology_config_chains"
-
-
-def run(root: Path):
-    settings, _ = load_settings(root)
-    settings = replace(settings, use_cache=False, jobs=1)
-    index = build_index(root, settings)
-    topo, _diags = analyze_topology(index, Graphs(), settings)
-    return topo
 
 
 def entries(topo):

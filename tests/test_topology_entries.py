@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
+from repo_tree import write_tree
 
 from gyrelint.graphs.model import Graphs
 from gyrelint.index import build_index
@@ -23,14 +24,6 @@ def run(root: Path):
     return topo
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 def entries(topo):
     return {e.name: e for e in topo.keys}
 
@@ -41,7 +34,7 @@ ARGS = ("import argparse\n\n\ndef parse():\n    p = argparse.ArgumentParser()\n"
 
 
 def test_repeats_fold_into_one_entry_with_its_definition_value_and_uses(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/args.py": ARGS,
         "scripts/run.sh": "python -m pkg.main --rollout-port 9000 --actor-num-nodes 2\n"
                           "python -m pkg.main --rollout-port 9001\n",
@@ -59,7 +52,7 @@ def test_repeats_fold_into_one_entry_with_its_definition_value_and_uses(tmp_path
 
 
 def test_tests_docs_ci_and_interconnect_tuning_are_set_aside_with_their_reason(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/main.py": "import os\n\nADDR = os.environ.get('MASTER_ADDR', '127.0.0.1')\n"
                        "IFACE = os.environ.get('NCCL_SOCKET_IFNAME', 'eth0')\n",
         "tests/test_server.py": "import os\n\nPORT = os.environ.get('TEST_SERVER_PORT', '8000')\n",
@@ -91,7 +84,7 @@ def test_scope_rules():
 
 
 def test_config_files_count_only_when_loaded_and_empty_values_are_absent(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/main.py": "import hydra\nimport json\n\n\n@hydra.main(config_path='../conf', config_name='run')\n"
                        "def main(cfg):\n    return json.load(open('serve.json'))\n",
         "conf/run.yaml": "defaults:\n  - engine: vllm\ntrainer:\n  nnodes: 2\n  ports: []\n  master_addr: ''\n",
@@ -109,7 +102,7 @@ def test_config_files_count_only_when_loaded_and_empty_values_are_absent(tmp_pat
 
 
 def test_classes_by_value_and_layout_switches(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/main.py": "import yaml\n\nCFG = yaml.safe_load(open('run.yaml'))\n",
         "run.yaml": "actor:\n  strategy: fsdp\n  param_offload: true\nrollout:\n  name: vllm\n  mode: async\n"
                     "  max_staleness: 2\n  gpu_memory_utilization: 0.5\n  worker_cls: pkg.workers.RolloutWorker\n"
@@ -130,7 +123,7 @@ def test_classes_by_value_and_layout_switches(tmp_path):
 
 
 def test_a_key_read_where_actors_are_placed_is_classified_by_use(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/config.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass LaunchConfig:\n"
                          "    pool_shape: str = '2x4'\n    learning_rate: float = 1e-6\n",
         "pkg/launch.py": "from ray.util.placement_group import placement_group\n\n\n"
@@ -143,7 +136,7 @@ def test_a_key_read_where_actors_are_placed_is_classified_by_use(tmp_path):
 
 
 def test_flags_of_a_prefixed_third_party_helper_are_declared_at_the_wrapper(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/args.py": "from sglang.srt.server_args import ServerArgs\n\n\ndef add_engine_args(parser):\n"
                        "    old = parser.add_argument\n\n    def wrapper(*flags, **kw):\n"
                        "        name = f\"--engine-{flags[0].lstrip('-')}\"\n        old(name, **kw)\n\n"
@@ -162,7 +155,7 @@ def test_flags_of_a_prefixed_third_party_helper_are_declared_at_the_wrapper(tmp_
 def test_text_and_json_show_entries_and_what_was_folded(tmp_path):
     from gyrelint.cli import main
 
-    root = write(tmp_path, {
+    root = write_tree(tmp_path, {
         "pkg/args.py": ARGS,
         "pkg/net.py": "import socket\n\ns = socket.socket()\ns.bind(('0.0.0.0', 1))\n",
         "scripts/run.sh": "python -m pkg.main --rollout-port 9000\n",
@@ -194,7 +187,7 @@ def test_report_schema_describes_key_entries():
 
 
 def test_a_variable_that_carries_one_flag_value_folds_into_that_flag(tmp_path):
-    topo = run(write(tmp_path, {
+    topo = run(write_tree(tmp_path, {
         "pkg/args.py": ARGS + "\n\nimport os\n\nSERVE = os.environ.get('ROLLOUT_PORT')\n",
         "scripts/run.sh": "ACTOR_NUM_NODES=4\npython -m pkg.main --actor-num-nodes ${ACTOR_NUM_NODES:-2}\n",
         "scripts/other.sh": "MASTER_PORT=1\npython -m a --x-port $MASTER_PORT\npython -m b --y-port $MASTER_PORT\n",

@@ -14,6 +14,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from repo_tree import write_tree
+
 from gyrelint.api import analyze
 from gyrelint.graphs.symbols import as_library, build_symbols
 from gyrelint.index.scope import _owners, library_names
@@ -81,20 +83,12 @@ def test_a_table_without_copies_reads_names_as_they_are() -> None:
     assert build_symbols([]).libraries == {}
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
-
-
 OWN = "# Copyright 2025 Plover Labs Ltd.\n"
 
 
 def test_an_adapter_package_named_after_its_engine_stays_product(tmp_path: Path) -> None:
     """A package named like a library that imports only that library: name + "no host import" is not enough."""
-    root = _write(tmp_path, {
+    root = write_tree(tmp_path, {
         "pyproject.toml": '[project]\nname = "plover"\n',
         "plover/__init__.py": OWN, "plover/train.py": OWN + "import torch\n",
         "plover/integrations/__init__.py": OWN,
@@ -107,7 +101,7 @@ def test_an_adapter_package_named_after_its_engine_stays_product(tmp_path: Path)
 
 def test_a_copy_in_a_vendor_folder_with_foreign_headers_is_vendored(tmp_path: Path) -> None:
     foreign = "# Copyright (c) 2021 Fastlib Authors\n# All rights reserved.\n"
-    root = _write(tmp_path, {
+    root = write_tree(tmp_path, {
         "pyproject.toml": '[project]\nname = "plover"\n',
         "plover/__init__.py": OWN, "plover/train.py": OWN + "from plover.vendor.fastlib import ops\n",
         "plover/loop.py": OWN + "import plover.train\n",
