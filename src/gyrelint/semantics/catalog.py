@@ -605,10 +605,14 @@ def _decode_line(fn: FnFacts) -> int | None:
     return line if fed & grown else None
 
 
+def _at(line: int | None, strength: float) -> tuple[tuple[int, float], ...]:
+    """One match at ``line`` with ``strength``, or none: what a body signal answers from a lookup."""
+    return ((line, strength),) if line is not None else ()
+
+
 def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """A hand-written decoding loop: the model run on its own drawn tokens, one step at a time."""
-    line = _decode_line(fn)
-    return ((line, STRONG),) if line is not None else ()
+    return _at(_decode_line(fn), STRONG)
 
 
 _DRAW_CONTEXT = ("logit", "softmax", "temperature", "top_p", "top_k", "vocab", "next_token", "action", "policy")
@@ -1031,26 +1035,22 @@ def rollout_interface(fn: FnFacts, facts: Facts) -> bool:
 
 def _weight_sender(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Parameters of a module reach a call that leaves the process (found by ``payload.weight_flow``)."""
-    line = facts.weight_senders.get(fn.qualname)
-    return ((line, STRONG),) if line is not None else ()
+    return _at(facts.weight_senders.get(fn.qualname), STRONG)
 
 
 def _weight_receiver(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """The method a parameter payload is handed to, or a body loading what a transport delivered."""
-    line = facts.weight_receivers.get(fn.qualname)
-    return ((line, STRONG),) if line is not None else ()
+    return _at(facts.weight_receivers.get(fn.qualname), STRONG)
 
 
 def _serves_handoff_state(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Returns what a transport-fed handoff method of its class stored (found by ``tag.served_state``)."""
-    line = facts.handoff_state.get(fn.qualname)
-    return ((line, MEDIUM),) if line is not None else ()
+    return _at(facts.handoff_state.get(fn.qualname), MEDIUM)
 
 
 def _rollout_carrier(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """An end of an opaque carrier that sampling output goes into (found by ``handoff.rollout_carriers``)."""
-    line = facts.rollout_carriers.get(fn.qualname)
-    return ((line, MEDIUM),) if line is not None else ()
+    return _at(facts.rollout_carriers.get(fn.qualname), MEDIUM)
 
 
 # ---------------------------------------------------------------- the catalog
