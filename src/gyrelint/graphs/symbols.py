@@ -210,18 +210,23 @@ class SymbolTable:
     def imported(self, module: str, scope: str, name: str) -> str | None:
         """The dotted name an import binds ``name`` to as seen from ``scope`` (re-exports
         followed); None when no import binds it there (a local, a def, a builtin, unknown)."""
+        b = self.binding(module, self._scope_binding(module, scope, name), name)
+        return None if b is None else self._dotted(b.target, 0) or b.target
+
+    def _scope_binding(self, module: str, scope: str, name: str) -> str:
+        """The scope whose binding of ``name`` is seen from ``scope``: the innermost enclosing
+        function scope that binds it locally (a class body is seen only from itself), else the
+        module scope (also for a ``global`` declaration). Python's scoping rule, kept in one place."""
         s, first = scope, True
         classes = self.class_scopes.get(module, _EMPTY)
         while s != MODULE_SCOPE:
             if name in self.globals.get((module, s), _EMPTY):
                 break
             if (first or s not in classes) and name in self.locals.get((module, s), _EMPTY):
-                b = self.binding(module, s, name)
-                return None if b is None else self._dotted(b.target, 0) or b.target
+                return s
             first = False
             s = s.rsplit(".", 1)[0] if "." in s else MODULE_SCOPE
-        b = self.binding(module, MODULE_SCOPE, name)
-        return None if b is None else self._dotted(b.target, 0) or b.target
+        return MODULE_SCOPE
 
     def binding(self, module: str, scope: str, name: str) -> Binding | None:
         """The import that binds ``name`` in exactly ``scope`` of ``module`` (star imports included)."""
@@ -256,21 +261,15 @@ class SymbolTable:
                 if t is not None:
                     return self._join(t, rest[1:], depth)
                 return self._join(cls, rest, depth)
-        s, first = scope, True
-        classes = self.class_scopes.get(module, _EMPTY)
-        while s != MODULE_SCOPE:
-            if head in self.globals.get((module, s), _EMPTY):
-                break
-            if (first or s not in classes) and head in self.locals.get((module, s), _EMPTY):
-                q = f"{module}.{s}.{head}"
-                if q in self.definitions:
-                    return self._join(q, rest, depth)
-                b = self.binding(module, s, head)
-                if b is not None:
-                    return self._join(b.target, rest, depth)
-                return None  # a local variable shadows whatever the name means outside
-            first = False
-            s = s.rsplit(".", 1)[0] if "." in s else MODULE_SCOPE
+        s = self._scope_binding(module, scope, head)
+        if s != MODULE_SCOPE:
+            q = f"{module}.{s}.{head}"
+            if q in self.definitions:
+                return self._join(q, rest, depth)
+            b = self.binding(module, s, head)
+            if b is not None:
+                return self._join(b.target, rest, depth)
+            return None  # a local variable shadows whatever the name means outside
         got = self._member(module, head, depth)
         if got is not None:
             return self._join(got, rest, depth)
