@@ -32,6 +32,9 @@ FILES = HELD + sorted(DEV.glob("*.json"))
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 RELEASE = re.compile(r"^\d+(\.\d+)+$")
 MINIMUM = {"sampling": 15, "training": 15, "handoff": 8, "driver": 2, "neutral": 15}
+# A development set may be a library whose training loop lives in another package (ART's is
+# TRL's trainer): it labels what the tree has, and a lower training minimum says so.
+DEV_MINIMUM = {**MINIMUM, "training": 8}
 
 
 def _module_of(file: str) -> str:
@@ -120,7 +123,7 @@ def test_no_duplicates_and_no_two_functions_on_one_line(path: Path):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_minimum_counts_and_both_handoff_kinds(path: Path):
-    check_counts(_load(path)["labels"], MINIMUM, path.name)
+    check_counts(_load(path)["labels"], DEV_MINIMUM if path.parent == DEV else MINIMUM, path.name)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
