@@ -3,6 +3,10 @@
 # outside the repository. Nothing fetched here is ever committed. Idempotent: what is already
 # there is neither downloaded nor unpacked again.
 # GYRELINT_FETCH_SCALE=1 also fetches transformers 4.57.1 (about 2,200 files), the scale corpus.
+# GYRELINT_FETCH_GIT=1 also clones the labelled git checkouts at their pinned commits into
+# $CACHE/git/heldout/<name> (tests/corpus_truth_heldout) and $CACHE/git/dev/<name>
+# (tests/corpus_truth_dev): pass those folders to bench/*.py --corpora. Cloning runs no code of
+# the cloned repository (no hooks, LFS smudging off).
 set -euo pipefail
 CACHE=${GYRELINT_CORPORA:-$HOME/.cache/gyrelint-corpora}
 mkdir -p "$CACHE/wheels" "$CACHE/sdist" "$CACHE/src" "$CACHE/pycg"
@@ -20,4 +24,25 @@ for w in wheels/*.whl; do
   [ -d "src/$n" ] || (mkdir -p "src/$n" && cd "src/$n" && unzip -qo "../../$w")
 done
 [ -d pycg/pycg-0.0.8 ] || tar xzf sdist/pycg-0.0.8.tar.gz -C pycg
+if [ "${GYRELINT_FETCH_GIT:-0}" = 1 ]; then
+  # folder name url commit
+  while read -r set name url commit; do
+    dest="git/$set/$name"
+    [ -d "$dest" ] && continue
+    mkdir -p "git/$set"
+    GIT_LFS_SKIP_SMUDGE=1 git -c core.hooksPath=/dev/null clone -q --no-checkout "$url" "$dest.part"
+    GIT_LFS_SKIP_SMUDGE=1 git -c core.hooksPath=/dev/null -C "$dest.part" checkout -q "$commit"
+    mv "$dest.part" "$dest"
+  done <<'TREES'
+heldout slime https://github.com/THUDM/slime 624b824a898ab0ec1fcb4d373004c7f3852bf515
+heldout roll https://github.com/alibaba/ROLL 8eb27cc2dc34c4d1310b169d9b86d339004d811a
+heldout skyrl https://github.com/NovaSky-AI/SkyRL a9564572eb8e91076be43c1bd5e4615e3de17265
+heldout open_instruct https://github.com/allenai/open-instruct e6c3044aa6201c8bfa4573c1b03142af599e730d
+heldout prime_rl https://github.com/PrimeIntellect-ai/prime-rl 559b44772e471d1538537b8805cc77f3824a5e64
+heldout pipelinerl https://github.com/ServiceNow/PipelineRL 58d393458625ad63ed539f2dcd072c85700c557f
+heldout nemo_rl https://github.com/NVIDIA-NeMo/RL 7ea279abfbeb698b092856d0dab61e7cf39bc909
+dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845c9937bbe
+dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
+TREES
+fi
 echo "$CACHE"

@@ -83,6 +83,16 @@ def test_fetch_script_gets_every_labelled_wheel():
             assert re.search(rf"[A-Za-z0-9_.-]+=={re.escape(version)}\b", script), path.name
 
 
+def test_fetch_script_clones_every_labelled_git_tree():
+    """A label set pinned to a commit is a tree GYRELINT_FETCH_GIT=1 clones, into the folder the bench reads."""
+    script = (HERE.parent / "scripts" / "fetch_corpora.sh").read_text(encoding="utf-8")
+    for path in FILES:
+        data = _load(path)
+        if COMMIT.match(data["version"]):
+            kind = "dev" if path.parent == DEV else "heldout"
+            assert re.search(rf"^{kind} {data['framework']} https://github\.com/\S+ {data['version']}$", script, re.M), path.name
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_top_level_metadata(path: Path):
     data = _load(path)
