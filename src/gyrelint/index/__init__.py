@@ -360,6 +360,7 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
     total, done = len(files.python), 0
     key_of = {item[1]: item[3] for item in todo + stored}
     seen: set[str] = set()
+    memo: dict = {}  # values shared across the summaries decoded here (see cache._shared)
 
     def take(out: list[_Result]) -> None:
         """Record a batch as it arrives: decoding overlaps with the workers still parsing."""
@@ -367,7 +368,7 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
         for path, got, diag in out:
             if isinstance(got, bytes):
                 try:
-                    got = decode(key_of[path], got)
+                    got = decode(key_of[path], got, memo)
                 except CacheError as exc:  # a worker's own entry: only a bug can get here
                     got, diag = None, Diagnostic(path, 0, f"internal error reading the summary ({exc}); file skipped", "parse")
             if got is not None:
@@ -399,7 +400,7 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
         late: list[_Item] = []
         for item in stored:
             assert cache is not None
-            cached = cache.lookup(item[3])
+            cached = cache.lookup(item[3], memo)
             if isinstance(cached, FileSummary):
                 index.summaries[item[1]] = cached
                 index.stats.cached += 1
@@ -475,7 +476,12 @@ class _Workers:
         waiting for it would leave the others to decode at the end."""
         from concurrent.futures import as_completed
 
-        for fut in as_completed(self.futures):
+        # the pool is handed its futures and this list let go: a finished future holds its
+        # batch of encoded summaries (17 MiB on verl), kept alive to the end by the list
+        futures, self.futures = self.futures, []
+        done = as_completed(futures)
+        del futures
+        for fut in done:
             yield fut.result()
 
     def close(self) -> None:
