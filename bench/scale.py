@@ -143,10 +143,10 @@ def measure(repo: Path, cache_dir: Path, skip_parse: bool, profile: str | None) 
     rows.append(("after the parse, total", sum(r[1] for r in post), sum(r[2] for r in post), max(r[3] for r in post)))
     rows.append(("index + after (cold analyze)", rows[1][1] + rows[-1][1], rows[1][2] + rows[-1][2],
                  max(rows[1][3], rows[-1][3])))
-    parse_cpu = rows[0][2]
+    parse_cpu = float("nan") if skip_parse else rows[0][2]
     print(f"{'stage':<34}{'seconds':>9}{'x parse':>9}{'CPU s':>9}{'x parse':>9}{'peak RSS MiB':>14}")
     for name, sec, cpu_s, mib in rows:
-        print(f"{name:<34}{sec:>9.2f}{sec / parse:>9.2f}{cpu_s:>9.2f}{cpu_s / parse_cpu if parse_cpu else float('nan'):>9.2f}"
+        print(f"{name:<34}{sec:>9.2f}{sec / parse:>9.2f}{cpu_s:>9.2f}{cpu_s / parse_cpu:>9.2f}"
               f"{mib:>14.0f}")
     return rows
 

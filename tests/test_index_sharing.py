@@ -78,3 +78,27 @@ def test_without_a_memo_an_entry_shares_within_itself() -> None:
     assert got == extracted
     selfs = [t for t in _objects(got, []) if t == ("n", "self")]
     assert len({id(t) for t in selfs}) == 1
+
+
+def _validates() -> bool:
+    """Whether libcst still checks the nodes built in this process."""
+    import libcst
+
+    try:
+        libcst.Name("")
+    except libcst.CSTValidationError:
+        return True
+    return False
+
+
+def test_only_parse_workers_skip_libcst_node_validation() -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import gyrelint.index as index_mod
+
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=index_mod._init_worker,
+                             initargs=index_mod._worker_args(ctx)) as pool:
+        assert pool.submit(_validates).result(timeout=60) is False
+    assert _validates()  # the calling process (the inline path, the API user's libcst) keeps validating

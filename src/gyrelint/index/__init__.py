@@ -549,6 +549,7 @@ def _init_worker(parent: int | None = None) -> None:
     life), and the worker exits at once.
     """
     gc.freeze()
+    _trust_parser_nodes()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler a forked worker inherits from the CLI
     if hasattr(signal, "pthread_sigmask"):
@@ -558,6 +559,29 @@ def _init_worker(parent: int | None = None) -> None:
         threading.Thread(target=_watch_parent, args=(ppid,), name="gyrelint-parent-watch", daemon=True).start()
     if parent is not None and os.getppid() != parent:
         os._exit(1)
+
+
+def _trust_parser_nodes() -> None:
+    """In a parse worker only: skip libcst's per-node ``_validate`` after construction.
+
+    libcst checks every node it builds (whitespace around keywords, non-empty names...),
+    which is for trees edited by hand: the parser's own output already has that shape, and
+    libcst's source says so ("avoid validating the tree when parsing a file"). It is an
+    eighth of the parse's CPU (verl, 200 files: 3.1 -> 2.7 CPU-s). The worker never builds
+    a node itself, so nothing goes unchecked that was checked before; the calling process
+    (the inline path, the API user's own libcst) keeps validating.
+    """
+    try:
+        from libcst._nodes import base
+    except ImportError:  # another libcst layout: validate as usual
+        return
+    node = getattr(base, "CSTNode", None)
+    if node is not None and "__post_init__" in vars(node):
+        node.__post_init__ = _no_validation
+
+
+def _no_validation(self: object) -> None:
+    return None
 
 
 _HELD = {signal.SIGINT, signal.SIGTERM}
