@@ -326,7 +326,9 @@ def test_a_warm_index_never_loads_the_parser(tmp_path: Path) -> None:
     )
     runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
             for _ in range(2)]
-    assert runs == [["11", "0", "True"], ["0", "11", "False"]]
+    # the cold run parses in its workers, which load libcst themselves: the calling process
+    # never holds it (7.5 MiB of its peak for the whole run)
+    assert runs == [["11", "0", "False"], ["0", "11", "False"]]
 
 
 def test_files_that_cannot_be_summarised_are_reported_again_from_the_cache(tmp_path: Path, monkeypatch) -> None:
