@@ -64,7 +64,7 @@ def from_public_api(a: Analysis) -> bool:
     functions (``graphs.reach.loop_reach``), and the reports must not say "from an entry point"."""
     from ..graphs.reach import PUBLIC_API
 
-    return getattr(a.graphs, "reach_roots", None) == PUBLIC_API
+    return a.reach_roots == PUBLIC_API
 
 
 def ignored_line(a: Analysis) -> str:
