@@ -27,7 +27,8 @@ def test_the_library_loop_is_online_in_one_process():
     assert a.handoff.online
     assert a.handoff.weight_sync_path[-1] in ("quillrl.engines.fast_decoder.FastDecoder.refit",
                                               "quillrl.engines.colocated.ColocatedSampler.sync")
-    assert a.handoff.weight_sync_path[0].startswith("quillrl.algorithms.")  # from the optimizer step
+    first = a.functions[a.handoff.weight_sync_path[0]]  # from the weight sender, not the optimizer step
+    assert first.side.value == "handoff" and first.handoff_kind.value == "weight_sync"
     assert a.topology.verdict == "same-process"
 
 

@@ -338,6 +338,11 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             break
 
 
+def defined_only(facts: Facts, edges: dict[str, dict[str, float]]) -> set[tuple[str, str]]:
+    """(parent, nested function) edges that only define the nested one (see ``_only_defines``)."""
+    return {(u, v) for u, row in edges.items() for v in row if _only_defines(u, v, facts)}
+
+
 def _only_defines(parent: str, child: str, facts: Facts) -> bool:
     """``child`` is a function defined in ``parent``'s body that ``parent`` never calls: a route
     handler or callback the app factory registers. Its callers are whoever the framework hands it

@@ -24,7 +24,15 @@ from .handoff import (
     weight_sync_path,
 )
 from .payload import weight_flow
-from .sides import SideResult, assign_sides, call_edges, caller_context, clear_sides, rollout_scoring
+from .sides import (
+    SideResult,
+    assign_sides,
+    call_edges,
+    caller_context,
+    clear_sides,
+    defined_only,
+    rollout_scoring,
+)
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 
 
@@ -157,7 +165,10 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h = sem.handoff
     h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
     h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
-    h.online, h.weight_sync_path = weight_sync_path(sides, edges, reached, frozenset(outside))
+    h.online, h.weight_sync_path = weight_sync_path(sides, edges, reached, frozenset(outside),
+                                                        frozenset(facts.weight_senders),
+                                                        frozenset(facts.weight_receivers),
+                                                        defined_only(facts, edges))
     same = same_object(facts, sides, _loop_lines(index))
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push

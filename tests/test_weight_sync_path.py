@@ -1,0 +1,29 @@
+"""The headline weight-sync path is the weights' own way: from the sender to the receiver.
+
+``tests/fixtures/accuracy_sender_path``: a step loop samples on engine actors, trains on a learner
+actor, then a bridge asks the learner to ship its parameters to the engines, which load them. The
+path used to climb from the optimizer step up to the loop and back down
+(``train_step → main → refresh → ship_params → accept_tensor``, the test failed before the fix).
+"""
+
+from __future__ import annotations
+
+from test_accuracy_patterns import _analysis, wrong_labels
+
+from gyrelint.render.text import render_text
+
+NAME = "accuracy_sender_path"
+
+
+def test_the_path_runs_from_the_sender_to_the_receiver():
+    a = _analysis(NAME)
+    assert wrong_labels(NAME) == []
+    assert a.handoff.online
+    assert a.handoff.weight_sync_path == ["kestrel.bridge.WeightBridge.refresh", "kestrel.learner.Learner.ship_params",
+                                          "kestrel.engine.EngineWorker.accept_tensor"]
+
+
+def test_the_text_report_names_the_path_for_what_it_is():
+    text = render_text(_analysis(NAME))
+    assert "path of the weights from the sender to the sampler" in text
+    assert "from the parameter update" not in text
