@@ -1,4 +1,5 @@
-"""The headline weight-sync path is the weights' own way: from the sender to the receiver.
+"""Split-process loops (issue 14): the headline weight-sync path is the weights' own way, from the
+sender to the receiver; loops over actor endpoints drive both chains.
 
 ``tests/fixtures/accuracy_sender_path``: a step loop samples on engine actors, trains on a learner
 actor, then a bridge asks the learner to ship its parameters to the engines, which load them. The
@@ -27,3 +28,11 @@ def test_the_text_report_names_the_path_for_what_it_is():
     text = render_text(_analysis(NAME))
     assert "path of the weights from the sender to the sampler" in text
     assert "from the parameter update" not in text
+
+
+def test_actor_endpoints_called_through_a_verb_reach_the_method():
+    """``handle.m.route(x)`` / ``handle.m.call_one(x)`` on handles an untyped factory returns run the
+    actor's ``m`` (methods its class marks with one endpoint decorator): the loop that calls the
+    sampler's and the learner's endpoints is the driver (both were neutral before: the resolver
+    guessed the verb, not the method)."""
+    assert wrong_labels("accuracy_actor_endpoints") == []
