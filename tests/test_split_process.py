@@ -36,3 +36,11 @@ def test_actor_endpoints_called_through_a_verb_reach_the_method():
     sampler's and the learner's endpoints is the driver (both were neutral before: the resolver
     guessed the verb, not the method)."""
     assert wrong_labels("accuracy_actor_endpoints") == []
+
+
+def test_the_weights_way_through_a_store_and_its_layout_helpers():
+    """A state dict read from a subscripted container (``self.states["model"].state_dict()``) and put
+    in a key-value store makes a sender; the helpers that only convert what it hands them (split,
+    concatenate into the engine's layout) are the weight sync too; the key builder stays neutral.
+    All three were neutral before."""
+    assert wrong_labels("accuracy_weight_helpers") == []

@@ -33,6 +33,7 @@ from .sides import (
     clear_sides,
     defined_only,
     rollout_scoring,
+    weight_sync_helpers,
 )
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 
@@ -148,6 +149,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
+    weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
