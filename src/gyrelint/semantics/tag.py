@@ -15,6 +15,7 @@ from .catalog import SIGNALS, drop_resampling, user_signals
 from .endpoints import endpoint_edges
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
+from .files import file_handoffs
 from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
@@ -151,6 +152,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
+    loops = _loop_lines(index)
+    file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
@@ -173,7 +176,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                                                         frozenset(facts.weight_senders),
                                                         frozenset(facts.weight_receivers),
                                                         defined_only(facts, edges))
-    same = same_object(facts, sides, _loop_lines(index))
+    same = same_object(facts, sides, loops)
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push
         h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]
