@@ -22,6 +22,9 @@ _PLAIN = frozenset({"property", "staticmethod", "classmethod", "abstractmethod",
                     "wraps", "setter", "getter", "deleter", "overload", "final", "no_grad", "inference_mode",
                     "contextmanager", "asynccontextmanager", "lru_cache", "cache", "jit", "compile"})
 MAX_EXACT = 4  # more same-named endpoints than this: a name guess
+# the verbs actor libraries run an endpoint with (Ray's ``remote`` is the graphs stage's)
+VERBS = frozenset({"call", "call_one", "choose", "route", "fanout", "broadcast", "stream", "cast", "acall",
+                   "call_async", "invoke"})
 
 
 def _mark(decorator: str) -> str | None:
@@ -55,8 +58,9 @@ def endpoint_methods(facts: Facts) -> dict[str, list[str]]:
 def endpoint_edges(facts: Facts) -> None:
     """Add an edge from ``h.m.verb(...)`` to the repo's endpoint methods named ``m`` (see the module doc).
 
-    Only sites the graphs stage did not resolve exactly; ``self.m.verb`` (a method's own
-    attribute) and calls whose verb is itself one of those endpoints are left alone.
+    Only sites the graphs stage did not resolve exactly and whose verb is one actor libraries
+    use (``VERBS``); ``self.m.verb`` (a method's own attribute) and calls whose verb is itself
+    one of those endpoints are left alone.
     """
     methods = endpoint_methods(facts)
     if not methods:
@@ -69,6 +73,6 @@ def endpoint_edges(facts: Facts) -> None:
             if len(parts) < 3 or parts[0] in ("self", "cls") and len(parts) == 3 or "(" in c.site.func:
                 continue
             cands = [t for t in methods.get(parts[-2], ()) if t != q]
-            if not cands or parts[-1] in methods:
+            if not cands or parts[-1] not in VERBS or parts[-1] in methods:
                 continue
             fn.extra.append((tuple(cands), EXACT if len(cands) <= MAX_EXACT else WEAK))
