@@ -49,8 +49,10 @@ def test_the_weights_way_through_a_store_and_its_layout_helpers():
 def test_trajectories_handed_over_through_files():
     """A rollout process writes each step's batch to a shared folder and a trainer process polls for
     it and reads it back: the writer and the reader are the trajectory handoff (neutral and training
-    before); a parquet file read once before the loop and a checkpoint kept for resumption stay
-    neutral; the loop of each process keeps its side and the launcher of both is the driver."""
+    before); the trainer's helper that saves the model for the server's reload route is the weight
+    sync's publishing end (training before); a parquet file read once before the loop and a
+    checkpoint kept for resumption (it holds the optimizer's state) stay neutral; the loop of each
+    process keeps its side and the launcher of both is the driver."""
     a = _analysis("accuracy_file_handoff")
     assert wrong_labels("accuracy_file_handoff") == []
     assert a.handoff.trajectory == ["wren.orchestrator.write_batch", "wren.trainer.read_batch"]

@@ -106,6 +106,56 @@ def file_handoffs(facts: Facts, edges: dict[str, dict[str, float]], results: dic
                 break
 
 
+_SAVE_METHODS = frozenset({"save_pretrained", "save_model", "save_file"})  # a model folder / safetensors file
+_OPTIM_WORDS = ("optim", "scheduler", "sched", "scaler", "rng")
+
+
+def published_weights(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult],
+                      loops: dict[str, list[int]]) -> None:
+    """Weights published as a checkpoint the sampler reloads: the trainer-side end of the weight sync.
+
+    A helper with no evidence of its own that saves the model (``save_pretrained``, a safetensors
+    ``save_file``, ``torch.save`` of a ``state_dict()``) inside a loop of training-side code, when
+    the sampling side reloads weights (a weight-sync function some sampling-side code calls: the
+    server's reload route with the path, an engine's load), is the weight sync's publishing end. A
+    checkpoint that also holds optimizer, scheduler or RNG state is for resuming the run: neutral.
+    """
+    callers: dict[str, list[str]] = {}
+    for u, row in edges.items():
+        for v in row:
+            if v != u:
+                callers.setdefault(v, []).append(u)
+    reloads = any(r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC and
+                  any(results[u].side == Side.SAMPLING for u in callers.get(q, ()) if u in results)
+                  for q, r in results.items())
+    if not reloads:
+        return
+    for q, fn in facts.functions.items():
+        r = results.get(q)
+        if r is None or any(v > 0 for v in r.own.values()) or facts.out_of_scope(fn.module):
+            continue
+        if r.side != Side.NEUTRAL and not (r.side == Side.TRAINING and r.evidence and
+                                           all(e.via.startswith("caller:") for e in r.evidence)):
+            continue  # on the trainer's side only because its callers are: still a candidate
+        ups = [u for u in callers.get(q, ()) if u in results]
+        if not ups or any(results[u].side != Side.TRAINING for u in ups):
+            continue
+        if not any(_in_loop(u, line, loops) for u in ups for line in _lines(facts, u, q)):
+            continue
+        for c in fn.calls:
+            text = repr(c.site.expr).lower()
+            saves = c.method in _SAVE_METHODS or ("torch.save" in c.names and "state_dict" in text)
+            if saves and not any(w in text for w in _OPTIM_WORDS):
+                r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
+                r.evidence = [Evidence("checkpoint-publish", fn.file, c.site.line, "own"),
+                              *(e for e in r.evidence if not e.via.startswith("caller:"))]
+                break
+
+
+def _lines(facts: Facts, caller: str, callee: str) -> list[int]:
+    return [c.site.line for c in facts.functions[caller].calls if callee in c.targets]
+
+
 def _mark(r: SideResult, file: str, line: int) -> None:
     r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
     r.evidence = [Evidence("file-handoff", file, line, "own"), *(e for e in r.evidence if not e.via.startswith("caller:"))]

@@ -15,7 +15,7 @@ from .catalog import SIGNALS, drop_resampling, user_signals
 from .endpoints import endpoint_edges
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
-from .files import file_handoffs
+from .files import file_handoffs, published_weights
 from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
@@ -154,6 +154,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
+    published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
