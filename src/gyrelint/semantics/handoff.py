@@ -138,9 +138,10 @@ def sender_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]]
     def rank(q: str, dist: int) -> tuple:
         return (q in outside, q not in reached, dist, q)
 
+    graphs = {d: _forward(calls, d, hubs) for d in (0.5, 0.0)}  # exact edges first, then name guesses
     for srcs in (moving, push):
         for min_decay in (0.5, 0.0):
-            fwd, rev = _forward(calls, min_decay, hubs)
+            fwd, rev = graphs[min_decay]
             seen = _bfs(sorted(q for q in srcs if q not in hubs), fwd, limit=10)
             hits = sorted(rank(q, d) for q, (d, _) in seen.items() if q in recv and d > 0)
             if hits:
@@ -148,7 +149,7 @@ def sender_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]]
                 return _climb(path, rev, sides, reached, outside, recv)
     # no receiver the calls reach (a transport between processes, an external server's route): the
     # longest way from a weight-sync function down to a push that moves the parameters
-    fwd, rev = _forward(calls, 0.5, hubs)
+    fwd, rev = graphs[0.5]
     best: tuple | None = None
     for q in sorted(push):
         seen = _bfs([q], fwd, limit=6)
