@@ -70,7 +70,9 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
     online, joined = _update_to_sync(sides, edges, reached, outside)
     if not online:
         return False, []
-    return True, sender_path(sides, edges, reached, outside, senders, receivers, defines) or joined
+    path = sender_path(sides, edges, reached, outside, senders, receivers, defines)
+    # the rules and ``diff`` read a path without a weight-sync function as a broken loop
+    return True, path if any(_is_sync(sides.get(q)) for q in path) else joined
 
 
 def _forward(edges: dict[str, dict[str, float]], min_decay: float,
