@@ -12,7 +12,7 @@ from __future__ import annotations
 from test_accuracy_patterns import FIX, _analysis, own_signals, wrong_labels
 
 from gyrelint.api import analyze
-from gyrelint.graphs.reach import api_roots, loop_reach
+from gyrelint.graphs.reach import ENTRY_POINTS, PUBLIC_API, api_roots, loop_reach
 
 NAME = "accuracy_library_loop"
 
@@ -27,7 +27,8 @@ def test_the_library_loop_is_online_in_one_process():
     assert a.handoff.online
     assert a.handoff.weight_sync_path[-1] in ("quillrl.engines.fast_decoder.FastDecoder.refit",
                                               "quillrl.engines.colocated.ColocatedSampler.sync")
-    assert a.handoff.weight_sync_path[0].startswith("quillrl.algorithms.")  # from the optimizer step
+    first = a.functions[a.handoff.weight_sync_path[0]]  # from the weight sender, not the optimizer step
+    assert first.side.value == "handoff" and first.handoff_kind.value == "weight_sync"
     assert a.topology.verdict == "same-process"
 
 
@@ -55,7 +56,34 @@ def test_entry_points_that_reach_the_loop_keep_their_answer():
     g = a.graphs
     loop = [q for q, f in a.functions.items() if f.side.value != "neutral"]
     assert any(q in g.reached for q in loop)
-    assert loop_reach(g, loop, lambda _f: False) is g.reached
+    got = loop_reach(g, loop, lambda _f: False)
+    assert got.reached == g.reached and got.roots == ENTRY_POINTS
+
+
+def test_the_public_api_reach_is_the_semantics_result_and_the_graphs_stay_as_built():
+    """The public-API reach is a result of its own (``Semantics.reach``, ``Analysis.reach_roots``):
+    the graphs' ``reached`` keeps what the entry points reach (here nothing), on a cold run and on
+    a run whose semantics come from the cache alike. Before, the semantics stage overwrote it."""
+    import tempfile
+    from pathlib import Path
+
+    from gyrelint.graphs import build_graphs
+    from gyrelint.index import build_index
+    from gyrelint.semantics import tag
+    from gyrelint.settings import Settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(cache_dir=Path(tmp), jobs=1)
+        for _ in range(2):  # cold, then the semantics cache
+            index = build_index(FIX / NAME, settings)
+            g = build_graphs(index, [])
+            before = set(g.reached)
+            sem = tag(index, g, settings)
+            assert g.reached == before == set()
+            assert sem.reach.roots == PUBLIC_API
+            assert "quillrl.algorithms.trainer.OnlineTrainer.fit" in sem.reach.reached
+            assert sem.functions["quillrl.algorithms.trainer.OnlineTrainer.fit"].reached
+    assert analyze(FIX / NAME, use_cache=False, jobs=1).reach_roots == PUBLIC_API
 
 
 def test_look_alikes_around_a_trainer_stay_neutral():

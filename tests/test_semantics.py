@@ -62,12 +62,13 @@ def test_evidence_names_the_callee_for_delegating_functions(loop):
     assert "callee:looprl.trainer.Learner.train_step" in vias
 
 
-def test_weight_sync_path_goes_from_update_to_sampler(loop):
+def test_weight_sync_path_goes_from_sender_to_sampler(loop):
+    """The headline path is the weights' own way, sender → receiver, not the climb from the
+    optimizer step up to the step loop and back down (it started at ``Learner.train_step`` and ran
+    through ``main.main`` before)."""
     h = loop.handoff
     assert h.online is True
-    assert h.weight_sync_path[0] == "looprl.trainer.Learner.train_step"
-    assert h.weight_sync_path[-1] == "looprl.sampler.RolloutWorker.receive_weights"
-    assert "looprl.main.main" in h.weight_sync_path
+    assert h.weight_sync_path == ["looprl.main.push_weights", "looprl.sampler.RolloutWorker.receive_weights"]
     assert "looprl.sampler.RolloutWorker.receive_weights" in h.weight_sync
 
 

@@ -42,3 +42,6 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     stats: Stats = field(default_factory=Stats)
     counters: Counters = field(default_factory=Counters)  # where the code logs sampled/consumed/step/version
+    # where ``FunctionReport.reached`` came from: "entry-points", or "public-api" when no entry point
+    # reaches the loop and the package's public functions were taken as roots (``graphs.reach.loop_reach``)
+    reach_roots: str = "entry-points"

@@ -130,7 +130,8 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     sem = tag(index, graphs, settings)
     diagnostics += getattr(sem, "diagnostics", [])
     done("semantics", **{"on a side": sum(f.side.value != "neutral" for f in sem.functions.values())})
-    topology, topo_diags = analyze_topology(index, graphs, settings, online=sem.handoff.online_evidence)
+    topology, topo_diags = analyze_topology(index, graphs, settings, online=sem.handoff.online_evidence,
+                                            reached=sem.reach.reached)
     diagnostics += topo_diags
     done("topology", verdict=topology.verdict, **{"config keys": len(topology.config_keys)})
     result = Analysis(
@@ -148,6 +149,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
         diagnostics=diagnostics,
         stats=index.stats,
         counters=logged_counters(index),
+        reach_roots=sem.reach.roots,
     )
     if run_rules:
         from .rules import run_rules as _run

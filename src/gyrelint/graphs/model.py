@@ -92,9 +92,6 @@ class Graphs:
     attr_types: dict[str, dict[str, str]] = field(default_factory=dict)  # class qualname -> attr -> type
     reached: set[str] = field(default_factory=set)  # nodes reachable from the entry points
     roots: list[str] = field(default_factory=list)  # the entry nodes reachability started from
-    # where ``reached`` came from: ENTRY_POINTS, or PUBLIC_API when no entry point reaches the loop
-    # and the package's public functions were taken as roots (``reach.loop_reach``)
-    reach_roots: str = "entry-points"
     # what every name of the repo means (see ``symbols.py``); derived from the index, so never
     # stored with a cached analysis: None on one loaded from the cache
     symbols: SymbolTable | None = None

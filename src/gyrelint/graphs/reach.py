@@ -4,6 +4,7 @@ stands in for the entry points when they reach none of the loop."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from .model import Graphs
 
@@ -49,19 +50,27 @@ def api_roots(g: Graphs, outside: Callable[[str], bool]) -> list[str]:
     return out
 
 
-def loop_reach(g: Graphs, loop: Iterable[str], outside: Callable[[str], bool]) -> set[str]:
+@dataclass(frozen=True, slots=True)
+class LoopReach:
+    """What runs once the loop is known: the semantics stage's own result, so the graphs
+    (``Graphs.reached``: what the entry points reach) stay as their stage left them.
+
+    ``roots`` says where the answer came from (ENTRY_POINTS or PUBLIC_API), for the reports."""
+
+    reached: frozenset[str]
+    roots: str = ENTRY_POINTS
+
+
+def loop_reach(g: Graphs, loop: Iterable[str], outside: Callable[[str], bool]) -> LoopReach:
     """What runs: reached from the entry points, or, when they reach none of the ``loop``
     functions (those on a side), also from the package's public API (``api_roots``).
 
     Entry points that reach the loop keep the answer they give: a converter script found in a
-    library must not hide the trainer users import and call. ``g.reach_roots`` records which
-    roots the answer came from, for the reports to say so.
+    library must not hide the trainer users import and call.
     """
     loop = list(loop)
-    g.reach_roots = ENTRY_POINTS
     if any(q in g.reached for q in loop):
-        return g.reached
+        return LoopReach(frozenset(g.reached))
     extra = reachable(g, api_roots(g, outside))
-    if extra and any(q in extra for q in loop):
-        g.reach_roots = PUBLIC_API
-    return g.reached | extra if extra else g.reached
+    roots = PUBLIC_API if extra and any(q in extra for q in loop) else ENTRY_POINTS
+    return LoopReach(frozenset(g.reached | extra if extra else g.reached), roots)

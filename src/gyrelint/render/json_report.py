@@ -67,7 +67,7 @@ def _report(a: Analysis) -> dict[str, Any]:
         "modules": [_module(m, scopes) for m in a.modules],
         # what "reached" means: from the entry points, or from the package's public API when no
         # entry point reaches the RL loop (a library without a launcher)
-        "reach_roots": a.graphs.reach_roots,
+        "reach_roots": a.reach_roots,
         "ignored": _ignored(a),
         "boundary_modules": list(a.boundary_modules),
         "handoff": {

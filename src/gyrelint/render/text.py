@@ -64,7 +64,7 @@ def from_public_api(a: Analysis) -> bool:
     functions (``graphs.reach.loop_reach``), and the reports must not say "from an entry point"."""
     from ..graphs.reach import PUBLIC_API
 
-    return getattr(a.graphs, "reach_roots", None) == PUBLIC_API
+    return a.reach_roots == PUBLIC_API
 
 
 def ignored_line(a: Analysis) -> str:
@@ -161,7 +161,7 @@ def render_text(a: Analysis, paths: PathContext = REPO_RELATIVE) -> str:
     # 5: online?
     w(f"5. Loop online: {'yes' if h.online else 'no'}")
     if h.weight_sync_path:
-        w("   path from the parameter update to the sampler's weights:")
+        w("   path of the weights from the sender to the sampler:")
         for q in h.weight_sync_path:
             f = a.functions.get(q)
             w(f"     → {term(q)}  {_loc(f.file, f.line, paths) if f else ''}".rstrip())

@@ -1751,6 +1751,15 @@ SIGNALS: tuple[Signal, ...] = (
            "        self.engine.update_weights_from_tensor(named_tensors=named_tensors)\n",
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        self.weights.update(x)\n",)),
+    _s(id="engine-lora-swap", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="An inference engine's add_lora swaps in the adapter the trainer just saved: the LoRA weight sync.",
+       calls=("vllm.*.add_lora",), methods=("add_lora",), name_only=True, check=_not_path_arg,
+       examples_match=(
+           "class Service:\n    def target(self, request):\n"
+           "        self.state.vllm.async_engine.engine.remove_lora(1)\n"
+           "        self.state.vllm.async_engine.engine.add_lora(request)\n",
+       ),
+       examples_nomatch=("def target(cfg, net):\n    return cfg.add_lora_rank(net)\n",)),
     _s(id="weight-update-endpoint", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="HTTP admin endpoints of inference servers (update_weights, init group) push new weights.",
        body=_endpoint(_WEIGHT_ENDPOINT),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Set as AbstractSet
 
 from ..model import HandoffKind, ModuleReport, Side
 from .facts import Facts
@@ -54,7 +55,128 @@ def _walk(node: str, seen: dict[str, tuple[int, str | None]]) -> list[str]:
 
 
 def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]],
-                     reached: set[str], outside: frozenset[str] = frozenset()) -> tuple[bool, list[str]]:
+                     reached: AbstractSet[str], outside: frozenset[str] = frozenset(),
+                     senders: AbstractSet[str] = frozenset(), receivers: AbstractSet[str] = frozenset(),
+                     defines: AbstractSet[tuple[str, str]] = frozenset()) -> tuple[bool, list[str]]:
+    """Is the loop online, and the headline weight-sync path: from the sender to the receiver.
+
+    Online when a call path joins a parameter update and a weight push (the update calls the
+    push, or one caller, the step loop, reaches both: ``_update_to_sync``). The path shown is
+    the weights' own way (``sender_path``): from the function that takes the parameters out of
+    the trainer, down the calls, to the engine-side method that loads them; not the climb from
+    the optimizer step up to the loop and back down. ``senders``/``receivers``: the payload
+    analysis's ends (``payload.weight_flow``). Functions ``outside`` the product rank last.
+    """
+    online, joined = _update_to_sync(sides, edges, reached, outside)
+    if not online:
+        return False, []
+    path = sender_path(sides, edges, reached, outside, senders, receivers, defines)
+    # the rules and ``diff`` read a path without a weight-sync function as a broken loop
+    return True, path if any(_is_sync(sides.get(q)) for q in path) else joined
+
+
+def _forward(edges: dict[str, dict[str, float]], min_decay: float,
+             hubs: set[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Call edges of at least ``min_decay`` (strongest first per caller), hubs left out, both ways."""
+    fwd: dict[str, list[str]] = {}
+    rev: dict[str, list[str]] = {}
+    for u, row in edges.items():
+        if u in hubs:
+            continue
+        for v, d in sorted(row.items(), key=lambda kv: -kv[1]):
+            if d >= min_decay and v not in hubs:
+                fwd.setdefault(u, []).append(v)
+                rev.setdefault(v, []).append(u)
+    return fwd, rev
+
+
+def _hubs(edges: dict[str, dict[str, float]]) -> set[str]:
+    """Decorator wrappers, dynamic importers, dispatchers: they connect everything to everything,
+    so a path through one says nothing about the loop."""
+    indeg: dict[str, int] = {}
+    for row in edges.values():
+        for v in row:
+            indeg[v] = indeg.get(v, 0) + 1
+    return {q for q in set(indeg) | set(edges)
+            if (indeg.get(q, 0) > 25 and len(edges.get(q, ())) > 5) or len(edges.get(q, ())) > 60}
+
+
+def _is_sync(r: SideResult | None) -> bool:
+    return r is not None and r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC
+
+
+SENDER_CLIMB = 4  # how many weight-sync callers above the first sender the path may start
+
+
+_MOVES_WEIGHTS = frozenset({"param-broadcast", "cuda-ipc", "weight-payload-send", "ray-collective", "weight-queue"})
+
+
+def sender_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]], reached: AbstractSet[str],
+                outside: frozenset[str], senders: AbstractSet[str], receivers: AbstractSet[str],
+                defines: AbstractSet[tuple[str, str]] = frozenset()) -> list[str]:
+    """The weights' way: sender → … → receiver over call edges (``.remote`` included), or [].
+
+    Senders are the weight-sync functions that push (parameters reach a crossing, or a push
+    signal of their own that is no receiving end); receivers the weight-sync functions that load
+    what arrives into the engine (own receiving evidence, or a payload receiver). The shortest
+    forward path from a sender to a receiver wins, reached and product code first, exact edges
+    before name guesses; it then starts at the topmost weight-sync caller of its sender (the
+    orchestrator of the push, not the trainer's loop above it). With no receiver in the repo (an
+    HTTP route of an external server), the path runs from the sender down to its last push.
+    ``defines``: (parent, nested function) edges that only define the nested one (a route handler
+    an app factory registers): the factory does not call it.
+    """
+    recv = {q for q, r in sides.items() if _is_sync(r) and (_own_ids(r) & _RECEIVER_SIGNALS or q in receivers)}
+    push = {q for q, r in sides.items() if q not in recv and (_own_ids(r) & _SYNC_PUSH or q in senders)
+            and (_is_sync(r) or r.own.get("weight_sync", 0) >= 1.0)}
+    if not push:
+        return []
+    # the parameters themselves leave here (a payload sender, a broadcast, IPC handles), not a
+    # request builder or a group's set-up
+    moving = {q for q in push if q in senders or _own_ids(sides[q]) & _MOVES_WEIGHTS}
+    hubs = _hubs(edges)
+    calls = {u: {v: d for v, d in row.items() if (u, v) not in defines} for u, row in edges.items()}
+
+    def rank(q: str, dist: int) -> tuple:
+        return (q in outside, q not in reached, dist, q)
+
+    graphs = {d: _forward(calls, d, hubs) for d in (0.5, 0.0)}  # exact edges first, then name guesses
+    for srcs in (moving, push):
+        for min_decay in (0.5, 0.0):
+            fwd, rev = graphs[min_decay]
+            seen = _bfs(sorted(q for q in srcs if q not in hubs), fwd, limit=10)
+            hits = sorted(rank(q, d) for q, (d, _) in seen.items() if q in recv and d > 0)
+            if hits:
+                path = list(reversed(_walk(hits[0][-1], seen)))
+                return _climb(path, rev, sides, reached, outside, recv)
+    # no receiver the calls reach (a transport between processes, an external server's route): the
+    # longest way from a weight-sync function down to a push that moves the parameters
+    fwd, rev = graphs[0.5]
+    best: tuple | None = None
+    for q in sorted(push):
+        seen = _bfs([q], fwd, limit=6)
+        for t, (d, _) in seen.items():
+            if t in (moving or push):
+                key = (q in outside or t in outside, q not in reached, -d, q, t)
+                if best is None or key < best[0]:
+                    best = (key, list(reversed(_walk(t, seen))))
+    return _climb(best[1], rev, sides, reached, outside, recv) if best else []
+
+
+def _climb(path: list[str], rev: dict[str, list[str]], sides: dict[str, SideResult], reached: AbstractSet[str],
+           outside: frozenset[str], recv: set[str]) -> list[str]:
+    """Start the path at the topmost weight-sync function above its sender (weight-sync callers only)."""
+    for _ in range(SENDER_CLIMB):
+        ups = sorted((q in outside, q not in reached, q) for q in rev.get(path[0], ())
+                     if q not in path and q not in recv and _is_sync(sides.get(q)))
+        if not ups:
+            break
+        path.insert(0, ups[0][-1])
+    return _no_loops(path)
+
+
+def _update_to_sync(sides: dict[str, SideResult], edges: dict[str, dict[str, float]],
+                    reached: AbstractSet[str], outside: frozenset[str] = frozenset()) -> tuple[bool, list[str]]:
     """Path from the parameter update to the sampler's weights, through the call graph.
 
     Returns ``(online, path)``; the path reads update → … → common caller → … → sender
@@ -81,28 +203,13 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
         return False, []
     receivers = {q for q in labelled if _own_ids(sides[q]) & _RECEIVER_SIGNALS}
     drivers = {q for q, r in sides.items() if r.side == Side.DRIVER}
-    # hubs (decorator wrappers, dynamic importers, dispatchers) connect everything to everything:
-    # a path through one says nothing about the loop
-    indeg: dict[str, int] = {}
-    for row in edges.values():
-        for v in row:
-            indeg[v] = indeg.get(v, 0) + 1
-    hubs = {q for q in set(indeg) | set(edges)
-            if (indeg.get(q, 0) > 25 and len(edges.get(q, ())) > 5) or len(edges.get(q, ())) > 60}
+    hubs = _hubs(edges)
     for sync in (pushes, labelled):
         if not sync:
             continue
         # exact call edges first; name-only (weak) edges only when nothing exact connects
         for min_decay in (0.5, 0.0):
-            fwd: dict[str, list[str]] = {}
-            rev: dict[str, list[str]] = {}
-            for u, row in edges.items():
-                if u in hubs:
-                    continue
-                for v, d in sorted(row.items(), key=lambda kv: -kv[1]):
-                    if d >= min_decay and v not in hubs:
-                        fwd.setdefault(u, []).append(v)
-                        rev.setdefault(v, []).append(u)
+            fwd, rev = _forward(edges, min_decay, hubs)
             best = _join(sorted(updates), set(sync), receivers, drivers, fwd, rev, reached, outside)
             if best:
                 return True, _no_loops(best)
@@ -121,7 +228,7 @@ def _no_loops(path: list[str]) -> list[str]:
 
 
 def _join(updates: list[str], sync_set: set[str], receivers: set[str], drivers: set[str],
-          fwd: dict[str, list[str]], rev: dict[str, list[str]], reached: set[str],
+          fwd: dict[str, list[str]], rev: dict[str, list[str]], reached: AbstractSet[str],
           outside: frozenset[str]) -> list[str] | None:
     """Best path: through a driver (the step loop) when one joins both, else the closest link."""
     up_anc = _bfs(updates, rev)

@@ -61,6 +61,7 @@ class WeightFlow:
 
     senders: dict[str, int] = field(default_factory=dict)
     receivers: dict[str, int] = field(default_factory=dict)
+    handed: set[str] = field(default_factory=set)  # repo functions a parameter-derived value is passed to
 
 
 def _scope_flows(index: Index, facts: Facts) -> dict[str, list[Flow]]:
@@ -87,6 +88,8 @@ def _text(e: object) -> str:
 
 
 def _model_receiver(base: object) -> bool:
+    if isinstance(base, tuple) and base[:1] == ("s",):
+        base = base[1]  # ``self.states["model"].state_dict()``: the container's name decides
     last = _text(base).rsplit(".", 1)[-1].lower()
     if not last:
         return isinstance(base, tuple) and bool(base) and base[0] == "c"  # ``unwrap(m).state_dict()``
@@ -285,6 +288,7 @@ def weight_flow(index: Index, facts: Facts) -> WeightFlow:
                         if len(got) > before:
                             nxt.add(t)
         todo = nxt
+    out.handed = {q for q, got in params.items() if got}
     _loaders(facts, out)
     return out
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import ChainMap
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -333,6 +334,58 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r = results[q]
             r.side = results[c].side
             r.solid = True  # for its own helpers: the side came from solid callers
+            r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
+        if not changed:
+            break
+
+
+def defined_only(facts: Facts, edges: dict[str, dict[str, float]]) -> set[tuple[str, str]]:
+    """(parent, nested function) edges that only define the nested one (see ``_only_defines``)."""
+    return {(u, v) for u, row in edges.items() for v in row if _only_defines(u, v, facts)}
+
+
+# helpers that name, index or check parameters (handed the names of ``named_parameters()``) move no weights
+_NAMING = re.compile(r"(^|_)(name|names|key|keys|idx|index|prefix|suffix|check|match|matches)($|_)")
+
+
+def weight_sync_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult],
+                        handed: AbstractSet[str]) -> None:
+    """A helper that only the weight sync calls, doing work on what it is handed, is part of it.
+
+    The sender converts the gathered state dict to the engine's layout with a helper that splits
+    and concatenates tensors; the receiver reads each tensor back from the store with another:
+    neither touches a library with a side, so both stayed neutral though they only serve the
+    weights' way into the engine. A function with no evidence of its own that is handed values
+    derived from the policy's parameters (``handed``, the payload analysis's answer), whose
+    callers (one or more, over exact calls) are all solid weight-sync functions, that calls
+    something and is no logging/saving/set-up helper (by name; loading is let through) takes the
+    weight sync's label. A key or name builder (no call in its body), a process-group factory
+    (handed no weights) stay neutral. After propagation: it passes nothing up.
+    """
+    callers: dict[str, set[str]] = {}
+    for u, row in edges.items():
+        for v, d in row.items():
+            if v != u and not _only_defines(u, v, facts):
+                callers.setdefault(v, set()).add(u if d >= DECAY_EXACT else "")
+    todo = []
+    for q in sorted(callers):
+        r = results.get(q)
+        fn = facts.functions.get(q)
+        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
+                or q not in handed or not fn.calls or facts.out_of_scope(fn.module) or "" in callers[q]:
+            continue
+        name = fn.definition.name
+        if name.startswith("__") or _SERVICE_NAME.search(name.lower().replace("load", "")) \
+                or _NAMING.search(name.lower()) or not any(not _configish(p) for p in fn.params):
+            continue  # loading is what a receiver's helper does: only that service word is let through
+        todo.append(q)
+    for _ in range(CONTEXT_ROUNDS):  # a helper of a helper follows
+        changed = [q for q in todo if results[q].side == Side.NEUTRAL and
+                   all(c in results and _side_key(results[c]) == WEIGHT_SYNC and results[c].solid for c in callers[q])]
+        for q in changed:
+            c = min(callers[q])
+            r = results[q]
+            r.side, r.kind, r.solid = Side.HANDOFF, HandoffKind.WEIGHT_SYNC, True
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break

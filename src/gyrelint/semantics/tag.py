@@ -5,15 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..graphs import Graphs
-from ..graphs.reach import loop_reach
+from ..graphs.reach import LoopReach, loop_reach
 from ..index import Index
 from ..index.cache import gc_paused
 from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
 from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
+from .endpoints import endpoint_edges
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
+from .files import file_handoffs, published_weights
 from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
@@ -24,7 +26,16 @@ from .handoff import (
     weight_sync_path,
 )
 from .payload import weight_flow
-from .sides import SideResult, assign_sides, call_edges, caller_context, clear_sides, rollout_scoring
+from .sides import (
+    SideResult,
+    assign_sides,
+    call_edges,
+    caller_context,
+    clear_sides,
+    defined_only,
+    rollout_scoring,
+    weight_sync_helpers,
+)
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 
 
@@ -37,6 +48,8 @@ class Semantics:
     containers: list[str] = field(default_factory=list)  # trajectory container classes
     diagnostics: list[Diagnostic] = field(default_factory=list)
     sides: dict[str, SideResult] = field(default_factory=dict)  # full scoring, for explain/debug views
+    # what runs, the loop known (``graphs.reach.loop_reach``): the graphs' own ``reached`` is left as is
+    reach: LoopReach = field(default_factory=lambda: LoopReach(frozenset()))
 
 
 _CONTAINER_SIGNAL = next(s for s in SIGNALS if s.id == "trajectory-container-op")
@@ -73,9 +86,10 @@ def _tag_cached(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if data is not None:
             sem = Semantics()
             if cache.load_into(sem, data, graphs.reached):
-                _library_reach(index, graphs, [q for q, f in sem.functions.items() if f.side != Side.NEUTRAL])
+                sem.reach = _library_reach(index, graphs, [q for q, f in sem.functions.items()
+                                                           if f.side != Side.NEUTRAL])
                 for f in sem.functions.values():
-                    f.reached = f.qualname in graphs.reached
+                    f.reached = f.qualname in sem.reach.reached
                 return sem
     sem = _tag(index, graphs, settings)
     if path is not None:
@@ -92,6 +106,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
+    endpoint_edges(facts)
     flow = weight_flow(index, facts)
     facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
     matches: dict[str, list[Match]] = {}
@@ -135,43 +150,52 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
+    weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
+    loops = _loop_lines(index)
+    file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
+    published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
-    _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
+    sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
+    reached = sem.reach.reached
     sem.sides = sides
     for q, fn in facts.functions.items():
         r = sides.get(q)
-        rep = FunctionReport(q, fn.file, fn.line, reached=q in graphs.reached)
+        rep = FunctionReport(q, fn.file, fn.line, reached=q in reached)
         if r is not None:
             rep.side, rep.handoff_kind, rep.evidence = r.side, r.kind, r.evidence
         sem.functions[q] = rep
     # every function the graphs stage knows (e.g. indexed but grouped differently) appears too
     for q, info in graphs.functions.items():
         if q not in sem.functions:
-            sem.functions[q] = FunctionReport(q, info.file, info.definition.line, reached=q in graphs.reached)
+            sem.functions[q] = FunctionReport(q, info.file, info.definition.line, reached=q in reached)
     h = sem.handoff
     h.trajectory = _ranked(sem, sides, HandoffKind.TRAJECTORY)
     h.weight_sync = _ranked(sem, sides, HandoffKind.WEIGHT_SYNC)
-    h.online, h.weight_sync_path = weight_sync_path(sides, edges, graphs.reached, frozenset(outside))
-    same = same_object(facts, sides, _loop_lines(index))
+    h.online, h.weight_sync_path = weight_sync_path(sides, edges, reached, frozenset(outside),
+                                                        frozenset(facts.weight_senders),
+                                                        frozenset(facts.weight_receivers),
+                                                        defined_only(facts, edges))
+    same = same_object(facts, sides, loops)
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push
         h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]
     sem.containers = sorted(containers)
     h.fields = field_contract(index, facts, sides, containers)
     outside_modules = index.out_of_scope_modules()
-    sem.boundary_modules = [m for m in boundary_modules(facts, sides, containers, graphs.reached)
+    sem.boundary_modules = [m for m in boundary_modules(facts, sides, containers, reached)
                             if m not in outside_modules]
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
 
 
-def _library_reach(index: Index, graphs: Graphs, loop: list[str]) -> None:
+def _library_reach(index: Index, graphs: Graphs, loop: list[str]) -> LoopReach:
     """A library whose entry points reach none of the loop (a wheel with no launcher: user
-    scripts call its trainer) is run from its public API: ``graphs.reached`` says so from here
-    on, for the handoff ranking, the rules and the topology alike (see ``graphs.reach.loop_reach``)."""
-    graphs.reached = loop_reach(graphs, loop, index.out_of_scope)
+    scripts call its trainer) is run from its public API: the result says so, for the handoff
+    ranking, the rules and the topology alike (see ``graphs.reach.loop_reach``). It is this
+    stage's own result: the graphs are read, never written."""
+    return loop_reach(graphs, loop, index.out_of_scope)
 
 
 def _loop_lines(index: Index) -> dict[str, list[int]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from ..graphs import Graphs
@@ -167,12 +168,15 @@ def _classify_call(call: CallSite, names: tuple[str, ...]) -> str | None:
     return None
 
 
-def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -> EvidenceResult:
+def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
+            running: AbstractSet[str] | None = None) -> EvidenceResult:
+    """Code evidence of the layout; ``running``: what runs (the semantics stage's reach), else
+    what the graphs' entry points reach."""
     evidence: list[CodeEvidence] = []
     links: list[CodeEvidence] = []
     counts: dict[str, int] = defaultdict(int)
     reached: dict[str, int] = defaultdict(int)
-    live = graphs.reached if graphs is not None else set()
+    live = running if running is not None else graphs.reached if graphs is not None else set()
     scope_owner = ""
 
     ranks: list[int] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ..graphs import Graphs
@@ -71,18 +72,20 @@ class _Reason:
 
 
 def analyze_topology(index: Index, graphs: Graphs, settings: Settings,
-                     online: list[Evidence] | None = None) -> tuple[Topology, list[Diagnostic]]:
+                     online: list[Evidence] | None = None,
+                     reached: AbstractSet[str] | None = None) -> tuple[Topology, list[Diagnostic]]:
     """Config keys (classified), code evidence, link checks, verdict and transports.
 
     ``online``: the semantics stage's same-process evidence (the sampler acts with the module
-    object the optimizer updates), weighed with the rest.
+    object the optimizer updates), weighed with the rest. ``reached``: what runs, as the
+    semantics stage found it (``Semantics.reach``); the graphs' entry-point answer by default.
     """
     diags: list[Diagnostic] = []
     vocab = Vocabulary.from_settings(settings.topology)
     resolved = resolved_by_file(graphs)
     symbols = graphs.symbols if graphs is not None and graphs.symbols is not None else symbols_of(index)
     namers = {p: Namer(s, resolved.get(p), symbols) for p, s in index.summaries.items()}
-    ev = collect(index, graphs, namers)
+    ev = collect(index, graphs, namers, reached)
     entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
     topo = decide(keys, ev, online or [])
     topo.keys = entries
