@@ -239,3 +239,15 @@ def test_route_handlers_registered_by_an_app_factory_do_not_take_its_side():
     called by the web framework, not by the factory: the factory's own generation call gives its
     admin routes (pause/resume a worker) no side."""
     assert wrong_labels("accuracy_route_handlers") == []
+
+
+# ---- issue 14, server-backed and agentic rollouts (the sampling chain on frameworks never seen)
+
+def test_served_policy_and_agent_loop_are_the_sampling_chain():
+    """A policy served over HTTP (an OpenAI client, raw ``/generate`` and ``/v1/completions`` posts,
+    a URL built once in ``__init__`` and posted by another method), an agent/world loop over it,
+    gathered by ``asyncio.gather``/``TaskGroup``/``as_completed`` and run through a pool that is
+    handed the episode function; graders looked up by name in a dict and an LLM judge are the
+    rollout's scoring. A health check, a model listing and a rules listing stay neutral."""
+    assert wrong_labels("accuracy_served_rollout") == []
+    assert "http-generate" not in own_signals("accuracy_served_rollout", "meadow.client.TokenPolicy.__init__")

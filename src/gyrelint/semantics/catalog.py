@@ -876,18 +876,69 @@ def _literal_operands(fn: FnFacts, facts: Facts) -> Iterable[tuple[str, int, boo
                     yield v, c.site.line, http
 
 
+def _url_attrs(fn: FnFacts) -> list[tuple[str, int]]:
+    """``self.<attr>`` handed as the URL of an HTTP request in this body, with the call's line."""
+    out = []
+    for c in fn.calls:
+        if not _is_http(c):
+            continue
+        a = c.site.args[0] if c.site.args else c.site.kwarg("url")
+        if a is not None and a.kind == "name" and isinstance(a.value, str) and a.value.startswith("self.") \
+                and a.value.count(".") == 1:
+            out.append((a.value[5:], c.site.line))
+    return out
+
+
+def _stored_endpoint(cls: str, attr: str, rx: re.Pattern[str], facts: Facts) -> bool:
+    """A method of ``cls`` (or of a base) stores a URL matching ``rx`` in ``self.<attr>``
+    (``self.route = base.rstrip("/") + "/generate"`` in ``__init__``)."""
+    for k in facts.mro(cls):
+        kf = facts.classes.get(k)
+        for m in sorted(kf.methods) if kf is not None else ():
+            mf = facts.functions.get(f"{k}.{m}")
+            if mf is None:
+                continue
+            lines = {a.line for a in mf.assigns if a.target == f"self.{attr}"}
+            if lines and any(line in lines and "/" in v and rx.search(v) for v, line in mf.literals()):
+                return True
+    return False
+
+
+def _stores_url_for_sender(fn: FnFacts, line: int, facts: Facts) -> bool:
+    """The literal on ``line`` is a URL this body stores on the object for another method's request."""
+    if fn.cls is None:
+        return False
+    attrs = [a.target[5:] for a in fn.assigns if a.line == line and a.target.startswith("self.")]
+    if not attrs:
+        return False
+    for k in facts.mro(fn.cls):
+        kf = facts.classes.get(k)
+        for m in sorted(kf.methods) if kf is not None else ():
+            mf = facts.functions.get(f"{k}.{m}")
+            if mf is not None and mf is not fn and any(a in attrs for a, _ in _url_attrs(mf)):
+                return True
+    return False
+
+
 def _endpoint(rx: re.Pattern[str]):
     def body(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         lits = fn.literals()
-        if not lits:
-            return ()  # no string here: neither a URL nor a name handed to a helper
-        for value, line in lits:
-            if "/" in value and rx.search(value):
-                return ((line, STRONG if _http_call(fn) else MEDIUM),)
-        # the operation named here, performed by a helper (pattern H)
-        for value, line, http in _literal_operands(fn, facts):
-            if len(value) < 80 and rx.search("/" + value.lstrip("/")):
-                return ((line, STRONG if http else MEDIUM),)
+        if lits:
+            http = _http_call(fn)
+            for value, line in lits:
+                if "/" in value and rx.search(value):
+                    if _stores_url_for_sender(fn, line, facts):
+                        continue  # the request is made by the method that reads it back (below)
+                    return ((line, STRONG if http else MEDIUM),)
+            # the operation named here, performed by a helper (pattern H)
+            for value, line, http in _literal_operands(fn, facts):
+                if len(value) < 80 and rx.search("/" + value.lstrip("/")):
+                    return ((line, STRONG if http else MEDIUM),)
+        # the URL was built once and kept on the object: ``self.http.post(self.route, ...)``
+        if fn.cls is not None:
+            for attr, line in _url_attrs(fn):
+                if _stored_endpoint(fn.cls, attr, rx, facts):
+                    return ((line, STRONG),)
         return ()
 
     return body

@@ -376,38 +376,67 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
     one nobody on a side calls stays neutral. Applied after propagation, like the caller
     context: it passes nothing up.
     """
-    from .catalog import grader_shaped, rollout_interface
+    from .catalog import grader_shaped
 
     callers: dict[str, list[tuple[str, float]]] = {}
     for u, row in edges.items():
         for v, d in row.items():
             if v != u:
                 callers.setdefault(v, []).append((u, d))
-    for q in sorted(callers):
-        r = results.get(q)
-        fn = facts.functions.get(q)
-        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
-                or facts.out_of_scope(fn.module):
+    graders = {q for q in callers if (fn := facts.functions.get(q)) is not None and grader_shaped(fn)}
+    todo = sorted(callers)
+    pickers: set[str] = set()
+    for _ in range(SCC_ROUNDS):  # a grader below a picker below the rollout: the picker first, then the grader
+        done = [q for q in todo if _rollout_scores(q, facts, callers, results, graders, pickers)]
+        if not done:
+            break
+        todo = sorted({v for q in done for v in edges.get(q, {}) if v in callers})
+
+
+def _picks_grader(fn, graders: set[str]) -> bool:
+    """Hands the work to a grader it looks up (``RULES[name](text, answer)``, a registry's entry, one
+    forwarded call): every repo target of one of its calls is a grader, and it returns the result."""
+    if not fn.definition.returned:
+        return False
+    return any(c.targets and c.kind == EXACT and all(t in graders for t in c.targets) for c in fn.calls)
+
+
+def _rollout_scores(q: str, facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                    results: dict[str, SideResult], graders: set[str], pickers: set[str]) -> bool:
+    """Label ``q`` sampling when it is a grader (or picks one) or an env/tool method the rollout calls.
+    A grader looked up from a dict of several reaches its picker over a spread-out call: the
+    picker (a rollout-side one, in ``pickers``) is caller enough."""
+    from .catalog import rollout_interface
+
+    r = results.get(q)
+    fn = facts.functions.get(q)
+    if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
+            or facts.out_of_scope(fn.module):
+        return False
+    acts = rollout_interface(fn, facts)
+    picks = not acts and q not in graders and _picks_grader(fn, graders)
+    if not acts and q not in graders and not picks:
+        return False
+    by: list[str] = []
+    other = False
+    for c, d in sorted(callers[q]):
+        cr = results.get(c)
+        if cr is None:
             continue
-        acts = rollout_interface(fn, facts)
-        if not acts and not grader_shaped(fn):
-            continue
-        by: list[str] = []
-        other = False
-        for c, d in sorted(callers[q]):
-            cr = results.get(c)
-            if cr is None:
-                continue
-            if cr.side in (Side.TRAINING, Side.DRIVER):
-                other = True
-                break
-            if cr.side == Side.SAMPLING and d >= DISPATCH - 1e-9 and (not acts or _generates(cr)):
-                by.append(c)
-        if by and not other:
-            r.side = Side.SAMPLING
-            ev = _context_evidence(results[by[0]], facts.functions[by[0]], by[0]) if acts else \
-                Evidence("reward-scoring", fn.file, fn.line, f"caller:{by[0]}")
-            r.evidence = r.evidence + [ev]
+        if cr.side in (Side.TRAINING, Side.DRIVER):
+            other = True
+            break
+        if cr.side == Side.SAMPLING and (d >= DISPATCH - 1e-9 or c in pickers) and (not acts or _generates(cr)):
+            by.append(c)
+    if by and not other:
+        r.side = Side.SAMPLING
+        ev = _context_evidence(results[by[0]], facts.functions[by[0]], by[0]) if acts else \
+            Evidence("reward-scoring", fn.file, fn.line, f"caller:{by[0]}")
+        r.evidence = r.evidence + [ev]
+        if picks:
+            pickers.add(q)
+        return True
+    return False
 
 
 def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
