@@ -251,3 +251,10 @@ def test_served_policy_and_agent_loop_are_the_sampling_chain():
     rollout's scoring. A health check, a model listing and a rules listing stay neutral."""
     assert wrong_labels("accuracy_served_rollout") == []
     assert "http-generate" not in own_signals("accuracy_served_rollout", "meadow.client.TokenPolicy.__init__")
+
+
+def test_an_engine_assembled_from_its_parts_and_stepped_by_hand_is_generation():
+    """F: a vLLM worker built and its KV cache sized by hand (set-up of the inference side), and a
+    loop that schedules, runs the model on the plan and turns outputs into texts (generation);
+    a description and a counter of waiting requests stay neutral."""
+    assert wrong_labels("accuracy_engine_loop") == []

@@ -1104,6 +1104,26 @@ def _rollout_carrier(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return _at(facts.rollout_carriers.get(fn.qualname), MEDIUM)
 
 
+_SERVER_ARGV = re.compile(r"\bvllm\.entrypoints\.(openai\.api_server|api_server)\b|\bsglang\.launch_server\b|"
+                          r"\bsglang\.srt\.entrypoints\b|\bvllm\s+serve\b|\btrtllm-serve\b|\blmdeploy\s+serve\b")
+_SPAWNS = ("subprocess.", "asyncio.create_subprocess", "os.system", "os.popen", "os.exec", "os.spawn")
+
+
+def _server_process(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Starts an inference server in a child process: the command names a server entry point
+    (``python -m vllm.entrypoints.openai.api_server``, ``vllm serve``, ``sglang.launch_server``)."""
+    if not any(n.startswith(_SPAWNS) for c in fn.calls for n in c.names):
+        return ()
+    lits = fn.literals()
+    for v, line in lits:
+        if _SERVER_ARGV.search(v):
+            return ((line, STRONG),)
+    words = {v.strip() for v, _ in lits}
+    if "serve" in words and words & {"vllm", "sglang", "lmdeploy"}:  # ["vllm", "serve", model] as list items
+        return ((next(line for v, line in lits if v.strip() == "serve"), STRONG),)
+    return ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1137,6 +1157,53 @@ SIGNALS: tuple[Signal, ...] = (
               "vllm.LLMEngine", "vllm.*.LLMEngine"),
        examples_match=("from vllm import LLM\n\ndef target(path):\n    return LLM(model=path, tensor_parallel_size=2)\n",),
        examples_nomatch=("from mylib import LLM\n\ndef target(path):\n    return LLM(path)\n",)),
+    _s(id="vllm-engine-step", side=SAMPLING, weight=3.0,
+       rationale="Driving a vLLM engine's own loop by hand (schedule a step, run the model on the scheduled "
+                 "batch, turn engine outputs into request outputs) is generation with the policy.",
+       calls=("vllm.*.schedule", "vllm.*.update_from_output", "vllm.*.process_outputs", "vllm.*.execute_model",
+              "vllm.*.engine_step", "vllm.*.step_async", "vllm.*LLMEngine.step", "vllm.*EngineCore*.step",
+              "vllm.*.get_output"),
+       examples_match=(
+           "from vllm.v1.core.sched.scheduler import Scheduler\n\nclass Loop:\n    def __init__(self, cfg):\n"
+           "        self.scheduler = Scheduler(cfg)\n\n    def target(self, worker):\n"
+           "        plan = self.scheduler.schedule()\n        return self.scheduler.update_from_output(plan, worker(plan))\n",
+           "from vllm.worker.worker_base import WorkerWrapperBase\n\nclass Host:\n    def __init__(self, cfg):\n"
+           "        self.worker = WorkerWrapperBase(cfg, 0)\n\n    def target(self, plan):\n"
+           "        return self.worker.execute_model(plan)\n",
+       ),
+       examples_nomatch=(
+           "class Jobs:\n    def target(self, cron):\n        return cron.schedule()\n",
+           "import sched\n\ndef target(s, f):\n    return s.enter(1, 1, f)\n",
+       )),
+    _s(id="vllm-engine-setup", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a vLLM worker, scheduler or output processor by hand, or sizing and allocating its KV "
+                 "cache, sets up the inference side.",
+       calls=("vllm.*.WorkerWrapperBase", "vllm.v1.worker.*Worker", "vllm.*.Scheduler", "vllm.*.OutputProcessor",
+              "vllm.*.init_worker", "vllm.*.init_device", "vllm.*.initialize_cache", "vllm.*.initialize_from_config",
+              "vllm.*.determine_available_memory", "vllm.*.get_kv_cache_config", "vllm.*.get_kv_cache_spec",
+              "vllm.*.compile_or_warm_up_model"),
+       examples_match=(
+           "from vllm.worker.worker_base import WorkerWrapperBase\n\ndef target(cfg, kwargs):\n"
+           "    w = WorkerWrapperBase(cfg, 0)\n    w.init_worker(kwargs)\n    w.init_device()\n    return w\n",
+       ),
+       examples_nomatch=("def target(pool, cfg):\n    return pool.init_worker(cfg)\n",)),
+    _s(id="inference-server-launch", side=SAMPLING, weight=2.0, setup=True,
+       rationale="Starting an OpenAI-compatible inference server (vLLM's API server in this process, or a "
+                 "server command in a child process) sets up the engine the rollouts ask for completions.",
+       calls=("vllm.entrypoints.openai.api_server.*", "vllm.entrypoints.api_server.*",
+              "sglang.srt.entrypoints.http_server.launch_server"),
+       body=_server_process,
+       examples_match=(
+           "from vllm.entrypoints.openai import api_server\n\ndef target(ns):\n    return api_server.run_server(ns)\n",
+           "import subprocess\nimport sys\n\ndef target(model, port):\n"
+           "    return subprocess.Popen([sys.executable, '-m', 'vllm.entrypoints.openai.api_server', '--model', model,\n"
+           "                             '--port', str(port)])\n",
+           "import subprocess\n\ndef target(model):\n    return subprocess.Popen(['vllm', 'serve', model])\n",
+       ),
+       examples_nomatch=(
+           "import subprocess\n\ndef target(path):\n    return subprocess.run(['python', path, '--serve'])\n",
+           "def target(cmd):\n    return ['vllm', 'serve', cmd]\n",
+       )),
     _s(id="vllm-prompt-inputs", side=SAMPLING, weight=1.5,
        rationale="TokensPrompt/TextPrompt are the request objects fed to a vLLM engine.",
        calls=("vllm.*.TokensPrompt", "vllm.*.TextPrompt", "vllm.TokensPrompt", "vllm.TextPrompt"),

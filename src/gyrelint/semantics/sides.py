@@ -323,7 +323,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
                 cf = facts.functions.get(c)
                 cr = results.get(c)
                 if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module) \
-                        or not cr.solid:
+                        or not cr.solid or _sets_up_only(cr):
                     sides = set()
                     break
                 sides.add(cr.side)
@@ -336,6 +336,26 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
+
+
+def _sets_up_only(r: SideResult) -> bool:
+    """The side rests only on building a side's machinery (an engine, a server launch, sampling
+    parameters): the helpers such a body calls (a readiness poll, a patch applied before start)
+    do none of that side's work."""
+    o = r.origins.get(r.side.value)
+    return o is not None and o.signal in _setup_ids()
+
+
+def _setup_ids() -> frozenset[str]:
+    from .catalog import SIGNALS
+
+    global _SETUP_IDS
+    if _SETUP_IDS is None:
+        _SETUP_IDS = frozenset(s.id for s in SIGNALS if s.setup)
+    return _SETUP_IDS
+
+
+_SETUP_IDS: frozenset[str] | None = None
 
 
 def _only_defines(parent: str, child: str, facts: Facts) -> bool:
