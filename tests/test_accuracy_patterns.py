@@ -258,3 +258,12 @@ def test_an_engine_assembled_from_its_parts_and_stepped_by_hand_is_generation():
     loop that schedules, runs the model on the plan and turns outputs into texts (generation);
     a description and a counter of waiting requests stay neutral."""
     assert wrong_labels("accuracy_engine_loop") == []
+
+
+def test_actor_endpoints_called_through_their_handles_carry_their_side():
+    """B/Q: ``h.m.route(x)``, ``h.m.call_one(x)``, ``h.m.choose(x)``, ``h.m.call(x)`` on a method an
+    ``@endpoint`` decorator exposes run ``m`` in the actor: the rollout that routes to the writer is
+    sampling, the loop that asks the writer and teaches the tutor is the driver, and the critic's
+    grader it calls on fresh answers is rollout-side scoring. ``setup``, an endpoint every actor
+    has, is a name guess: the start-up code that calls it on all of them takes no side."""
+    assert wrong_labels("accuracy_actor_endpoints") == []

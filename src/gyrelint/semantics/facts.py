@@ -690,15 +690,49 @@ def _drop_junk(cf: CallFact, targets: tuple[str, ...], caller: str, facts: Facts
     return tuple(out)
 
 
+# how an actor framework calls a method exposed as an endpoint through its handle: ``h.m.call_one(x)``,
+# ``h.m.route(x)``, ``h.m.fanout(x)`` run ``m`` in the actor's process
+_ENDPOINT_ADAPTERS = frozenset({"call", "call_one", "route", "fanout", "choose", "broadcast", "stream"})
+_FEW_ENDPOINTS = 3
+
+
+def _endpoints(facts: Facts) -> dict[str, tuple[str, ...]]:
+    """Repo methods by name that a decorator named ``endpoint`` exposes on an actor handle."""
+    out: dict[str, list[str]] = {}
+    for q, fn in facts.functions.items():
+        if fn.cls and any(d.rsplit(".", 1)[-1].split("(", 1)[0] == "endpoint" for d in fn.definition.decorators):
+            out.setdefault(fn.definition.name, []).append(q)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _endpoint_call(c: CallFact, endpoints: dict[str, tuple[str, ...]]) -> None:
+    """``h.m.<adapter>(...)`` on an endpoint method ``m``: a call of ``m`` across the actor boundary
+    (like Ray's ``h.m.remote``), not of the adapter. The handle's class is rarely known: a few endpoints
+    of that name stand for the call (polymorphic dispatch); a name every actor has (``setup``, ``stop``)
+    is a guess (weak, and no side when the candidates disagree)."""
+    parts = c.site.func.split(".")
+    if len(parts) < 3 or _strip(parts[-1]) not in _ENDPOINT_ADAPTERS:
+        return
+    cands = endpoints.get(_strip(parts[-2]))
+    if not cands or set(c.targets) & set(cands):
+        return
+    c.targets, c.kind, c.method, c.ray, c.junk_only = cands, EXACT if len(cands) <= _FEW_ENDPOINTS else WEAK, _strip(parts[-2]), \
+        True, False
+
+
 def extra_edges(facts: Facts) -> None:
     """Edges the graphs stage may not draw, added to the call facts.
 
     Calling an object whose learned type is a repo class runs its ``forward`` (torch
-    modules) or ``__call__``; a nested ``def`` is part of its parent's body.
+    modules) or ``__call__``; a nested ``def`` is part of its parent's body; an actor
+    endpoint called through its handle's adapter runs the endpoint.
     """
+    endpoints = _endpoints(facts)
     for fn in facts.functions.values():
         passed: list[str] = []
         for c in fn.calls:
+            if endpoints:
+                _endpoint_call(c, endpoints)
             # a repo function handed to another call (``Process(target=self._run)``, ``pool.submit(f)``,
             # ``batched_call(self._update, data)``) runs as part of this body
             for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):

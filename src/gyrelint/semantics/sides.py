@@ -443,10 +443,12 @@ def _rollout_scores(q: str, facts: Facts, callers: dict[str, list[tuple[str, flo
         cr = results.get(c)
         if cr is None:
             continue
-        if cr.side in (Side.TRAINING, Side.DRIVER):
+        if cr.side == Side.TRAINING or (cr.side == Side.DRIVER and acts):
             other = True
             break
-        if cr.side == Side.SAMPLING and (d >= DISPATCH - 1e-9 or c in pickers) and (not acts or _generates(cr)):
+        # a driver that generates and then scores what came back scores the rollout's samples
+        if cr.side in (Side.SAMPLING, Side.DRIVER) and (d >= DISPATCH - 1e-9 or c in pickers) \
+                and (not acts or _generates(cr)):
             by.append(c)
     if by and not other:
         r.side = Side.SAMPLING
