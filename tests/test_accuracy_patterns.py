@@ -248,7 +248,8 @@ def test_served_policy_and_agent_loop_are_the_sampling_chain():
     a URL built once in ``__init__`` and posted by another method), an agent/world loop over it,
     gathered by ``asyncio.gather``/``TaskGroup``/``as_completed`` and run through a pool that is
     handed the episode function; graders looked up by name in a dict and an LLM judge are the
-    rollout's scoring. A health check, a model listing and a rules listing stay neutral."""
+    rollout's scoring; a helper awaiting rollouts handed in as pending coroutines runs them. A
+    health check, a model listing, a rules listing and an awaited report stay neutral."""
     assert wrong_labels("accuracy_served_rollout") == []
     assert "http-generate" not in own_signals("accuracy_served_rollout", "meadow.client.TokenPolicy.__init__")
 

@@ -1124,6 +1124,23 @@ def _server_process(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_PENDING = frozenset({"Awaitable", "Coroutine", "Future", "Task", "typing.Awaitable", "typing.Coroutine",
+                      "collections.abc.Awaitable", "collections.abc.Coroutine", "asyncio.Future", "asyncio.Task"})
+_TRAJECTORY_TYPE = ("trajector", "rollout", "episode")
+
+
+def _awaits_rollout(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An async body handed a pending rollout (a parameter typed ``Awaitable``/``Coroutine``) that
+    returns a trajectory type: it runs the rollout it was given (a gather helper's per-task wrapper)."""
+    d = fn.definition
+    if not d.is_async or not d.returns or not any(p.annotation in _PENDING for p in d.params):
+        return ()
+    ret = d.returns.rsplit(".", 1)[-1].lower()
+    if not any(w in ret for w in _TRAJECTORY_TYPE):
+        return ()
+    return ((d.line, MEDIUM),)
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1203,6 +1220,19 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "import subprocess\n\ndef target(path):\n    return subprocess.run(['python', path, '--serve'])\n",
            "def target(cmd):\n    return ['vllm', 'serve', cmd]\n",
+       )),
+    _s(id="rollout-await", side=SAMPLING, weight=2.5,
+       rationale="An async function handed a pending rollout (an awaitable) that returns a trajectory runs "
+                 "that rollout: the per-task wrapper a gather over many rollouts awaits.",
+       body=_awaits_rollout,
+       examples_match=(
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> TrajectoryGroup:\n"
+           "    group = await pending\n    return group\n",
+       ),
+       examples_nomatch=(
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> Report:\n"
+           "    return await pending\n",
+           "async def target(rows: list) -> Trajectory:\n    return Trajectory(rows)\n",
        )),
     _s(id="vllm-prompt-inputs", side=SAMPLING, weight=1.5,
        rationale="TokensPrompt/TextPrompt are the request objects fed to a vLLM engine.",
