@@ -1141,6 +1141,44 @@ def _awaits_rollout(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ((d.line, MEDIUM),)
 
 
+# what the trainer reads per token of a packed rollout batch (full identifiers, not pieces)
+_TRAIN_FIELDS = frozenset({"input_ids", "token_ids", "attention_mask", "loss_mask", "assistant_mask", "action_mask",
+                           "response_mask", "completion_mask", "padding_mask", "logprobs", "log_probs", "old_logprobs",
+                           "old_log_probs", "ref_logprobs", "ref_log_probs", "advantages", "advantage", "returns",
+                           "rewards", "position_ids", "input_pos", "labels", "sample_weights", "weights"})
+_TENSOR_BUILDS = ("torch.tensor", "torch.stack", "torch.cat", "torch.nn.utils.rnn.pad_sequence",
+                  "torch.nn.functional.pad", "torch.as_tensor", "torch.full", "torch.zeros", "torch.ones",
+                  "numpy.array", "numpy.stack", "numpy.concatenate")
+
+
+# the records a packer is handed: what the rollout produced
+_ROLLOUT_RECORDS = ("episode", "trajector", "rollout", "completion", "result", "experience", "group", "batches",
+                    "samples", "transition")
+_NOT_PACKING = frozenset({"std", "var", "log_softmax", "softmax", "logsumexp", "exp", "backward", "forward",
+                          "model", "generate", "sigmoid", "norm", "clamp", "clip", "cumsum", "masked_mean",
+                          "masked_whiten"})
+
+
+def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Turns rollout records into the trainer's per-token tensors: builds tensors (or token lists it
+    returns) and fills at least three of the fields a policy-gradient step reads (ids, masks,
+    log-probs, advantages or rewards). That is the trajectory contract being assembled."""
+    if not fn.definition.returned or fn.definition.name.startswith("__") \
+            or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params):
+        return ()
+    if fn.called() & _NOT_PACKING:
+        return ()  # statistics, a model run or a gradient: maths on the batch, not its assembly
+    toks = fn.tokens()
+    if len(_TRAIN_FIELDS & toks) < 3 or not ({"advantages", "advantage", "rewards", "logprobs", "log_probs",
+                                              "old_logprobs", "ref_logprobs", "loss_mask", "assistant_mask",
+                                              "action_mask", "response_mask"} & toks):
+        return ()
+    for c in fn.calls:
+        if c.names and c.names[0].startswith(_TENSOR_BUILDS):
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1796,6 +1834,20 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, n):\n        return random.sample(self.items, n)\n",
        ),
        examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
+    _s(id="rollout-packing", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
+       rationale="Turning rollout records into the trainer's per-token tensors (ids, masks, log-probs, "
+                 "advantages or rewards) assembles the trajectory contract between the sides.",
+       body=_packs_rollouts,
+       examples_match=(
+           "import torch\n\ndef target(episodes):\n    ids = [torch.tensor(e.tokens) for e in episodes]\n"
+           "    return {'input_ids': torch.stack(ids), 'loss_mask': torch.stack([e.mask for e in episodes]),\n"
+           "            'advantages': torch.tensor([e.adv for e in episodes])}\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\ndef target(texts, tok):\n    ids = [torch.tensor(tok(t)) for t in texts]\n"
+           "    return {'input_ids': torch.stack(ids), 'attention_mask': torch.ones(len(ids))}\n",
+           "def target(episodes):\n    return {'input_ids': 1, 'advantages': 2, 'loss_mask': 3}\n",
+       )),
     _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Building, returning or buffering the class the sampler fills and the trainer reads moves trajectories.",
        body=_container_op,
