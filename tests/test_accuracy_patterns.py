@@ -268,3 +268,10 @@ def test_actor_endpoints_called_through_their_handles_carry_their_side():
     grader it calls on fresh answers is rollout-side scoring. ``setup``, an endpoint every actor
     has, is a name guess: the start-up code that calls it on all of them takes no side."""
     assert wrong_labels("accuracy_actor_endpoints") == []
+
+
+def test_a_base_class_template_method_reaches_the_subclasses_it_runs():
+    """A base class's method that awaits its own abstract ``run`` (``@abstractmethod`` or a body
+    raising NotImplementedError) runs whichever subclass the object is: it takes their side.
+    Overrides of a describing method stay neutral, and so does the code listing them."""
+    assert wrong_labels("accuracy_template_method") == []
