@@ -1179,6 +1179,26 @@ def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_RUNS_WHAT = frozenset({"rollout", "episode", "trajectory", "agent", "workflow", "generate", "generation"})
+_CALLABLE_WORDS = frozenset({"fn", "func", "function", "callable", "hook", "coro"})
+
+
+def _rollout_callable(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Calls a rollout function it was handed (``await self.rollout_fn(client, **task)``): a callable
+    held in a parameter or attribute, named for what it runs, that resolves to nothing in the repo
+    (the user supplies it). The framework's runner is where the rollouts are produced."""
+    for c in fn.calls:
+        if c.names or (c.targets and not c.junk_only):
+            continue
+        parts = c.site.func.split(".")
+        if len(parts) > 2 or (len(parts) == 2 and parts[0] not in ("self", "cls")):
+            continue
+        words = set(tokens_of(c.method))
+        if words & _RUNS_WHAT and words & _CALLABLE_WORDS:
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1271,6 +1291,19 @@ SIGNALS: tuple[Signal, ...] = (
            "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> Report:\n"
            "    return await pending\n",
            "async def target(rows: list) -> Trajectory:\n    return Trajectory(rows)\n",
+       )),
+    _s(id="rollout-callable", side=SAMPLING, weight=2.0,
+       rationale="Calling the rollout function a runner was handed (a callable named for the rollout, episode or "
+                 "agent it runs, supplied by the user) produces the trajectories.",
+       body=_rollout_callable,
+       examples_match=(
+           "class Runner:\n    def __init__(self, rollout_fn):\n        self.rollout_fn = rollout_fn\n\n"
+           "    async def target(self, client, task):\n        return await self.rollout_fn(client, **task)\n",
+       ),
+       examples_nomatch=(
+           "class Runner:\n    def __init__(self, log_fn):\n        self.log_fn = log_fn\n\n"
+           "    def target(self, row):\n        return self.log_fn(row)\n",
+           "def rollout_fn(x):\n    return x\n\ndef target(x):\n    return rollout_fn(x)\n",
        )),
     _s(id="vllm-prompt-inputs", side=SAMPLING, weight=1.5,
        rationale="TokensPrompt/TextPrompt are the request objects fed to a vLLM engine.",
