@@ -723,7 +723,7 @@ def _endpoint_call(c: CallFact, endpoints: dict[str, tuple[str, ...]]) -> None:
 _FEW_OVERRIDES = 4
 
 
-def _abstract(fn: FnFacts) -> bool:
+def abstract(fn: FnFacts) -> bool:
     """A method that only declares an interface: ``@abstractmethod``, or a body raising NotImplementedError."""
     if any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.definition.decorators):
         return True
@@ -743,7 +743,7 @@ def _overrides(facts: Facts) -> dict[str, tuple[tuple[str, ...], str]]:
                 children.setdefault(b, []).append(cq)
     out: dict[str, tuple[tuple[str, ...], str]] = {}
     for q, fn in facts.functions.items():
-        if fn.cls is None or fn.cls not in children or not _abstract(fn):
+        if fn.cls is None or fn.cls not in children or not abstract(fn):
             continue
         name = fn.definition.name
         seen: set[str] = set()

@@ -21,7 +21,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, nested_children, prompt_fed
+from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -404,6 +404,7 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
             if v != u:
                 callers.setdefault(v, []).append((u, d))
     graders = {q for q in callers if (fn := facts.functions.get(q)) is not None and grader_shaped(fn)}
+    _uncalled_envs(facts, callers, results)
     todo = sorted(callers)
     pickers: set[str] = set()
     for _ in range(SCC_ROUNDS):  # a grader below a picker below the rollout: the picker first, then the grader
@@ -411,6 +412,25 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
         if not done:
             break
         todo = sorted({v for q in done for v in edges.get(q, {}) if v in callers})
+
+
+def _uncalled_envs(facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                   results: dict[str, SideResult]) -> None:
+    """``step``/``reset`` of an environment class (it has both, or an environment library's base)
+    that no product code calls (tests and name guesses aside): the framework ships the world for
+    user rollouts to step, which is the rollout side whoever calls it."""
+    from .catalog import rollout_interface
+
+    for q, fn in facts.functions.items():
+        r = results.get(q)
+        if r is None or r.side != Side.NEUTRAL or fn.cls is None or fn.definition.name not in ("step", "reset") \
+                or facts.out_of_scope(fn.module) or any(v > 0 for v in r.own.values()):
+            continue
+        if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())):
+            continue  # called for real: the callers decide (below); a name guess is no caller
+        if (fn.calls or fn.definition.returned) and not abstract(fn) and rollout_interface(fn, facts):
+            r.side = Side.SAMPLING  # an interface's declaration (abstract, or an empty body) does nothing
+            r.evidence = r.evidence + [Evidence("env-step", fn.file, fn.line, "own")]
 
 
 def _picks_grader(fn, graders: set[str]) -> bool:
