@@ -428,8 +428,8 @@ def _uncalled_envs(facts: Facts, callers: dict[str, list[tuple[str, float]]],
             continue
         if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())):
             continue  # called for real: the callers decide (below); a name guess is no caller
-        if (fn.calls or fn.definition.returned) and not abstract(fn) and rollout_interface(fn, facts):
-            r.side = Side.SAMPLING  # an interface's declaration (abstract, or an empty body) does nothing
+        if fn.calls and not abstract(fn) and rollout_interface(fn, facts):
+            r.side = Side.SAMPLING  # a declaration (abstract) or a stub calling nothing is no world
             r.evidence = r.evidence + [Evidence("env-step", fn.file, fn.line, "own")]
 
 
