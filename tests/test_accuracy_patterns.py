@@ -265,8 +265,10 @@ def test_actor_endpoints_called_through_their_handles_carry_their_side():
     """B/Q: ``h.m.route(x)``, ``h.m.call_one(x)``, ``h.m.choose(x)``, ``h.m.call(x)`` on a method an
     ``@endpoint`` decorator exposes run ``m`` in the actor: the rollout that routes to the writer is
     sampling, the loop that asks the writer and teaches the tutor is the driver, and the critic's
-    grader it calls on fresh answers is rollout-side scoring. ``setup``, an endpoint every actor
-    has, is a name guess: the start-up code that calls it on all of them takes no side."""
+    grader it calls on fresh answers is rollout-side scoring, and so is a reward object the loop
+    builds and hands to the critic (its grader-shaped ``__call__``; a clock object's is not).
+    ``setup``, an endpoint every actor has, is a name guess: the start-up code that calls it on all
+    of them takes no side."""
     assert wrong_labels("accuracy_actor_endpoints") == []
 
 

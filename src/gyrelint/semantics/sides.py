@@ -405,6 +405,7 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
                 callers.setdefault(v, []).append((u, d))
     graders = {q for q in callers if (fn := facts.functions.get(q)) is not None and grader_shaped(fn)}
     _uncalled_envs(facts, callers, results)
+    _built_graders(facts, callers, results)
     todo = sorted(callers)
     pickers: set[str] = set()
     for _ in range(SCC_ROUNDS):  # a grader below a picker below the rollout: the picker first, then the grader
@@ -431,6 +432,41 @@ def _uncalled_envs(facts: Facts, callers: dict[str, list[tuple[str, float]]],
         if fn.calls and not abstract(fn) and rollout_interface(fn, facts):
             r.side = Side.SAMPLING  # a declaration (abstract) or a stub calling nothing is no world
             r.evidence = r.evidence + [Evidence("env-step", fn.file, fn.line, "own")]
+
+
+def _built_graders(facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                   results: dict[str, SideResult]) -> None:
+    """A reward object (a class whose ``__call__`` is grader-shaped) that no product code calls by
+    name, built by rollout-side or driver code (``scorers=[MathReward(), FormatReward()]`` handed
+    to the rollout's scorer) scores the rollout's samples when it is called."""
+    from .catalog import grader_shaped
+
+    wanted: dict[str, str] = {}
+    for q, fn in facts.functions.items():
+        if fn.cls is None or fn.definition.name != "__call__" or facts.out_of_scope(fn.module):
+            continue
+        r = results.get(q)
+        if r is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+            continue
+        if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())) \
+                or not grader_shaped(fn):
+            continue
+        wanted[fn.cls] = q
+    if not wanted:
+        return
+    for q, fn in sorted(facts.functions.items()):
+        r = results.get(q)
+        if r is None or r.side not in (Side.SAMPLING, Side.DRIVER):
+            continue
+        for c in fn.calls:
+            cls = c.repo if c.repo in wanted else next((t.rpartition(".")[0] for t in c.targets
+                                                        if t.endswith(".__init__") and t.rpartition(".")[0] in wanted),
+                                                       None)
+            g = wanted.pop(cls, None) if cls else None
+            if g is not None:
+                gr = results[g]
+                gr.side = Side.SAMPLING
+                gr.evidence = gr.evidence + [Evidence("reward-scoring", fn.file, c.site.line, f"caller:{q}")]
 
 
 def _picks_grader(fn, graders: set[str]) -> bool:
