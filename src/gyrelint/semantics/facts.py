@@ -690,9 +690,9 @@ def _drop_junk(cf: CallFact, targets: tuple[str, ...], caller: str, facts: Facts
     return tuple(out)
 
 
-# how an actor framework calls a method exposed as an endpoint through its handle: ``h.m.call_one(x)``,
-# ``h.m.route(x)``, ``h.m.fanout(x)`` run ``m`` in the actor's process
-_ENDPOINT_ADAPTERS = frozenset({"call", "call_one", "route", "fanout", "choose", "broadcast", "stream"})
+# an actor framework calls a method exposed as an endpoint through an adapter on the handle's
+# attribute (``h.m.call_one(x)``, ``h.m.choose(x)``, a service's own routing verb): whatever the verb,
+# it runs ``m`` in the actor's process
 _FEW_ENDPOINTS = 3
 
 
@@ -706,12 +706,12 @@ def _endpoints(facts: Facts) -> dict[str, tuple[str, ...]]:
 
 
 def _endpoint_call(c: CallFact, endpoints: dict[str, tuple[str, ...]]) -> None:
-    """``h.m.<adapter>(...)`` on an endpoint method ``m``: a call of ``m`` across the actor boundary
+    """``h.m.<verb>(...)`` on an endpoint method ``m``: a call of ``m`` across the actor boundary
     (like Ray's ``h.m.remote``), not of the adapter. The handle's class is rarely known: a few endpoints
     of that name stand for the call (polymorphic dispatch); a name every actor has (``setup``, ``stop``)
     is a guess (weak, and no side when the candidates disagree)."""
     parts = c.site.func.split(".")
-    if len(parts) < 3 or _strip(parts[-1]) not in _ENDPOINT_ADAPTERS:
+    if len(parts) < 3 or _strip(parts[-1]).startswith("__"):
         return
     cands = endpoints.get(_strip(parts[-2]))
     if not cands or set(c.targets) & set(cands):
