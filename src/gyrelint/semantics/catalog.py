@@ -1160,9 +1160,10 @@ _NOT_PACKING = frozenset({"std", "var", "log_softmax", "softmax", "logsumexp", "
 
 
 def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    """Turns rollout records into the trainer's per-token tensors: builds tensors (or token lists it
-    returns) and fills at least three of the fields a policy-gradient step reads (ids, masks,
-    log-probs, advantages or rewards). That is the trajectory contract being assembled."""
+    """Turns rollout records into the trainer's per-token tensors: builds tensors (or a record class
+    given three or more of those fields) and fills at least three of the fields a policy-gradient
+    step reads (ids, masks, log-probs, advantages or rewards). That is the trajectory contract
+    being assembled."""
     if not fn.definition.returned or fn.definition.name.startswith("__") \
             or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params):
         return ()
@@ -1175,6 +1176,9 @@ def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     for c in fn.calls:
         if c.names and c.names[0].startswith(_TENSOR_BUILDS):
+            return ((c.site.line, MEDIUM),)
+        # or the per-token record the trainer reads, built here field by field
+        if c.repo in facts.classes and len(_TRAIN_FIELDS & {k for k, _ in c.site.kwargs}) >= 3:
             return ((c.site.line, MEDIUM),)
     return ()
 
