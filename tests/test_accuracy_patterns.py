@@ -277,3 +277,10 @@ def test_a_base_class_template_method_reaches_the_subclasses_it_runs():
     raising NotImplementedError) runs whichever subclass the object is: it takes their side.
     Overrides of a describing method stay neutral, and so does the code listing them."""
     assert wrong_labels("accuracy_template_method") == []
+
+
+def test_a_hosted_training_service_is_sampled_trained_and_synced_by_its_api():
+    """F: a hosted service's sampling client (``sample_async``), training client
+    (``forward_backward_async``, ``optim_step_async``) and weight publishing for the sampler are the
+    three sides; a client swap and a tokenizer getter stay neutral."""
+    assert wrong_labels("accuracy_hosted_service") == []

@@ -1203,6 +1203,20 @@ def _rollout_callable(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+def _client_named(word: str):
+    """A hosted-training client's method: typed to the library, or on a receiver named for the client
+    (``self.sampling_client.sample_async``), or, for a name only that API uses, the name alone."""
+
+    def check(c: CallFact, fn: FnFacts, s: float) -> float:
+        if c.names:
+            return s if any(n.startswith("tinker.") for n in c.names) else 0.0
+        if word in (c.site.receiver or "").lower():
+            return max(s, MEDIUM)
+        return s if c.method.endswith("_async") else 0.0
+
+    return check
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1309,6 +1323,43 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, row):\n        return self.log_fn(row)\n",
            "def rollout_fn(x):\n    return x\n\ndef target(x):\n    return rollout_fn(x)\n",
        )),
+    _s(id="hosted-sample", side=SAMPLING, weight=3.0,
+       rationale="Sampling from a hosted training service's sampling client (Tinker's SamplingClient.sample) "
+                 "generates with the current policy weights.",
+       calls=("tinker.*.sample", "tinker.*.sample_async"), methods=("sample", "sample_async"), name_only=True,
+       check=_client_named("sampling_client"),
+       examples_match=(
+           "class Engine:\n    async def target(self, prompt, params):\n"
+           "        return await self.sampling_client.sample_async(prompt=prompt, num_samples=4, sampling_params=params)\n",
+       ),
+       examples_nomatch=("import random\n\ndef target(rows):\n    return random.sample(rows, 2)\n",
+                         "class D:\n    def target(self):\n        return self.dataset.sample(8)\n")),
+    _s(id="hosted-train-step", side=TRAINING, weight=3.0,
+       rationale="A hosted training service's forward_backward and optim_step (Tinker's TrainingClient) run the "
+                 "loss, the backward pass and the optimizer step remotely.",
+       calls=("tinker.*.forward_backward", "tinker.*.forward_backward_async", "tinker.*.optim_step",
+              "tinker.*.optim_step_async"),
+       methods=("forward_backward", "forward_backward_async", "optim_step", "optim_step_async"), name_only=True,
+       check=_client_named("training_client"),
+       examples_match=(
+           "class Trainer:\n    async def target(self, data, adam):\n"
+           "        fb = await self.training_client.forward_backward_async(data, loss_fn='importance_sampling')\n"
+           "        step = await self.training_client.optim_step_async(adam)\n        return fb, step\n",
+       ),
+       examples_nomatch=("class M:\n    def forward_backward(self, x):\n        return x\n\n"
+                         "    def target(self, x):\n        return self.forward_backward(x)\n",)),
+    _s(id="hosted-weight-publish", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Saving the trained weights for the sampler (Tinker's save_weights_for_sampler, "
+                 "save_weights_and_get_sampling_client) is the weight sync of a hosted service.",
+       calls=("tinker.*.save_weights_for_sampler", "tinker.*.save_weights_for_sampler_async",
+              "tinker.*.save_weights_and_get_sampling_client", "tinker.*.save_weights_and_get_sampling_client_async"),
+       methods=("save_weights_for_sampler", "save_weights_for_sampler_async", "save_weights_and_get_sampling_client",
+                "save_weights_and_get_sampling_client_async"), name_only=True, check=_specific_api,
+       examples_match=(
+           "class Trainer:\n    async def target(self, name):\n"
+           "        return await self.training_client.save_weights_and_get_sampling_client_async(name)\n",
+       ),
+       examples_nomatch=("class Trainer:\n    def target(self, path):\n        return self.model.save_pretrained(path)\n",)),
     _s(id="vllm-prompt-inputs", side=SAMPLING, weight=1.5,
        rationale="TokensPrompt/TextPrompt are the request objects fed to a vLLM engine.",
        calls=("vllm.*.TokensPrompt", "vllm.*.TextPrompt", "vllm.TokensPrompt", "vllm.TextPrompt"),
