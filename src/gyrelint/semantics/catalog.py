@@ -154,7 +154,7 @@ def _tcp_group(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _completions_create(c: CallFact, fn: FnFacts, s: float) -> float:
-    if any(n.startswith("openai.") for n in c.names):
+    if any(n.startswith(("openai.", "litellm.")) for n in c.names):
         return max(s, STRONG)
     return MEDIUM if (c.site.receiver or "").endswith("completions") else 0.0
 
@@ -1491,16 +1491,21 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self):\n        return self._total('generate')\n",
        )),
     _s(id="openai-completions", side=SAMPLING, weight=2.5,
-       rationale="An OpenAI-compatible chat/completions call samples from a served policy (agent rollouts).",
-       calls=("openai.*.completions.create", "openai.*.responses.create"),
+       rationale="An OpenAI-compatible chat/completions call (the OpenAI client, LiteLLM) samples from a served "
+                 "policy (agent rollouts).",
+       calls=("openai.*.completions.create", "openai.*.responses.create", "litellm.completion", "litellm.acompletion",
+              "litellm.text_completion", "litellm.atext_completion", "litellm.*.completion", "litellm.*.acompletion"),
        methods=("create",), check=_completions_create, roles=("openai",), name_only=True,
        examples_match=(
            "from openai import OpenAI\n\ndef target(msgs):\n    client = OpenAI(base_url='http://x')\n"
            "    return client.chat.completions.create(model='p', messages=msgs)\n",
            "class Agent:\n    async def target(self, msgs):\n"
            "        return await self.client.chat.completions.create(model='p', messages=msgs)\n",
+           "import litellm\n\nasync def target(msgs):\n"
+           "    return await litellm.acompletion(model='hosted_vllm/policy', messages=msgs)\n",
        ),
-       examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",)),
+       examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",
+                         "def target(tracker, row):\n    return tracker.completion(row)\n")),
     _s(id="hf-generate", side=SAMPLING, weight=3.0,
        rationale="model.generate(...) on a language model decodes new tokens with the current weights.",
        calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate"),
