@@ -1323,6 +1323,16 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, row):\n        return self.log_fn(row)\n",
            "def rollout_fn(x):\n    return x\n\ndef target(x):\n    return rollout_fn(x)\n",
        )),
+    _s(id="env-library-rollout", side=SAMPLING, weight=3.0,
+       rationale="An environment library's own rollout entry (verifiers' Environment.generate / a_generate / "
+                 "rollout / run_rollouts) runs the policy client through the environment's turns.",
+       calls=("verifiers.*.generate", "verifiers.*.a_generate", "verifiers.*.rollout", "verifiers.*.run_rollouts",
+              "verifiers.*.run_rollout"),
+       examples_match=(
+           "import verifiers as vf\n\nasync def target(client, inputs):\n    env = vf.load_environment('math')\n"
+           "    return await env.a_generate(inputs, client=client, model='policy')\n",
+       ),
+       examples_nomatch=("import verifiers as vf\n\ndef target(name):\n    return vf.load_environment(name)\n",)),
     _s(id="hosted-sample", side=SAMPLING, weight=3.0,
        rationale="Sampling from a hosted training service's sampling client (Tinker's SamplingClient.sample) "
                  "generates with the current policy weights.",
