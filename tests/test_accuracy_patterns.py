@@ -269,7 +269,7 @@ def test_actor_endpoints_called_through_their_handles_carry_their_side():
     builds and hands to the critic (its grader-shaped ``__call__``; a clock object's is not).
     ``setup``, an endpoint every actor has, is a name guess: the start-up code that calls it on all
     of them takes no side."""
-    assert wrong_labels("accuracy_actor_endpoints") == []
+    assert wrong_labels("accuracy_endpoint_scoring") == []
 
 
 def test_a_base_class_template_method_reaches_the_subclasses_it_runs():

@@ -690,9 +690,10 @@ def _drop_junk(cf: CallFact, targets: tuple[str, ...], caller: str, facts: Facts
     return tuple(out)
 
 
-# an actor framework calls a method exposed as an endpoint through an adapter on the handle's
-# attribute (``h.m.call_one(x)``, ``h.m.choose(x)``, a service's own routing verb): whatever the verb,
-# it runs ``m`` in the actor's process
+# how actor libraries run a method exposed as an endpoint through its handle (``h.m.call_one(x)``,
+# ``h.m.choose(x)``, a service's ``h.m.route(x)`` / ``h.m.fanout(x)``): ``m`` runs in the actor's process.
+# Any verb at all was tried and let attribute chains that only end in an endpoint's name through.
+_ENDPOINT_VERBS = frozenset({"call", "call_one", "choose", "broadcast", "stream", "route", "fanout"})
 _FEW_ENDPOINTS = 3
 
 
@@ -711,7 +712,7 @@ def _endpoint_call(c: CallFact, endpoints: dict[str, tuple[str, ...]]) -> None:
     of that name stand for the call (polymorphic dispatch); a name every actor has (``setup``, ``stop``)
     is a guess (weak, and no side when the candidates disagree)."""
     parts = c.site.func.split(".")
-    if len(parts) < 3 or _strip(parts[-1]).startswith("__"):
+    if len(parts) < 3 or _strip(parts[-1]) not in _ENDPOINT_VERBS:
         return
     cands = endpoints.get(_strip(parts[-2]))
     if not cands or set(c.targets) & set(cands):
