@@ -338,26 +338,6 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             break
 
 
-def _sets_up_only(r: SideResult) -> bool:
-    """The side rests only on building a side's machinery (an engine, a server launch, sampling
-    parameters): the helpers such a body calls (a readiness poll, a patch applied before start)
-    do none of that side's work."""
-    o = r.origins.get(r.side.value)
-    return o is not None and o.signal in _setup_ids()
-
-
-def _setup_ids() -> frozenset[str]:
-    from .catalog import SIGNALS
-
-    global _SETUP_IDS
-    if _SETUP_IDS is None:
-        _SETUP_IDS = frozenset(s.id for s in SIGNALS if s.setup)
-    return _SETUP_IDS
-
-
-_SETUP_IDS: frozenset[str] | None = None
-
-
 def _only_defines(parent: str, child: str, facts: Facts) -> bool:
     """``child`` is a function defined in ``parent``'s body that ``parent`` never calls: a route
     handler or callback the app factory registers. Its callers are whoever the framework hands it
@@ -872,3 +852,23 @@ def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Eviden
         if o is not None and o.via != "own":
             ev.append(Evidence(o.signal, o.file, o.line, o.via))
     return ev
+
+
+def _sets_up_only(r: SideResult) -> bool:
+    """The side rests only on building a side's machinery (an engine, a server launch, sampling
+    parameters): the helpers such a body calls (a readiness poll, a patch applied before start)
+    do none of that side's work."""
+    o = r.origins.get(r.side.value)
+    return o is not None and o.signal in _setup_ids()
+
+
+def _setup_ids() -> frozenset[str]:
+    from .catalog import SIGNALS
+
+    global _SETUP_IDS
+    if _SETUP_IDS is None:
+        _SETUP_IDS = frozenset(s.id for s in SIGNALS if s.setup)
+    return _SETUP_IDS
+
+
+_SETUP_IDS: frozenset[str] | None = None
