@@ -239,3 +239,48 @@ def test_route_handlers_registered_by_an_app_factory_do_not_take_its_side():
     called by the web framework, not by the factory: the factory's own generation call gives its
     admin routes (pause/resume a worker) no side."""
     assert wrong_labels("accuracy_route_handlers") == []
+
+
+# ---- issue 14, server-backed and agentic rollouts (the sampling chain on frameworks never seen)
+
+def test_served_policy_and_agent_loop_are_the_sampling_chain():
+    """A policy served over HTTP (an OpenAI client, raw ``/generate`` and ``/v1/completions`` posts,
+    a URL built once in ``__init__`` and posted by another method), an agent/world loop over it,
+    gathered by ``asyncio.gather``/``TaskGroup``/``as_completed`` and run through a pool that is
+    handed the episode function; graders looked up by name in a dict and an LLM judge are the
+    rollout's scoring; a helper awaiting rollouts handed in as pending coroutines runs them. A
+    health check, a model listing, a rules listing and an awaited report stay neutral."""
+    assert wrong_labels("accuracy_served_rollout") == []
+    assert "http-generate" not in own_signals("accuracy_served_rollout", "meadow.client.TokenPolicy.__init__")
+
+
+def test_an_engine_assembled_from_its_parts_and_stepped_by_hand_is_generation():
+    """F: a vLLM worker built and its KV cache sized by hand (set-up of the inference side), and a
+    loop that schedules, runs the model on the plan and turns outputs into texts (generation);
+    a description and a counter of waiting requests stay neutral."""
+    assert wrong_labels("accuracy_engine_loop") == []
+
+
+def test_actor_endpoints_called_through_their_handles_carry_their_side():
+    """B/Q: ``h.m.route(x)``, ``h.m.call_one(x)``, ``h.m.choose(x)``, ``h.m.call(x)`` on a method an
+    ``@endpoint`` decorator exposes run ``m`` in the actor: the rollout that routes to the writer is
+    sampling, the loop that asks the writer and teaches the tutor is the driver, and the critic's
+    grader it calls on fresh answers is rollout-side scoring, and so is a reward object the loop
+    builds and hands to the critic (its grader-shaped ``__call__``; a clock object's is not).
+    ``setup``, an endpoint every actor has, is a name guess: the start-up code that calls it on all
+    of them takes no side."""
+    assert wrong_labels("accuracy_endpoint_scoring") == []
+
+
+def test_a_base_class_template_method_reaches_the_subclasses_it_runs():
+    """A base class's method that awaits its own abstract ``run`` (``@abstractmethod`` or a body
+    raising NotImplementedError) runs whichever subclass the object is: it takes their side.
+    Overrides of a describing method stay neutral, and so does the code listing them."""
+    assert wrong_labels("accuracy_template_method") == []
+
+
+def test_a_hosted_training_service_is_sampled_trained_and_synced_by_its_api():
+    """F: a hosted service's sampling client (``sample_async``), training client
+    (``forward_backward_async``, ``optim_step_async``) and weight publishing for the sampler are the
+    three sides; a client swap and a tokenizer getter stay neutral."""
+    assert wrong_labels("accuracy_hosted_service") == []

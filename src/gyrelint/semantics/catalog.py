@@ -154,7 +154,7 @@ def _tcp_group(c: CallFact, fn: FnFacts, s: float) -> float:
 
 
 def _completions_create(c: CallFact, fn: FnFacts, s: float) -> float:
-    if any(n.startswith("openai.") for n in c.names):
+    if any(n.startswith(("openai.", "litellm.")) for n in c.names):
         return max(s, STRONG)
     return MEDIUM if (c.site.receiver or "").endswith("completions") else 0.0
 
@@ -876,18 +876,69 @@ def _literal_operands(fn: FnFacts, facts: Facts) -> Iterable[tuple[str, int, boo
                     yield v, c.site.line, http
 
 
+def _url_attrs(fn: FnFacts) -> list[tuple[str, int]]:
+    """``self.<attr>`` handed as the URL of an HTTP request in this body, with the call's line."""
+    out = []
+    for c in fn.calls:
+        if not _is_http(c):
+            continue
+        a = c.site.args[0] if c.site.args else c.site.kwarg("url")
+        if a is not None and a.kind == "name" and isinstance(a.value, str) and a.value.startswith("self.") \
+                and a.value.count(".") == 1:
+            out.append((a.value[5:], c.site.line))
+    return out
+
+
+def _stored_endpoint(cls: str, attr: str, rx: re.Pattern[str], facts: Facts) -> bool:
+    """A method of ``cls`` (or of a base) stores a URL matching ``rx`` in ``self.<attr>``
+    (``self.route = base.rstrip("/") + "/generate"`` in ``__init__``)."""
+    for k in facts.mro(cls):
+        kf = facts.classes.get(k)
+        for m in sorted(kf.methods) if kf is not None else ():
+            mf = facts.functions.get(f"{k}.{m}")
+            if mf is None:
+                continue
+            lines = {a.line for a in mf.assigns if a.target == f"self.{attr}"}
+            if lines and any(line in lines and "/" in v and rx.search(v) for v, line in mf.literals()):
+                return True
+    return False
+
+
+def _stores_url_for_sender(fn: FnFacts, line: int, facts: Facts) -> bool:
+    """The literal on ``line`` is a URL this body stores on the object for another method's request."""
+    if fn.cls is None:
+        return False
+    attrs = [a.target[5:] for a in fn.assigns if a.line == line and a.target.startswith("self.")]
+    if not attrs:
+        return False
+    for k in facts.mro(fn.cls):
+        kf = facts.classes.get(k)
+        for m in sorted(kf.methods) if kf is not None else ():
+            mf = facts.functions.get(f"{k}.{m}")
+            if mf is not None and mf is not fn and any(a in attrs for a, _ in _url_attrs(mf)):
+                return True
+    return False
+
+
 def _endpoint(rx: re.Pattern[str]):
     def body(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         lits = fn.literals()
-        if not lits:
-            return ()  # no string here: neither a URL nor a name handed to a helper
-        for value, line in lits:
-            if "/" in value and rx.search(value):
-                return ((line, STRONG if _http_call(fn) else MEDIUM),)
-        # the operation named here, performed by a helper (pattern H)
-        for value, line, http in _literal_operands(fn, facts):
-            if len(value) < 80 and rx.search("/" + value.lstrip("/")):
-                return ((line, STRONG if http else MEDIUM),)
+        if lits:
+            http = _http_call(fn)
+            for value, line in lits:
+                if "/" in value and rx.search(value):
+                    if _stores_url_for_sender(fn, line, facts):
+                        continue  # the request is made by the method that reads it back (below)
+                    return ((line, STRONG if http else MEDIUM),)
+            # the operation named here, performed by a helper (pattern H)
+            for value, line, http in _literal_operands(fn, facts):
+                if len(value) < 80 and rx.search("/" + value.lstrip("/")):
+                    return ((line, STRONG if http else MEDIUM),)
+        # the URL was built once and kept on the object: ``self.http.post(self.route, ...)``
+        if fn.cls is not None:
+            for attr, line in _url_attrs(fn):
+                if _stored_endpoint(fn.cls, attr, rx, facts):
+                    return ((line, STRONG),)
         return ()
 
     return body
@@ -1053,6 +1104,119 @@ def _rollout_carrier(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return _at(facts.rollout_carriers.get(fn.qualname), MEDIUM)
 
 
+_SERVER_ARGV = re.compile(r"\bvllm\.entrypoints\.(openai\.api_server|api_server)\b|\bsglang\.launch_server\b|"
+                          r"\bsglang\.srt\.entrypoints\b|\bvllm\s+serve\b|\btrtllm-serve\b|\blmdeploy\s+serve\b")
+_SPAWNS = ("subprocess.", "asyncio.create_subprocess", "os.system", "os.popen", "os.exec", "os.spawn")
+
+
+def _server_process(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Starts an inference server in a child process: the command names a server entry point
+    (``python -m vllm.entrypoints.openai.api_server``, ``vllm serve``, ``sglang.launch_server``)."""
+    if not any(n.startswith(_SPAWNS) for c in fn.calls for n in c.names):
+        return ()
+    lits = fn.literals()
+    for v, line in lits:
+        if _SERVER_ARGV.search(v):
+            return ((line, STRONG),)
+    words = {v.strip() for v, _ in lits}
+    if "serve" in words and words & {"vllm", "sglang", "lmdeploy"}:  # ["vllm", "serve", model] as list items
+        return ((next(line for v, line in lits if v.strip() == "serve"), STRONG),)
+    return ()
+
+
+_PENDING = frozenset({"Awaitable", "Coroutine", "Future", "Task", "typing.Awaitable", "typing.Coroutine",
+                      "collections.abc.Awaitable", "collections.abc.Coroutine", "asyncio.Future", "asyncio.Task"})
+_TRAJECTORY_TYPE = ("trajector", "rollout", "episode")
+
+
+def _awaits_rollout(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An async body handed a pending rollout (a parameter typed ``Awaitable``/``Coroutine``) that
+    returns a trajectory type: it runs the rollout it was given (a gather helper's per-task wrapper)."""
+    d = fn.definition
+    if not d.is_async or not d.returns or not any(p.annotation in _PENDING for p in d.params):
+        return ()
+    ret = d.returns.rsplit(".", 1)[-1].lower()
+    if not any(w in ret for w in _TRAJECTORY_TYPE):
+        return ()
+    return ((d.line, MEDIUM),)
+
+
+# what the trainer reads per token of a packed rollout batch (full identifiers, not pieces)
+_TRAIN_FIELDS = frozenset({"input_ids", "token_ids", "attention_mask", "loss_mask", "assistant_mask", "action_mask",
+                           "response_mask", "completion_mask", "padding_mask", "logprobs", "log_probs", "old_logprobs",
+                           "old_log_probs", "ref_logprobs", "ref_log_probs", "advantages", "advantage", "returns",
+                           "rewards", "position_ids", "input_pos", "labels", "sample_weights", "weights"})
+_TENSOR_BUILDS = ("torch.tensor", "torch.stack", "torch.cat", "torch.nn.utils.rnn.pad_sequence",
+                  "torch.nn.functional.pad", "torch.as_tensor", "torch.full", "torch.zeros", "torch.ones",
+                  "numpy.array", "numpy.stack", "numpy.concatenate")
+
+
+# the records a packer is handed: what the rollout produced
+_ROLLOUT_RECORDS = ("episode", "trajector", "rollout", "completion", "result", "experience", "group", "batches",
+                    "samples", "transition")
+_NOT_PACKING = frozenset({"std", "var", "log_softmax", "softmax", "logsumexp", "exp", "backward", "forward",
+                          "model", "generate", "sigmoid", "norm", "clamp", "clip", "cumsum", "masked_mean",
+                          "masked_whiten"})
+
+
+def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Turns rollout records into the trainer's per-token tensors: builds tensors (or a record class
+    given three or more of those fields) and fills at least three of the fields a policy-gradient
+    step reads (ids, masks, log-probs, advantages or rewards). That is the trajectory contract
+    being assembled."""
+    if not fn.definition.returned or fn.definition.name.startswith("__") \
+            or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params):
+        return ()
+    if fn.called() & _NOT_PACKING:
+        return ()  # statistics, a model run or a gradient: maths on the batch, not its assembly
+    toks = fn.tokens()
+    if len(_TRAIN_FIELDS & toks) < 3 or not ({"advantages", "advantage", "rewards", "logprobs", "log_probs",
+                                              "old_logprobs", "ref_logprobs", "loss_mask", "assistant_mask",
+                                              "action_mask", "response_mask"} & toks):
+        return ()
+    for c in fn.calls:
+        if c.names and c.names[0].startswith(_TENSOR_BUILDS):
+            return ((c.site.line, MEDIUM),)
+        # or the per-token record the trainer reads, built here field by field
+        if c.repo in facts.classes and len(_TRAIN_FIELDS & {k for k, _ in c.site.kwargs}) >= 3:
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
+_RUNS_WHAT = frozenset({"rollout", "episode", "trajectory", "agent", "workflow", "generate", "generation"})
+_CALLABLE_WORDS = frozenset({"fn", "func", "function", "callable", "hook", "coro"})
+
+
+def _rollout_callable(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Calls a rollout function it was handed (``await self.rollout_fn(client, **task)``): a callable
+    held in a parameter or attribute, named for what it runs, that resolves to nothing in the repo
+    (the user supplies it). The framework's runner is where the rollouts are produced."""
+    for c in fn.calls:
+        if c.names or (c.targets and not c.junk_only):
+            continue
+        parts = c.site.func.split(".")
+        if len(parts) > 2 or (len(parts) == 2 and parts[0] not in ("self", "cls")):
+            continue
+        words = set(tokens_of(c.method))
+        if words & _RUNS_WHAT and words & _CALLABLE_WORDS:
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
+def _client_named(word: str):
+    """A hosted-training client's method: typed to the library, or on a receiver named for the client
+    (``self.sampling_client.sample_async``), or, for a name only that API uses, the name alone."""
+
+    def check(c: CallFact, fn: FnFacts, s: float) -> float:
+        if c.names:
+            return s if any(n.startswith("tinker.") for n in c.names) else 0.0
+        if word in (c.site.receiver or "").lower():
+            return max(s, MEDIUM)
+        return s if c.method.endswith("_async") else 0.0
+
+    return check
+
+
 # ---------------------------------------------------------------- the catalog
 def _s(**kw) -> Signal:
     return Signal(**kw)
@@ -1086,6 +1250,126 @@ SIGNALS: tuple[Signal, ...] = (
               "vllm.LLMEngine", "vllm.*.LLMEngine"),
        examples_match=("from vllm import LLM\n\ndef target(path):\n    return LLM(model=path, tensor_parallel_size=2)\n",),
        examples_nomatch=("from mylib import LLM\n\ndef target(path):\n    return LLM(path)\n",)),
+    _s(id="vllm-engine-step", side=SAMPLING, weight=3.0,
+       rationale="Driving a vLLM engine's own loop by hand (schedule a step, run the model on the scheduled "
+                 "batch, turn engine outputs into request outputs) is generation with the policy.",
+       calls=("vllm.*.schedule", "vllm.*.update_from_output", "vllm.*.process_outputs", "vllm.*.execute_model",
+              "vllm.*.engine_step", "vllm.*.step_async", "vllm.*LLMEngine.step", "vllm.*EngineCore*.step",
+              "vllm.*.get_output"),
+       examples_match=(
+           "from vllm.v1.core.sched.scheduler import Scheduler\n\nclass Loop:\n    def __init__(self, cfg):\n"
+           "        self.scheduler = Scheduler(cfg)\n\n    def target(self, worker):\n"
+           "        plan = self.scheduler.schedule()\n        return self.scheduler.update_from_output(plan, worker(plan))\n",
+           "from vllm.worker.worker_base import WorkerWrapperBase\n\nclass Host:\n    def __init__(self, cfg):\n"
+           "        self.worker = WorkerWrapperBase(cfg, 0)\n\n    def target(self, plan):\n"
+           "        return self.worker.execute_model(plan)\n",
+       ),
+       examples_nomatch=(
+           "class Jobs:\n    def target(self, cron):\n        return cron.schedule()\n",
+           "import sched\n\ndef target(s, f):\n    return s.enter(1, 1, f)\n",
+       )),
+    _s(id="vllm-engine-setup", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building a vLLM worker, scheduler or output processor by hand, or sizing and allocating its KV "
+                 "cache, sets up the inference side.",
+       calls=("vllm.*.WorkerWrapperBase", "vllm.v1.worker.*Worker", "vllm.*.Scheduler", "vllm.*.OutputProcessor",
+              "vllm.*.init_worker", "vllm.*.init_device", "vllm.*.initialize_cache", "vllm.*.initialize_from_config",
+              "vllm.*.determine_available_memory", "vllm.*.get_kv_cache_config", "vllm.*.get_kv_cache_spec",
+              "vllm.*.compile_or_warm_up_model"),
+       examples_match=(
+           "from vllm.worker.worker_base import WorkerWrapperBase\n\ndef target(cfg, kwargs):\n"
+           "    w = WorkerWrapperBase(cfg, 0)\n    w.init_worker(kwargs)\n    w.init_device()\n    return w\n",
+       ),
+       examples_nomatch=("def target(pool, cfg):\n    return pool.init_worker(cfg)\n",)),
+    _s(id="inference-server-launch", side=SAMPLING, weight=2.0, setup=True,
+       rationale="Starting an OpenAI-compatible inference server (vLLM's API server in this process, or a "
+                 "server command in a child process) sets up the engine the rollouts ask for completions.",
+       calls=("vllm.entrypoints.openai.api_server.*", "vllm.entrypoints.api_server.*",
+              "sglang.srt.entrypoints.http_server.launch_server"),
+       body=_server_process,
+       examples_match=(
+           "from vllm.entrypoints.openai import api_server\n\ndef target(ns):\n    return api_server.run_server(ns)\n",
+           "import subprocess\nimport sys\n\ndef target(model, port):\n"
+           "    return subprocess.Popen([sys.executable, '-m', 'vllm.entrypoints.openai.api_server', '--model', model,\n"
+           "                             '--port', str(port)])\n",
+           "import subprocess\n\ndef target(model):\n    return subprocess.Popen(['vllm', 'serve', model])\n",
+       ),
+       examples_nomatch=(
+           "import subprocess\n\ndef target(path):\n    return subprocess.run(['python', path, '--serve'])\n",
+           "def target(cmd):\n    return ['vllm', 'serve', cmd]\n",
+       )),
+    _s(id="rollout-await", side=SAMPLING, weight=2.5,
+       rationale="An async function handed a pending rollout (an awaitable) that returns a trajectory runs "
+                 "that rollout: the per-task wrapper a gather over many rollouts awaits.",
+       body=_awaits_rollout,
+       examples_match=(
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> TrajectoryGroup:\n"
+           "    group = await pending\n    return group\n",
+       ),
+       examples_nomatch=(
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> Report:\n"
+           "    return await pending\n",
+           "async def target(rows: list) -> Trajectory:\n    return Trajectory(rows)\n",
+       )),
+    _s(id="rollout-callable", side=SAMPLING, weight=2.0,
+       rationale="Calling the rollout function a runner was handed (a callable named for the rollout, episode or "
+                 "agent it runs, supplied by the user) produces the trajectories.",
+       body=_rollout_callable,
+       examples_match=(
+           "class Runner:\n    def __init__(self, rollout_fn):\n        self.rollout_fn = rollout_fn\n\n"
+           "    async def target(self, client, task):\n        return await self.rollout_fn(client, **task)\n",
+       ),
+       examples_nomatch=(
+           "class Runner:\n    def __init__(self, log_fn):\n        self.log_fn = log_fn\n\n"
+           "    def target(self, row):\n        return self.log_fn(row)\n",
+           "def rollout_fn(x):\n    return x\n\ndef target(x):\n    return rollout_fn(x)\n",
+       )),
+    _s(id="env-library-rollout", side=SAMPLING, weight=3.0,
+       rationale="An environment library's own rollout entry (verifiers' Environment.generate / a_generate / "
+                 "rollout / run_rollouts) runs the policy client through the environment's turns.",
+       calls=("verifiers.*.generate", "verifiers.*.a_generate", "verifiers.*.rollout", "verifiers.*.run_rollouts",
+              "verifiers.*.run_rollout"),
+       examples_match=(
+           "import verifiers as vf\n\nasync def target(client, inputs):\n    env = vf.load_environment('math')\n"
+           "    return await env.a_generate(inputs, client=client, model='policy')\n",
+       ),
+       examples_nomatch=("import verifiers as vf\n\ndef target(name):\n    return vf.load_environment(name)\n",)),
+    _s(id="hosted-sample", side=SAMPLING, weight=3.0,
+       rationale="Sampling from a hosted training service's sampling client (Tinker's SamplingClient.sample) "
+                 "generates with the current policy weights.",
+       calls=("tinker.*.sample", "tinker.*.sample_async"), methods=("sample", "sample_async"), name_only=True,
+       check=_client_named("sampling_client"),
+       examples_match=(
+           "class Engine:\n    async def target(self, prompt, params):\n"
+           "        return await self.sampling_client.sample_async(prompt=prompt, num_samples=4, sampling_params=params)\n",
+       ),
+       examples_nomatch=("import random\n\ndef target(rows):\n    return random.sample(rows, 2)\n",
+                         "class D:\n    def target(self):\n        return self.dataset.sample(8)\n")),
+    _s(id="hosted-train-step", side=TRAINING, weight=3.0,
+       rationale="A hosted training service's forward_backward and optim_step (Tinker's TrainingClient) run the "
+                 "loss, the backward pass and the optimizer step remotely.",
+       calls=("tinker.*.forward_backward", "tinker.*.forward_backward_async", "tinker.*.optim_step",
+              "tinker.*.optim_step_async"),
+       methods=("forward_backward", "forward_backward_async", "optim_step", "optim_step_async"), name_only=True,
+       check=_client_named("training_client"),
+       examples_match=(
+           "class Trainer:\n    async def target(self, data, adam):\n"
+           "        fb = await self.training_client.forward_backward_async(data, loss_fn='importance_sampling')\n"
+           "        step = await self.training_client.optim_step_async(adam)\n        return fb, step\n",
+       ),
+       examples_nomatch=("class M:\n    def forward_backward(self, x):\n        return x\n\n"
+                         "    def target(self, x):\n        return self.forward_backward(x)\n",)),
+    _s(id="hosted-weight-publish", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Saving the trained weights for the sampler (Tinker's save_weights_for_sampler, "
+                 "save_weights_and_get_sampling_client) is the weight sync of a hosted service.",
+       calls=("tinker.*.save_weights_for_sampler", "tinker.*.save_weights_for_sampler_async",
+              "tinker.*.save_weights_and_get_sampling_client", "tinker.*.save_weights_and_get_sampling_client_async"),
+       methods=("save_weights_for_sampler", "save_weights_for_sampler_async", "save_weights_and_get_sampling_client",
+                "save_weights_and_get_sampling_client_async"), name_only=True, check=_specific_api,
+       examples_match=(
+           "class Trainer:\n    async def target(self, name):\n"
+           "        return await self.training_client.save_weights_and_get_sampling_client_async(name)\n",
+       ),
+       examples_nomatch=("class Trainer:\n    def target(self, path):\n        return self.model.save_pretrained(path)\n",)),
     _s(id="vllm-prompt-inputs", side=SAMPLING, weight=1.5,
        rationale="TokensPrompt/TextPrompt are the request objects fed to a vLLM engine.",
        calls=("vllm.*.TokensPrompt", "vllm.*.TextPrompt", "vllm.TokensPrompt", "vllm.TextPrompt"),
@@ -1217,16 +1501,21 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self):\n        return self._total('generate')\n",
        )),
     _s(id="openai-completions", side=SAMPLING, weight=2.5,
-       rationale="An OpenAI-compatible chat/completions call samples from a served policy (agent rollouts).",
-       calls=("openai.*.completions.create", "openai.*.responses.create"),
+       rationale="An OpenAI-compatible chat/completions call (the OpenAI client, LiteLLM) samples from a served "
+                 "policy (agent rollouts).",
+       calls=("openai.*.completions.create", "openai.*.responses.create", "litellm.completion", "litellm.acompletion",
+              "litellm.text_completion", "litellm.atext_completion", "litellm.*.completion", "litellm.*.acompletion"),
        methods=("create",), check=_completions_create, roles=("openai",), name_only=True,
        examples_match=(
            "from openai import OpenAI\n\ndef target(msgs):\n    client = OpenAI(base_url='http://x')\n"
            "    return client.chat.completions.create(model='p', messages=msgs)\n",
            "class Agent:\n    async def target(self, msgs):\n"
            "        return await self.client.chat.completions.create(model='p', messages=msgs)\n",
+           "import litellm\n\nasync def target(msgs):\n"
+           "    return await litellm.acompletion(model='hosted_vllm/policy', messages=msgs)\n",
        ),
-       examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",)),
+       examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",
+                         "def target(tracker, row):\n    return tracker.completion(row)\n")),
     _s(id="hf-generate", side=SAMPLING, weight=3.0,
        rationale="model.generate(...) on a language model decodes new tokens with the current weights.",
        calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate"),
@@ -1648,6 +1937,20 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, n):\n        return random.sample(self.items, n)\n",
        ),
        examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
+    _s(id="rollout-packing", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
+       rationale="Turning rollout records into the trainer's per-token tensors (ids, masks, log-probs, "
+                 "advantages or rewards) assembles the trajectory contract between the sides.",
+       body=_packs_rollouts,
+       examples_match=(
+           "import torch\n\ndef target(episodes):\n    ids = [torch.tensor(e.tokens) for e in episodes]\n"
+           "    return {'input_ids': torch.stack(ids), 'loss_mask': torch.stack([e.mask for e in episodes]),\n"
+           "            'advantages': torch.tensor([e.adv for e in episodes])}\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\ndef target(texts, tok):\n    ids = [torch.tensor(tok(t)) for t in texts]\n"
+           "    return {'input_ids': torch.stack(ids), 'attention_mask': torch.ones(len(ids))}\n",
+           "def target(episodes):\n    return {'input_ids': 1, 'advantages': 2, 'loss_mask': 3}\n",
+       )),
     _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Building, returning or buffering the class the sampler fills and the trainer reads moves trajectories.",
        body=_container_op,

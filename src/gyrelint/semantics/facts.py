@@ -690,15 +690,100 @@ def _drop_junk(cf: CallFact, targets: tuple[str, ...], caller: str, facts: Facts
     return tuple(out)
 
 
+# how actor libraries run a method exposed as an endpoint through its handle (``h.m.call_one(x)``,
+# ``h.m.choose(x)``, a service's ``h.m.route(x)`` / ``h.m.fanout(x)``): ``m`` runs in the actor's process.
+# Any verb at all was tried and let attribute chains that only end in an endpoint's name through.
+_ENDPOINT_VERBS = frozenset({"call", "call_one", "choose", "broadcast", "stream", "route", "fanout"})
+_FEW_ENDPOINTS = 3
+
+
+def _endpoints(facts: Facts) -> dict[str, tuple[str, ...]]:
+    """Repo methods by name that a decorator named ``endpoint`` exposes on an actor handle."""
+    out: dict[str, list[str]] = {}
+    for q, fn in facts.functions.items():
+        if fn.cls and any(d.rsplit(".", 1)[-1].split("(", 1)[0] == "endpoint" for d in fn.definition.decorators):
+            out.setdefault(fn.definition.name, []).append(q)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _endpoint_call(c: CallFact, endpoints: dict[str, tuple[str, ...]]) -> None:
+    """``h.m.<verb>(...)`` on an endpoint method ``m``: a call of ``m`` across the actor boundary
+    (like Ray's ``h.m.remote``), not of the adapter. The handle's class is rarely known: a few endpoints
+    of that name stand for the call (polymorphic dispatch); a name every actor has (``setup``, ``stop``)
+    is a guess (weak, and no side when the candidates disagree)."""
+    parts = c.site.func.split(".")
+    if len(parts) < 3 or _strip(parts[-1]) not in _ENDPOINT_VERBS:
+        return
+    cands = endpoints.get(_strip(parts[-2]))
+    if not cands or set(c.targets) & set(cands):
+        return
+    c.targets, c.kind, c.method, c.ray, c.junk_only = cands, EXACT if len(cands) <= _FEW_ENDPOINTS else WEAK, _strip(parts[-2]), \
+        True, False
+
+
+_FEW_OVERRIDES = 4
+
+
+def abstract(fn: FnFacts) -> bool:
+    """A method that only declares an interface: ``@abstractmethod``, or a body raising NotImplementedError."""
+    if any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.definition.decorators):
+        return True
+    return bool(fn.calls) and all(c.method == "NotImplementedError" for c in fn.calls)
+
+
+def _overrides(facts: Facts) -> dict[str, tuple[tuple[str, ...], str]]:
+    """Abstract repo method -> the methods of that name its subclasses define, and the edge kind.
+
+    A call resolved to an abstract method runs whichever subclass the object is: the template
+    method of a base class (``coro = self.run(task)``) reaches the concrete workflows, agents and
+    environments. A few overrides stand for the call (polymorphic dispatch); many are a guess."""
+    children: dict[str, list[str]] = {}
+    for cq, cf in facts.classes.items():
+        for b in cf.bases:
+            if b in facts.classes and b != cq:
+                children.setdefault(b, []).append(cq)
+    out: dict[str, tuple[tuple[str, ...], str]] = {}
+    for q, fn in facts.functions.items():
+        if fn.cls is None or fn.cls not in children or not abstract(fn):
+            continue
+        name = fn.definition.name
+        seen: set[str] = set()
+        todo = list(children[fn.cls])
+        found: list[str] = []
+        while todo and len(seen) < 256:
+            k = todo.pop()
+            if k in seen:
+                continue
+            seen.add(k)
+            cf = facts.classes[k]
+            if name in cf.methods and f"{k}.{name}" in facts.functions:
+                found.append(f"{k}.{name}")
+            todo.extend(children.get(k, ()))
+        found = [t for t in found if not facts.is_test(facts.module_of(t))]
+        if found:
+            out[q] = (tuple(sorted(found)), EXACT if len(found) <= _FEW_OVERRIDES else WEAK)
+    return out
+
+
 def extra_edges(facts: Facts) -> None:
     """Edges the graphs stage may not draw, added to the call facts.
 
     Calling an object whose learned type is a repo class runs its ``forward`` (torch
-    modules) or ``__call__``; a nested ``def`` is part of its parent's body.
+    modules) or ``__call__``; a nested ``def`` is part of its parent's body; an actor
+    endpoint called through its handle's adapter runs the endpoint; a call of an abstract
+    method runs the subclasses' overrides.
     """
+    endpoints = _endpoints(facts)
+    overrides = _overrides(facts)
     for fn in facts.functions.values():
         passed: list[str] = []
         for c in fn.calls:
+            if endpoints:
+                _endpoint_call(c, endpoints)
+            if overrides and c.targets and c.kind == EXACT:
+                extra = [t for t in c.targets if t in overrides]
+                for t in extra:
+                    fn.extra.append(overrides[t])
             # a repo function handed to another call (``Process(target=self._run)``, ``pool.submit(f)``,
             # ``batched_call(self._update, data)``) runs as part of this body
             for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):

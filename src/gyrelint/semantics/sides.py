@@ -22,7 +22,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .facts import Facts, nested_children, prompt_fed
+from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
 KEYS = (SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC)
@@ -324,7 +324,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
                 cf = facts.functions.get(c)
                 cr = results.get(c)
                 if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module) \
-                        or not cr.solid:
+                        or not cr.solid or _sets_up_only(cr):
                     sides = set()
                     break
                 sides.add(cr.side)
@@ -429,38 +429,125 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
     one nobody on a side calls stays neutral. Applied after propagation, like the caller
     context: it passes nothing up.
     """
-    from .catalog import grader_shaped, rollout_interface
+    from .catalog import grader_shaped
 
     callers: dict[str, list[tuple[str, float]]] = {}
     for u, row in edges.items():
         for v, d in row.items():
             if v != u:
                 callers.setdefault(v, []).append((u, d))
-    for q in sorted(callers):
+    graders = {q for q in callers if (fn := facts.functions.get(q)) is not None and grader_shaped(fn)}
+    _uncalled_envs(facts, callers, results)
+    _built_graders(facts, callers, results)
+    todo = sorted(callers)
+    pickers: set[str] = set()
+    for _ in range(SCC_ROUNDS):  # a grader below a picker below the rollout: the picker first, then the grader
+        done = [q for q in todo if _rollout_scores(q, facts, callers, results, graders, pickers)]
+        if not done:
+            break
+        todo = sorted({v for q in done for v in edges.get(q, {}) if v in callers})
+
+
+def _uncalled_envs(facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                   results: dict[str, SideResult]) -> None:
+    """``step``/``reset`` of an environment class (it has both, or an environment library's base)
+    that no product code calls (tests and name guesses aside): the framework ships the world for
+    user rollouts to step, which is the rollout side whoever calls it."""
+    from .catalog import rollout_interface
+
+    for q, fn in facts.functions.items():
         r = results.get(q)
-        fn = facts.functions.get(q)
-        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
-                or facts.out_of_scope(fn.module):
+        if r is None or r.side != Side.NEUTRAL or fn.cls is None or fn.definition.name not in ("step", "reset") \
+                or facts.out_of_scope(fn.module) or any(v > 0 for v in r.own.values()):
             continue
-        acts = rollout_interface(fn, facts)
-        if not acts and not grader_shaped(fn):
+        if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())):
+            continue  # called for real: the callers decide (below); a name guess is no caller
+        if fn.calls and not abstract(fn) and rollout_interface(fn, facts):
+            r.side = Side.SAMPLING  # a declaration (abstract) or a stub calling nothing is no world
+            r.evidence = r.evidence + [Evidence("env-step", fn.file, fn.line, "own")]
+
+
+def _built_graders(facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                   results: dict[str, SideResult]) -> None:
+    """A reward object (a class whose ``__call__`` is grader-shaped) that no product code calls by
+    name, built by rollout-side or driver code (``scorers=[MathReward(), FormatReward()]`` handed
+    to the rollout's scorer) scores the rollout's samples when it is called."""
+    from .catalog import grader_shaped
+
+    wanted: dict[str, str] = {}
+    for q, fn in facts.functions.items():
+        if fn.cls is None or fn.definition.name != "__call__" or facts.out_of_scope(fn.module):
             continue
-        by: list[str] = []
-        other = False
-        for c, d in sorted(callers[q]):
-            cr = results.get(c)
-            if cr is None:
-                continue
-            if cr.side in (Side.TRAINING, Side.DRIVER):
-                other = True
-                break
-            if cr.side == Side.SAMPLING and d >= DISPATCH - 1e-9 and (not acts or _generates(cr)):
-                by.append(c)
-        if by and not other:
-            r.side = Side.SAMPLING
-            ev = _context_evidence(results[by[0]], facts.functions[by[0]], by[0]) if acts else \
-                Evidence("reward-scoring", fn.file, fn.line, f"caller:{by[0]}")
-            r.evidence = r.evidence + [ev]
+        r = results.get(q)
+        if r is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+            continue
+        if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())) \
+                or not grader_shaped(fn):
+            continue
+        wanted[fn.cls] = q
+    if not wanted:
+        return
+    for q, fn in sorted(facts.functions.items()):
+        r = results.get(q)
+        if r is None or r.side not in (Side.SAMPLING, Side.DRIVER):
+            continue
+        for c in fn.calls:
+            cls = c.repo if c.repo in wanted else next((t.rpartition(".")[0] for t in c.targets
+                                                        if t.endswith(".__init__") and t.rpartition(".")[0] in wanted),
+                                                       None)
+            g = wanted.pop(cls, None) if cls else None
+            if g is not None:
+                gr = results[g]
+                gr.side = Side.SAMPLING
+                gr.evidence = gr.evidence + [Evidence("reward-scoring", fn.file, c.site.line, f"caller:{q}")]
+
+
+def _picks_grader(fn, graders: set[str]) -> bool:
+    """Hands the work to a grader it looks up (``RULES[name](text, answer)``, a registry's entry, one
+    forwarded call): every repo target of one of its calls is a grader, and it returns the result."""
+    if not fn.definition.returned:
+        return False
+    return any(c.targets and c.kind == EXACT and all(t in graders for t in c.targets) for c in fn.calls)
+
+
+def _rollout_scores(q: str, facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                    results: dict[str, SideResult], graders: set[str], pickers: set[str]) -> bool:
+    """Label ``q`` sampling when it is a grader (or picks one) or an env/tool method the rollout calls.
+    A grader looked up from a dict of several reaches its picker over a spread-out call: the
+    picker (a rollout-side one, in ``pickers``) is caller enough."""
+    from .catalog import rollout_interface
+
+    r = results.get(q)
+    fn = facts.functions.get(q)
+    if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
+            or facts.out_of_scope(fn.module):
+        return False
+    acts = rollout_interface(fn, facts)
+    picks = not acts and q not in graders and _picks_grader(fn, graders)
+    if not acts and q not in graders and not picks:
+        return False
+    by: list[str] = []
+    other = False
+    for c, d in sorted(callers[q]):
+        cr = results.get(c)
+        if cr is None:
+            continue
+        if cr.side == Side.TRAINING or (cr.side == Side.DRIVER and acts):
+            other = True
+            break
+        # a driver that generates and then scores what came back scores the rollout's samples
+        if cr.side in (Side.SAMPLING, Side.DRIVER) and (d >= DISPATCH - 1e-9 or c in pickers) \
+                and (not acts or _generates(cr)):
+            by.append(c)
+    if by and not other:
+        r.side = Side.SAMPLING
+        ev = _context_evidence(results[by[0]], facts.functions[by[0]], by[0]) if acts else \
+            Evidence("reward-scoring", fn.file, fn.line, f"caller:{by[0]}")
+        r.evidence = r.evidence + [ev]
+        if picks:
+            pickers.add(q)
+        return True
+    return False
 
 
 def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
@@ -818,3 +905,23 @@ def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Eviden
         if o is not None and o.via != "own":
             ev.append(Evidence(o.signal, o.file, o.line, o.via))
     return ev
+
+
+def _sets_up_only(r: SideResult) -> bool:
+    """The side rests only on building a side's machinery (an engine, a server launch, sampling
+    parameters): the helpers such a body calls (a readiness poll, a patch applied before start)
+    do none of that side's work."""
+    o = r.origins.get(r.side.value)
+    return o is not None and o.signal in _setup_ids()
+
+
+def _setup_ids() -> frozenset[str]:
+    from .catalog import SIGNALS
+
+    global _SETUP_IDS
+    if _SETUP_IDS is None:
+        _SETUP_IDS = frozenset(s.id for s in SIGNALS if s.setup)
+    return _SETUP_IDS
+
+
+_SETUP_IDS: frozenset[str] | None = None
