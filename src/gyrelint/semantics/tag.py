@@ -12,7 +12,6 @@ from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, 
 from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
-from .endpoints import endpoint_edges
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
@@ -106,7 +105,6 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
-    endpoint_edges(facts)
     flow = weight_flow(index, facts)
     facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
     matches: dict[str, list[Match]] = {}
