@@ -61,7 +61,7 @@ def _rank(raw: RawKey) -> int:
 
 def display_name(raw: RawKey) -> str:
     """The name a user types: ``--flag`` for an option, the dotted path or env var otherwise."""
-    cli = raw.source.split(" ", 1)[0] in _CLI
+    cli = raw.source.split(" ", 1)[0] in _CLI or "(CLI: " in raw.source  # a config class a CLI parser reads
     if cli or raw.source in ("script", "readme"):
         return "--" + raw.key.lstrip("-") if not raw.key.isupper() or cli else raw.key
     return raw.key
@@ -117,9 +117,12 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
         if _rank(o.raw) == 0:
             declared.setdefault(fold_name(o.raw.key), set()).add(o.raw.file)
     out: dict[str, str] = {}
+    for o in occs:  # the env var a settings class reads for a field (``RL_INFERENCE__PORT``) is that field
+        if o.raw.env:
+            out.setdefault(fold_name(o.raw.env), fold_name(o.raw.key))
     for o in occs:
         key = o.raw.key.lstrip("-")
-        if not key.isupper():
+        if not key.isupper() or fold_name(key) in out:
             continue
         targets = feeds.get(key, set())
         same = fold_name(key).lower()
@@ -223,6 +226,8 @@ def why(cls: str, evidence: str, key: str, value: str | None) -> str:
         return "chooses the engine or backend a role runs"
     if evidence.startswith("value") and "mode" in evidence:
         return "chooses how processes are launched or placed"
+    if evidence.startswith("selects a class"):
+        return "picks the class a role runs, and so what it starts"
     if evidence.startswith("read where"):
         return "read " + evidence.removeprefix("read ").split(" (", 1)[0]
     if evidence.startswith(("timeout/retry", "a timeout")):

@@ -18,6 +18,7 @@ from .evidence import EvidenceResult
 from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
 from .scope import file_scope, key_scope
+from .selectors import selector_hits
 from .sources import RawKey
 from .sources.config_reads import SOURCE as CONFIG_READ
 from .sources.config_reads import config_read_keys
@@ -206,6 +207,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
                 loaded.add(child)
                 stack.append(child)
     reads = spawn_reads(index, ev) if ev is not None else {}
+    symbols = next(iter(namers.values())).symbols if namers else None
+    selected = selector_hits(index, symbols, ev, raws)
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:
@@ -219,6 +222,9 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
         if not scope and r.source in _FILE_SOURCES and r.file.lower().endswith(CONFIG_SUFFIXES) and r.file not in loaded:
             scope = "unloaded-config"
         hit = classify(r.key, r.value, vocab, r.context)
+        picks = selected.get(r.key)
+        if picks is not None and (hit is None or hit[0] == "layout") and r.source not in _LAUNCHER_SOURCES:
+            hit = picks
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
             use = use_hit(r.key, reads)
             if use is not None:

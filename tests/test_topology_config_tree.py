@@ -1,0 +1,91 @@
+"""Nested config classes: every leaf field of a pydantic / dataclass config tree is one key under the path a user
+types, spelled as the library that parses it spells it, with its type resolved through the symbol table (also
+across the packages of a workspace)."""
+
+from pathlib import Path
+
+import libcst as cst
+from test_topology_entries import run
+
+from gyrelint.index.extract import extract
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def entries(topo):
+    return {e.name: e for e in topo.keys if not e.scope}
+
+
+def test_the_index_keeps_every_class_an_annotation_names():
+    src = ("class C(BaseModel):\n"
+           "    a: Annotated[Inference | None, Field(description='x')] = None\n"
+           "    b: Annotated[FileB | NcclB, Field(discriminator='type')]\n"
+           "    c: list[Worker]\n"
+           "    d: Optional[Client] = None\n"
+           "    e: Literal['x', 'y'] = 'x'\n"
+           "    f: dict[str, int] = {}\n"
+           "    g: Plain = Plain()\n")
+    s = extract(cst.parse_module(src), "m.py", "m", False)
+    got = dict(s.classes[0].field_types)
+    # sparse: ``Optional[Client]`` and ``Plain`` are what the field's annotation text already says
+    assert got == {"a": ("Inference",), "b": ("FileB", "NcclB"), "c": ("Worker",)}
+    assert [f.annotation for f in s.classes[0].fields if f.name in ("d", "g")] == ["Client", "Plain"]
+
+
+def test_a_pydantic_settings_tree_across_workspace_packages_is_keyed_by_its_cli_path():
+    topo = run(FIXTURES / "topology_workspace")
+    got = entries(topo)
+    # Annotated[InferenceConfig | None, Field(...)] nests; the class comes from another file of the config package
+    tp = got["--inference.parallel.tp"]
+    assert (tp.cls, tp.default, tp.value, tp.type) == ("process", "1", "2", "int")
+    assert tp.file == "packages/rlconf/src/rlconf/inference.py" and tp.uses == 1  # the launcher's flag folds in
+    # cli_kebab_case: the user types dashes
+    lag = got["--orchestrator.max-async-level"]
+    assert (lag.cls, lag.default, lag.value) == ("layout", "2", "1")
+    assert got["--orchestrator.client.base-url"].cls == "port"  # Optional[ClientConfig]
+    # a discriminated union: both members' fields under the one path, folded per key
+    broadcast = got["--weight-broadcast.type"]
+    assert broadcast.cls == "comm" and broadcast.uses == 1
+    assert got["--trainer.fsdp-cpu-offload"].cls == "layout"
+    # env_prefix + env_nested_delimiter: the env var a script exports is the same field
+    port = got["--inference.server.port"]
+    assert (port.value, port.default) == ("8001", "8000")
+    assert "RL_INFERENCE__SERVER__PORT" in port.aliases
+    assert "RL_INFERENCE__SERVER__PORT" not in got
+    # nothing un-nested, and the other package's InferenceConfig (an eval client) is not mounted
+    names = {e.name.lstrip("-") for e in topo.keys}
+    assert not {"tp", "dp", "port", "host", "parallel.tp", "type"} & names
+    assert not any("eval_" in n for n in names)
+    assert len(names) == len(topo.keys)  # one entry per key
+
+
+def test_dataclass_trees_parsed_by_tyro_draccus_and_hfargumentparser():
+    got = entries(run(FIXTURES / "topology_dataclass_cli"))
+    # tyro: dotted, dashes for underscores; the field type comes from another module
+    tp = got["--rollout.engine.tensor-parallel-size"]
+    assert (tp.cls, tp.default, tp.file) == ("process", "1", "agentrl/engine_args.py")
+    assert got["--rollout.num-engines"].cls == "process"
+    assert got["--rollout.engine.enable-sleep-mode"].cls == "layout"
+    assert got["--learner.offload-optimizer"].cls == "layout"
+    # draccus (a decorated entry point taking the config): dotted, underscores kept
+    assert got["--server.port"].declared_as == "dataclass (CLI: draccus)"
+    # HfArgumentParser: flat flags
+    assert got["--vllm_server_port"].cls == "port"
+    assert not {"tensor_parallel_size", "engine.tensor_parallel_size", "port"} & {e.name.lstrip("-") for e in got.values()}
+
+
+def test_keys_that_pick_a_class_which_starts_processes_are_layout_keys():
+    topo = run(FIXTURES / "topology_class_maps")
+    got = entries(topo)
+    # a YAML value looked up in a module-level map of classes; one of them launches a server
+    provider = got["generation.provider"]
+    assert provider.cls == "layout" and provider.value == "fast"
+    assert provider.evidence == "selects a class that starts a server process (ServedEngine)"
+    # ``MAP.get(args.x)`` on an argparse flag
+    assert got["--sampler-kind"].evidence.startswith("selects a class that starts a server process")
+    # a Hydra ``_target_`` naming a class that creates Ray actors
+    target = got["orchestrator._target_"]
+    assert target.cls == "layout" and target.evidence.endswith("starts Ray actors (ActorOrchestrator)")
+    # targets of a library class or of a repo class that starts nothing choose no layout
+    assert "optim._target_" not in got and "scorer._target_" not in got
+    assert "generation.temperature" not in got
