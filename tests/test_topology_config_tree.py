@@ -89,3 +89,49 @@ def test_keys_that_pick_a_class_which_starts_processes_are_layout_keys():
     # targets of a library class or of a repo class that starts nothing choose no layout
     assert "optim._target_" not in got and "scorer._target_" not in got
     assert "generation.temperature" not in got
+
+
+TYPED = {
+    "lib/__init__.py": "",
+    "lib/engine.py": ("from typing import TypedDict\n\n\n"
+                      "class EngineArgs(TypedDict, total=False):\n"
+                      "    tensor_parallel_size: int\n"
+                      "    enable_sleep_mode: bool\n"),
+    "lib/model.py": ("from typing import TypedDict\n\nfrom pydantic import BaseModel\n\nfrom lib.engine import EngineArgs\n\n\n"
+                     "class InternalConfig(TypedDict, total=False):\n"
+                     "    engine_args: 'EngineArgs'\n\n\n"
+                     "class Model(BaseModel):\n"
+                     "    name: str\n"
+                     "    _internal_config: InternalConfig | None = None\n"),
+    "lib/service.py": ("from dataclasses import dataclass\n\nfrom lib.model import InternalConfig\n\n\n"
+                       "@dataclass\nclass Service:\n    config: InternalConfig\n"),
+    "lib/server.py": ("from typing import TypedDict\n\nfrom lib.engine import EngineArgs\n\n\n"
+                      "class ServerConfig(TypedDict, total=False):\n    engine_args: EngineArgs\n"),
+}
+
+
+def test_a_typed_dict_tree_reached_from_several_roots_is_one_entry_per_field(tmp_path):
+    from repo_tree import write_tree
+
+    topo = run(write_tree(tmp_path, TYPED))
+    tp = [e for e in topo.keys if e.name.endswith("tensor_parallel_size")]
+    # _internal_config (a private field holding a config tree), config, and the bare engine_args root
+    assert len(tp) == 1 and tp[0].cls == "process" and tp[0].declared_as == "TypedDict"
+    assert tp[0].file == "lib/engine.py" and tp[0].uses == 2
+    assert len([e for e in topo.keys if e.name.endswith("enable_sleep_mode")]) == 1
+
+
+def test_an_untagged_readme_command_loads_its_config_file(tmp_path):
+    from repo_tree import write_tree
+
+    root = write_tree(tmp_path, {
+        "README.md": "Run:\n\n```\npython -m app.main --config app/grpo.yaml\n```\n\n```\nnot: a command\n```\n",
+        "app/__init__.py": "",
+        "app/main.py": "import sys\n\nimport yaml\n\ncfg = yaml.safe_load(open(sys.argv[2]))\n",
+        "app/grpo.yaml": "trainer:\n  tensor_parallel_degree: 2\n",
+        "app/other.yaml": "trainer:\n  pipeline_parallel_degree: 2\n",
+    })
+    topo = run(root)
+    listed = {e.name: e for e in topo.keys if not e.scope}
+    assert listed["trainer.tensor_parallel_degree"].value == "2"
+    assert "trainer.pipeline_parallel_degree" not in listed  # no launcher names that file

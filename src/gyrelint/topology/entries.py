@@ -50,7 +50,7 @@ def fold_name(name: str) -> str:
 def _rank(raw: RawKey) -> int:
     """Declarations first, then config files, then env reads, then launchers and docs."""
     src = raw.source
-    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic")):
+    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict")):
         return 0
     if src in ("yaml", "toml", "json", "ini"):
         return 1
@@ -70,11 +70,13 @@ def display_name(raw: RawKey) -> str:
 def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
     """Entries (listed ones first), the in-scope occurrences as flat keys, and what was folded away."""
     occs = list(occs)
-    joins = _joins(occs)
+    joins = {**_same_field(occs), **_joins(occs)}
     groups: dict[str, list[Occurrence]] = {}
     for o in occs:
         name = fold_name(o.raw.key)
-        groups.setdefault(joins.get(name, name), []).append(o)
+        for _ in range(4):  # an env var joins a field that joins the field's longer path
+            name = joins.get(name, name)
+        groups.setdefault(name, []).append(o)
     entries: list[KeyEntry] = []
     flat: list[ConfigKey] = []
     folded: Counter[str] = Counter()
@@ -97,6 +99,44 @@ def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], d
                                 e.line, e.name))  # the most mentioned knobs first
     flat.sort(key=lambda k: (k.cls, k.file, k.line, k.key))
     return entries, flat, dict(folded)
+
+
+_TREE = ("dataclass", "pydantic", "TypedDict")
+
+
+def _same_field(occs: list[Occurrence]) -> dict[str, str]:
+    """One field of a config class reached from several roots is one knob: ``engine_args.tp``,
+    ``config.engine_args.tp`` and ``_internal_config.engine_args.tp`` (the same declaration, one path the
+    other's dotted tail or the two differing in their first segment only) fold into the name a command
+    line parser reads if any, else the longest. Paths differing deeper (``actor.fsdp.x``, ``critic.fsdp.x``)
+    are different knobs of one class and stay apart."""
+    by_decl: dict[tuple[str, int, str], set[str]] = {}
+    cli: set[str] = set()
+    for o in occs:
+        r = o.raw
+        if r.source.startswith(_TREE) and "." in r.key:
+            name = fold_name(r.key)
+            by_decl.setdefault((r.file, r.line, r.context), set()).add(name)
+            if "(CLI: " in r.source:
+                cli.add(name)
+    out: dict[str, str] = {}
+    for names in by_decl.values():
+        if len(names) < 2 or len(names) > 12:
+            continue
+        ordered = sorted(names, key=lambda n: (n not in cli, -n.count("."), n))
+        for n in ordered[1:]:
+            for target in ordered:
+                if target != n and _one_knob(n, target):
+                    out.setdefault(n, target)
+                    break
+    return out
+
+
+def _one_knob(a: str, b: str) -> bool:
+    pa, pb = a.split("."), b.split(".")
+    if len(pa) < len(pb):
+        return pb[-len(pa):] == pa
+    return len(pa) == len(pb) and pa[1:] == pb[1:]
 
 
 _VAR_REF = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?][^}]*)?\})$")
@@ -175,7 +215,7 @@ def _peripheral(path: str) -> bool:
 def _kind_order(declared_as: str) -> int:
     """Options, fields and config files first, then env reads, then launch lines."""
     head = declared_as.split(" ", 1)[0]
-    if head in _CLI or head in ("dataclass", "pydantic", "yaml", "toml", "json", "ini"):
+    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini"):
         return 0
     return 1 if head in ("env", "config") else 2
 

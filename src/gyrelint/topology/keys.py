@@ -175,7 +175,7 @@ def mount_targets(raws: list[RawKey]) -> list[RawKey]:
         return raws
     out: list[RawKey] = []
     for r in raws:
-        sections = mounts.get(r.context) if r.source.startswith(("dataclass", "pydantic")) else None
+        sections = mounts.get(r.context) if r.source.startswith(("dataclass", "pydantic", "TypedDict")) else None
         if not sections:
             out.append(r)
             continue
@@ -196,7 +196,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     raws = raw_keys(index, graphs, settings, namers, diags, yaml_files)
     raws.extend(composed_keys(raws, find_prefixes(index, namers), _LAUNCHER_SOURCES))
     raws = fold_prefixes(mount_targets(raws))
-    loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES))
+    # a README's launch command is how a repo without launch scripts says which config file a run loads
+    loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES or r.source == "readme"))
     config_files = {r.file for r in raws if r.source in _FILE_SOURCES} | set(yaml_files)
     loaded = {f for f in config_files if loaders.loads(f)}
     kids = children(yaml_files)

@@ -24,6 +24,7 @@ _DATACLASS_DECOS = {"dataclass", "dataclasses.dataclass", "define", "frozen", "m
                     "attr.attrs", "attrs.define", "attrs.frozen", "attr.define", "pydantic.dataclasses.dataclass",
                     "chz.chz", "chz"}
 _MODEL_BASES = {"BaseModel", "BaseSettings", "RootModel"}
+_DICT_BASES = {"TypedDict"}  # a typed dict of settings handed to a constructor or call
 _BUILDERS = {"dacite.from_dict": "dacite", "dacite.core.from_dict": "dacite", "omegaconf.OmegaConf.structured": "OmegaConf",
              "omegaconf.OmegaConf.to_object": "OmegaConf", "hydra.core.config_store.ConfigStore.store": "Hydra ConfigStore",
              "hydra.core.config_store.ConfigStore.instance.store": "Hydra ConfigStore"}
@@ -118,7 +119,7 @@ class ConfigTree:
             d = d.removesuffix("()")
             if d in _DATACLASS_DECOS or _tail(d) == "dataclass":
                 return True
-        return any(_tail(b) in _MODEL_BASES for b in c.bases)
+        return any(_tail(b) in _MODEL_BASES or _tail(b) in _DICT_BASES for b in c.bases)
 
     def _is_config(self, qual: str, depth: int = 0) -> bool:
         k = self.all[qual]
@@ -241,15 +242,19 @@ class ConfigTree:
         k = self.all[qual]
         pydantic = any(_tail(b) in _MODEL_BASES for b in k.cls.bases) or self._pydantic(qual)
         source = "pydantic" if pydantic else "dataclass"
+        if any(_tail(b) in _DICT_BASES for b in k.cls.bases):
+            source = "TypedDict"
         if qual in self.builders and not pydantic:
             source = f"dataclass ({self.builders[qual]})"
         if style.tool:
             source = f"{source} (CLI: {style.tool})" if style.flag else f"{source} ({style.tool})"
         for f, owner in self.fields(qual, skip):
-            if f.name.startswith("_") or f.name == "model_config" or (f.annotation and _tail(f.annotation) == "ClassVar"):
+            if f.name == "model_config" or (f.annotation and _tail(f.annotation) == "ClassVar"):
                 continue
             here = (*path, f.name)
             subs = [c for c in self.nested(f, owner) if c not in seen] if depth < _MAX_NEST else []
+            if f.name.startswith("_") and not subs:
+                continue  # private state; a private field holding a config tree is still how the tree is passed
             if subs and style.nested:
                 if f.annotation and _tail(f.annotation) in _MAPPINGS:
                     here = (*here, "*")  # ``teacher_models: dict[str, TeacherConfig]``: one section per name

@@ -17,6 +17,8 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _OVERRIDE = re.compile(r"^(\+{0,2})([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)=(.*)$", re.S)
 _FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)\s*$")
 _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
+# an untagged fence is read as shell when it starts with a launch command
+_COMMAND = re.compile(r"^\s*(?:\$\s+)?(?:python3?|uv|torchrun|accelerate|deepspeed|ray|bash|sh|srun|sbatch|\./)\b")
 _MAX_LINES = 20_000
 
 
@@ -108,15 +110,17 @@ def markdown_shell_blocks(text: str) -> list[tuple[int, str]]:
     blocks: list[tuple[int, str]] = []
     inside = False
     lang_ok = False
+    m_lang = ""
     start = 0
     buf: list[str] = []
     for no, raw in enumerate(text.splitlines()[:_MAX_LINES], 1):
         m = _FENCE.match(raw)
         if m and not inside:
             inside, lang_ok, start, buf = True, m.group(2).lower() in _SHELL_LANGS, no, []
+            m_lang = m.group(2)
             continue
         if m and inside:
-            if lang_ok and buf:
+            if buf and (lang_ok or (not m_lang and _COMMAND.match(next((b for b in buf if b.strip()), "")))):
                 blocks.append((start, "\n".join(buf)))
             inside = False
             continue
