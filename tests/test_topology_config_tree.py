@@ -64,6 +64,8 @@ def test_dataclass_trees_parsed_by_tyro_draccus_and_hfargumentparser():
     # tyro: dotted, dashes for underscores; the field type comes from another module
     tp = got["--rollout.engine.tensor-parallel-size"]
     assert (tp.cls, tp.default, tp.file) == ("process", "1", "agentrl/engine_args.py")
+    # the read on what tyro.cli returns folds into the field's entry as a use
+    assert tp.uses == 1 and tp.where[0].file == "agentrl/train.py"
     assert got["--rollout.num-engines"].cls == "process"
     assert got["--rollout.engine.enable-sleep-mode"].cls == "layout"
     assert got["--learner.offload-optimizer"].cls == "layout"
