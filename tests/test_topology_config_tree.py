@@ -137,3 +137,26 @@ def test_an_untagged_readme_command_loads_its_config_file(tmp_path):
     listed = {e.name: e for e in topo.keys if not e.scope}
     assert listed["trainer.tensor_parallel_degree"].value == "2"
     assert "trainer.pipeline_parallel_degree" not in listed  # no launcher names that file
+
+
+def test_a_settings_base_class_gives_every_root_its_cli_and_env_spelling(tmp_path):
+    from repo_tree import write_tree
+
+    root = write_tree(tmp_path, {
+        "conf/__init__.py": "",
+        "conf/base.py": ("from pydantic_settings import BaseSettings, SettingsConfigDict\n\n\n"
+                         "class BaseConfig(BaseSettings):\n"
+                         "    model_config = SettingsConfigDict(cli_parse_args=True, cli_kebab_case=True,\n"
+                         "                                      env_prefix='APP_', env_nested_delimiter='__')\n"),
+        "conf/sections.py": ("from conf.base import BaseConfig\n\n\n"
+                             "class ServerConfig(BaseConfig):\n    port: int = 8000\n\n\n"
+                             "class OrchestratorConfig(BaseConfig):\n"
+                             "    server: ServerConfig = ServerConfig()\n    max_async_level: int = 1\n"),
+        "run.sh": "#!/bin/bash\nexport APP_SERVER__PORT=9000\npython -m conf.sections --max-async-level 2\n",
+    })
+    topo = run(root)
+    got = entries(topo)
+    port = got["--server.port"]  # nested: the section class is not a root of its own
+    assert (port.cls, port.default, port.value) == ("port", "8000", "9000")
+    assert got["--max-async-level"].value == "2"
+    assert not {"--port", "port", "APP_SERVER__PORT"} & set(got)

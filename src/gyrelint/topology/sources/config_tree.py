@@ -92,7 +92,8 @@ class ConfigTree:
                 self.all[qual] = _Class(qual, c, s)
                 self.by_name.setdefault(c.name, []).append(qual)
         self.builders: dict[str, str] = {}  # class qualname -> the builder that makes a config of it
-        self.styles: dict[str, Style] = {}  # root class qualname -> how its fields are typed
+        self.styles: dict[str, Style] = {}  # class qualname -> how the parser called on it types its fields
+        self.settings: dict[str, Style] = {}  # class qualname -> its own ``model_config = SettingsConfigDict(...)``
         self._scan_calls(index)
         self.config = {q for q in self.all if self._is_config(q)}
 
@@ -123,7 +124,7 @@ class ConfigTree:
 
     def _is_config(self, qual: str, depth: int = 0) -> bool:
         k = self.all[qual]
-        if self._own_config(k.cls) or qual in self.builders or qual in self.styles:
+        if self._own_config(k.cls) or qual in self.builders or qual in self.styles or qual in self.settings:
             return True
         if depth > 8:
             return False
@@ -181,12 +182,28 @@ class ConfigTree:
         prefix = _lit(kw.get("cli_prefix"))
         env_prefix = _lit(kw.get("env_prefix"))
         delim = _lit(kw.get("env_nested_delimiter"))
-        old = self.styles.get(qual)
-        self.styles[qual] = Style(
-            "pydantic-settings" if cli or old else "", flag=cli or bool(old and old.flag),
+        self.settings[qual] = Style(
+            "pydantic-settings" if cli else "", flag=cli,
             kebab=bool(_lit(kw.get("cli_kebab_case"))), prefix=prefix if isinstance(prefix, str) else "",
             env_prefix=env_prefix if isinstance(env_prefix, str) else "",
             env_delim=delim if isinstance(delim, str) and delim else None)
+
+    def _root_style(self, qual: str) -> Style:
+        """How a root's fields are typed: its parser's call, merged with the ``model_config`` it has or
+        inherits (a settings base class shared by every config of a repo); a settings class without one
+        still reads each top-level field from the environment variable of its name."""
+        call = self.styles.get(qual)
+        mro = self.symbols.mro(qual) if self.symbols is not None else (qual,)
+        own = next((self.settings[c] for c in mro if c in self.settings), None)
+        if own is None:
+            if any(_tail(b) == "BaseSettings" for b in mro):
+                own = Style(env_prefix="")
+            else:
+                return call or Style()
+        if call is None:
+            return own
+        return Style(call.tool, flag=call.flag, kebab=own.kebab or call.kebab, nested=call.nested,
+                     prefix=own.prefix, env_prefix=own.env_prefix, env_delim=own.env_delim)
 
     # ---- fields ----------------------------------------------------------------------------
     def fields(self, qual: str, skip: frozenset[str] = frozenset()) -> list[tuple[Param, _Class]]:
@@ -230,11 +247,11 @@ class ConfigTree:
                 bases_of_children.update(b for b in self.symbols.mro(c)[1:] if b in self.config)
         out: list[RawKey] = []
         for q in sorted(self.config):
-            if q in self.styles:
-                self._emit(q, (), self.styles[q], 0, (q,), out)
+            if q in self.styles:  # a parser is called on it: a root even when nested elsewhere too
+                self._emit(q, (), self._root_style(q), 0, (q,), out)
             elif not (q in children or q in bases_of_children or _tail(q).startswith("_")):
                 # a base that is nested elsewhere says its fields under that path
-                self._emit(q, (), Style(), 0, (q,), out, frozenset(children))
+                self._emit(q, (), self._root_style(q), 0, (q,), out, frozenset(children))
         return out
 
     def _emit(self, qual: str, path: tuple[str, ...], style: Style, depth: int, seen: tuple[str, ...],
