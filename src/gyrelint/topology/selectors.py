@@ -98,8 +98,13 @@ class Selectors:
         if not regs:
             return []
         by_qual = {f"{m}.{n}": classes for (m, n), classes in regs.items()}
+        names = {n for _m, n in regs}
+        modules = {m for m, _n in regs}
         out = []
         for s in self.index.summaries.values():
+            if s.module not in modules and not any(i.name in names or f"{i.module}.{i.name}" in modules
+                                                   or i.module in modules for i in s.imports):
+                continue  # neither defines nor imports a registry: no lookup can name one
             for f in s.flows:
                 for e in _walk(f.value):
                     base = key = None

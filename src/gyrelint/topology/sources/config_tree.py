@@ -60,6 +60,7 @@ _CLI_CALLS = {
     "pydantic_settings.CliApp.run": Style("pydantic-settings", flag=True),
     "pydantic_settings.CliApp.run_subcommand": Style("pydantic-settings", flag=True),
 }
+_CALL_ATTRS = frozenset(n.rsplit(".", 1)[-1] for n in (*_CLI_CALLS, *_BUILDERS))
 _CLI_DECORATORS = {"draccus.wrap": "draccus.wrap", "pyrallis.wrap": "pyrallis.wrap"}
 
 
@@ -142,6 +143,8 @@ class ConfigTree:
                 if call.attr == "SettingsConfigDict" or call.func.endswith("SettingsConfigDict"):
                     self._settings(s, call.scope, dict(call.kwargs))
                     continue
+                if call.attr not in _CALL_ATTRS and not call.attr.endswith("Parser"):
+                    continue  # naming every call of a repo costs; only these tails can be a parser or builder
                 style = builder = None
                 for canon in namer.names(call):
                     style = style or _CLI_CALLS.get(canon) or self._parser_subclass(canon)
@@ -158,7 +161,8 @@ class ConfigTree:
                         if style:
                             self.styles.setdefault(qual, style)
             for f in s.functions:
-                tools = [_CLI_DECORATORS.get(namer.canon(d.removesuffix("()"), f.qualname)) for d in f.decorators]
+                tools = [_CLI_DECORATORS.get(namer.canon(d.removesuffix("()"), f.qualname)) for d in f.decorators
+                         if d.removesuffix("()").endswith("wrap")]
                 tool = next((t for t in tools if t), None)
                 if tool and f.params:
                     first = next((p for p in f.params if p.name not in ("self", "cls")), None)
