@@ -160,3 +160,16 @@ def test_a_settings_base_class_gives_every_root_its_cli_and_env_spelling(tmp_pat
     assert (port.cls, port.default, port.value) == ("port", "8000", "9000")
     assert got["--max-async-level"].value == "2"
     assert not {"--port", "port", "APP_SERVER__PORT"} & set(got)
+
+
+def test_a_config_file_named_positionally_on_a_launch_line_is_loaded(tmp_path):
+    from repo_tree import write_tree
+
+    root = write_tree(tmp_path, {
+        "launch.sh": "#!/bin/bash\nsky launch cluster/task.yaml -c dev -y\n",
+        "cluster/task.yaml": "resources:\n  cloud: aws\nnum_nodes: 2\n",
+        "cluster/unused.yaml": "num_nodes: 4\n",
+    })
+    topo = run(root)
+    nodes = [e for e in topo.keys if e.name == "num_nodes"]
+    assert len(nodes) == 1 and not nodes[0].scope and nodes[0].file == "cluster/task.yaml"

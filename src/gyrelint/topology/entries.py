@@ -246,7 +246,7 @@ _WHY_TOKENS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"utilization", "fraction"}), "the share of a GPU the engine takes (room left for a colocated trainer)"),
     (frozenset({"strategy", "backend"}), "chooses the training or generation backend"),
     (frozenset({"cls", "class", "impl", "factory"}), "chooses which class a role runs"),
-    (frozenset({"gpus", "gpu", "devices", "device", "ngpus"}), "how many GPUs a role gets, or which ones"),
+    (frozenset({"gpus", "gpu", "devices", "device", "ngpus", "accelerators"}), "how many GPUs a role gets, or which ones"),
     (frozenset({"nnodes", "nodes", "node", "machines"}), "how many nodes the run spans"),
     (frozenset({"tp", "pp", "dp", "ep", "cp", "parallel", "parallelism", "fsdp", "mesh"}),
      "how a model is split across processes"),

@@ -20,6 +20,13 @@ _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
 # an untagged fence is read as shell when it starts with a launch command
 _COMMAND = re.compile(r"^\s*(?:\$\s+)?(?:python3?|uv|torchrun|accelerate|deepspeed|ray|bash|sh|srun|sbatch|\./)\b")
 _MAX_LINES = 20_000
+_CONFIG_FILE = re.compile(r"(?:^|[\s=@'\"])((?:[\w.-]+/)*[\w.-]+\.(?:ya?ml|toml|json|ini|cfg))(?=$|[\s'\";)])", re.M)
+
+
+def config_mentions(text: str) -> set[str]:
+    """Config file paths a launch script names anywhere on its command lines (``sky launch task.yaml``,
+    ``python train.py @ configs/rl.toml``, ``--config=conf/run.yaml``): what the run it starts may read."""
+    return {m.group(1) for m in _CONFIG_FILE.finditer(text[:2_000_000])}
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
