@@ -173,3 +173,18 @@ def test_a_config_file_named_positionally_on_a_launch_line_is_loaded(tmp_path):
     topo = run(root)
     nodes = [e for e in topo.keys if e.name == "num_nodes"]
     assert len(nodes) == 1 and not nodes[0].scope and nodes[0].file == "cluster/task.yaml"
+
+
+def test_two_fields_of_one_root_holding_the_same_class_stay_two_knobs(tmp_path):
+    from repo_tree import write_tree
+
+    root = write_tree(tmp_path, {
+        "cfg.py": ("from dataclasses import dataclass, field\n\n\n"
+                   "@dataclass\nclass EngineConfig:\n    backend: str = 'fsdp'\n    offload: bool = False\n\n\n"
+                   "@dataclass\nclass RunConfig:\n"
+                   "    actor: EngineConfig = field(default_factory=EngineConfig)\n"
+                   "    ref: EngineConfig = field(default_factory=EngineConfig)\n"),
+    })
+    got = entries(run(root))
+    assert {"actor.offload", "ref.offload"} <= set(got)
+    assert got["actor.offload"].uses == 0 and got["ref.offload"].uses == 0

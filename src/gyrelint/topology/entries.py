@@ -110,13 +110,13 @@ def _same_field(occs: list[Occurrence]) -> dict[str, str]:
     other's dotted tail or the two differing in their first segment only) fold into the name a command
     line parser reads if any, else the longest. Paths differing deeper (``actor.fsdp.x``, ``critic.fsdp.x``)
     are different knobs of one class and stay apart."""
-    by_decl: dict[tuple[str, int, str], set[str]] = {}
+    by_decl: dict[tuple[str, int, str], dict[str, set[str]]] = {}
     cli: set[str] = set()
     for o in occs:
         r = o.raw
         if r.source.startswith(_TREE) and "." in r.key:
             name = fold_name(r.key)
-            by_decl.setdefault((r.file, r.line, r.context), set()).add(name)
+            by_decl.setdefault((r.file, r.line, r.context), {}).setdefault(name, set()).add(r.root)
             if "(CLI: " in r.source:
                 cli.add(name)
     out: dict[str, str] = {}
@@ -126,17 +126,20 @@ def _same_field(occs: list[Occurrence]) -> dict[str, str]:
         ordered = sorted(names, key=lambda n: (n not in cli, -n.count("."), n))
         for n in ordered[1:]:
             for target in ordered:
-                if target != n and _one_knob(n, target):
+                if target != n and _one_knob(n, target, names[n], names[target]):
                     out.setdefault(n, target)
                     break
     return out
 
 
-def _one_knob(a: str, b: str) -> bool:
+def _one_knob(a: str, b: str, roots_a: set[str], roots_b: set[str]) -> bool:
+    """``a`` is ``b`` seen from a smaller tree (its dotted tail), or from another root class (the first segment
+    differs; two fields of one root holding the same class, ``actor.x`` and ``ref.x``, are two knobs)."""
     pa, pb = a.split("."), b.split(".")
     if len(pa) < len(pb):
         return pb[-len(pa):] == pa
-    return len(pa) == len(pb) and pa[1:] == pb[1:]
+    return (len(pa) == len(pb) and pa[1:] == pb[1:] and "" not in roots_a | roots_b
+            and not roots_a & roots_b)
 
 
 _VAR_REF = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?][^}]*)?\})$")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from ..graphs import Graphs
 from ..index import Index
@@ -224,7 +225,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             continue
         seen.add(ident)
         if r.value is not None and empty(r.value):
-            r = RawKey(r.key, None, r.file, r.line, r.source, r.context, r.type)
+            r = replace(r, value=None)
         scope = file_scope(r.file) or key_scope(r.key, r.source)
         if not scope and r.source in _FILE_SOURCES and r.file.lower().endswith(CONFIG_SUFFIXES) and r.file not in loaded:
             scope = "unloaded-config"

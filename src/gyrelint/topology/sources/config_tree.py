@@ -291,7 +291,7 @@ class ConfigTree:
             if style.env_prefix is not None and (len(here) == 1 or style.env_delim):
                 env = (style.env_prefix + (style.env_delim or "").join(here)).upper()
             out.append(RawKey(key, value_text(value), owner.summary.path, f.line or owner.cls.line, source,
-                              k.cls.name, f.annotation, env))
+                              k.cls.name, f.annotation, env, seen[0]))
 
     def _pydantic(self, qual: str) -> bool:
         if self.symbols is None:
