@@ -188,3 +188,21 @@ def test_two_fields_of_one_root_holding_the_same_class_stay_two_knobs(tmp_path):
     got = entries(run(root))
     assert {"actor.offload", "ref.offload"} <= set(got)
     assert got["actor.offload"].uses == 0 and got["ref.offload"].uses == 0
+
+
+def test_a_field_seen_under_a_dict_section_folds_into_its_named_path_shown_in_full():
+    from gyrelint.topology.entries import Occurrence, fold
+    from gyrelint.topology.sources import RawKey
+
+    def occ(key, root):
+        return Occurrence(RawKey(key, "1", "pkg/rollout.py", 12, "dataclass", "RolloutConfig", "int", None, root),
+                          ("process", "token 'nnodes'"))
+
+    entries_, _flat, _folded = fold([occ("nnodes", "pkg.RolloutConfig"),
+                                     occ("teacher_models.*.inference.nnodes", "pkg.DistillationConfig"),
+                                     occ("distillation.teacher_models.math.inference.nnodes", "")])
+    got = {e.name: e for e in entries_}
+    # the ``*`` section matches the named one; the entry shows the fullest path
+    assert got["distillation.teacher_models.math.inference.nnodes"].uses == 1
+    assert "teacher_models.*.inference.nnodes" not in got
+    assert got["nnodes"].uses == 0  # a root's own undotted field is not folded by declaration alone

@@ -136,8 +136,8 @@ def _one_knob(a: str, b: str, roots_a: set[str], roots_b: set[str]) -> bool:
     """``a`` is ``b`` seen from a smaller tree (its dotted tail), or from another root class (the first segment
     differs; two fields of one root holding the same class, ``actor.x`` and ``ref.x``, are two knobs)."""
     pa, pb = a.split("."), b.split(".")
-    if len(pa) < len(pb):
-        return pb[-len(pa):] == pa
+    if len(pa) < len(pb):  # ``*``: one section per name of a dict field matches any name
+        return all(x == y or x == "*" for x, y in zip(pa, pb[-len(pa):], strict=True))
     return (len(pa) == len(pb) and pa[1:] == pb[1:] and "" not in roots_a | roots_b
             and not roots_a & roots_b)
 
@@ -183,7 +183,7 @@ def _entry(group: list[Occurrence]) -> KeyEntry | None:
     inscope = [o for o in group if not o.scope]
     pool = inscope or group
     order = sorted(pool, key=lambda o: (_rank(o.raw), _private(o.raw.file), _peripheral(o.raw.file), o.raw.file,
-                                        o.raw.line))
+                                        o.raw.line, -o.raw.key.count(".")))  # one field: its fullest path
     best = order[0]
     hits = sorted((o for o in (c for c in pool if c.hit is not None)), key=lambda o: (_rank(o.raw), o.raw.file, o.raw.line))
     judge = hits[0] if hits else sorted(classified, key=lambda o: (_rank(o.raw), o.raw.file, o.raw.line))[0]
