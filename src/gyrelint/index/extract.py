@@ -158,6 +158,44 @@ def _annotation(node: cst.Annotation | None) -> str | None:
     return dotted(ann)
 
 
+# names that are no class of the repo: typing forms, builtins, None
+_NOT_A_CLASS = frozenset({"None", "Any", "int", "float", "str", "bool", "bytes", "complex", "object", "list", "dict",
+                          "set", "frozenset", "tuple", "type", "List", "Dict", "Set", "FrozenSet", "Tuple", "Type",
+                          "Optional", "Union", "Annotated", "ClassVar", "Final", "Literal", "Sequence", "Mapping",
+                          "MutableMapping", "Iterable", "Callable", "Path", "TypeVar"})
+
+
+def _ann_names(node: cst.BaseExpression, out: list[str], depth: int = 0) -> None:
+    """Every class name in the type positions of an annotation: both sides of ``A | B``, the items of
+    ``list[A]``/``dict[str, A]``/``Union[A, B]``, the first argument of ``Annotated``; never ``Literal``."""
+    t = type(node)
+    if depth > 6:
+        return
+    if t is cst.Name or t is cst.Attribute:
+        name = dotted(node)
+        if name and name.rsplit(".", 1)[-1] not in _NOT_A_CLASS:
+            out.append(name)
+    elif t is cst.SimpleString:
+        v = literal(node)
+        if isinstance(v, str) and v and all(p.isidentifier() for p in v.split(".")):
+            out.append(v)
+    elif t is cst.BinaryOperation:
+        _ann_names(node.left, out, depth + 1)  # type: ignore[union-attr]
+        _ann_names(node.right, out, depth + 1)  # type: ignore[union-attr]
+    elif t is cst.Subscript:
+        head = dotted(node.value).rsplit(".", 1)[-1]  # type: ignore[union-attr]
+        if head in ("Literal", "Callable"):
+            return  # values, or a function's signature: no field of that type
+        items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]  # type: ignore[union-attr]
+        if head == "Annotated":
+            items = items[:1]
+        elif head not in _NOT_A_CLASS:
+            _ann_names(node.value, out, depth + 1)  # type: ignore[union-attr]
+            return
+        for item in items:
+            _ann_names(item, out, depth + 1)
+
+
 _UNKNOWN = ("?",)
 _WRAPPER_TYPES = {"Optional", "Type", "type", "Annotated", "Union", "ClassVar", "Final"}
 
@@ -494,6 +532,7 @@ class _Extractor(cst.CSTVisitor):
                 "bases": tuple(dotted(b.value) for b in node.bases),
                 "decorators": tuple(dotted(d.decorator) for d in node.decorators),
                 "fields": fields,
+                "field_types": [],
                 "field_ids": field_ids,
                 "keywords": tuple((k.keyword.value, dotted(k.value)) for k in node.keywords if k.keyword),
             }
@@ -515,6 +554,7 @@ class _Extractor(cst.CSTVisitor):
                 decorators=c["decorators"],
                 fields=tuple(c["fields"]),
                 keywords=c["keywords"],
+                field_types=tuple(c["field_types"]),
             )
         )
 
@@ -670,7 +710,12 @@ class _Extractor(cst.CSTVisitor):
                         lit = literal(a.value)
                         if lit is not _NO_LITERAL:
                             default_kw = Arg("lit", lit)
-        c["fields"].append(Param(name, _annotation(node.annotation),
+        text = _annotation(node.annotation)
+        names: list[str] = []
+        _ann_names(node.annotation.annotation, names)
+        if names and names != [text]:
+            c["field_types"].append((name, tuple(dict.fromkeys(names))))
+        c["fields"].append(Param(name, text,
                                  to_arg(node.value) if node.value is not None else None, "field",
                                  self.line, default_kw))
 

@@ -217,6 +217,9 @@ class ClassDef:
     # class-level annotated names (dataclass / pydantic / config fields)
     fields: tuple[Param, ...] = ()
     keywords: tuple[tuple[str, str], ...] = ()  # metaclass=..., etc.
+    # fields whose annotation names classes ``annotation`` does not keep (``A | B``, ``list[A]``,
+    # ``Annotated[A | None, ...]``): field name -> every class name the annotation holds; sparse
+    field_types: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(slots=True)

@@ -41,7 +41,7 @@ PROCESS_TOKENS = {
     "nnodes", "nodes", "num_nodes", "rank", "ranks", "local_rank", "node_rank", "devices", "gpus",
     "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines",
     "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
-    "bundles", "actors",
+    "bundles", "actors", "accelerators",
 }
 # Runs of tokens (matched contiguously).
 PROCESS_RUNS = [

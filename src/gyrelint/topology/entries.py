@@ -50,7 +50,7 @@ def fold_name(name: str) -> str:
 def _rank(raw: RawKey) -> int:
     """Declarations first, then config files, then env reads, then launchers and docs."""
     src = raw.source
-    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic")):
+    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict")):
         return 0
     if src in ("yaml", "toml", "json", "ini"):
         return 1
@@ -61,7 +61,7 @@ def _rank(raw: RawKey) -> int:
 
 def display_name(raw: RawKey) -> str:
     """The name a user types: ``--flag`` for an option, the dotted path or env var otherwise."""
-    cli = raw.source.split(" ", 1)[0] in _CLI
+    cli = raw.source.split(" ", 1)[0] in _CLI or "(CLI: " in raw.source  # a config class a CLI parser reads
     if cli or raw.source in ("script", "readme"):
         return "--" + raw.key.lstrip("-") if not raw.key.isupper() or cli else raw.key
     return raw.key
@@ -70,11 +70,13 @@ def display_name(raw: RawKey) -> str:
 def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
     """Entries (listed ones first), the in-scope occurrences as flat keys, and what was folded away."""
     occs = list(occs)
-    joins = _joins(occs)
+    joins = {**_same_field(occs), **_joins(occs)}
     groups: dict[str, list[Occurrence]] = {}
     for o in occs:
         name = fold_name(o.raw.key)
-        groups.setdefault(joins.get(name, name), []).append(o)
+        for _ in range(4):  # an env var joins a field that joins the field's longer path
+            name = joins.get(name, name)
+        groups.setdefault(name, []).append(o)
     entries: list[KeyEntry] = []
     flat: list[ConfigKey] = []
     folded: Counter[str] = Counter()
@@ -99,6 +101,47 @@ def fold(occs: Iterable[Occurrence]) -> tuple[list[KeyEntry], list[ConfigKey], d
     return entries, flat, dict(folded)
 
 
+_TREE = ("dataclass", "pydantic", "TypedDict")
+
+
+def _same_field(occs: list[Occurrence]) -> dict[str, str]:
+    """One field of a config class reached from several roots is one knob: ``engine_args.tp``,
+    ``config.engine_args.tp`` and ``_internal_config.engine_args.tp`` (the same declaration, one path the
+    other's dotted tail or the two differing in their first segment only) fold into the name a command
+    line parser reads if any, else the longest. Paths differing deeper (``actor.fsdp.x``, ``critic.fsdp.x``)
+    are different knobs of one class and stay apart."""
+    by_decl: dict[tuple[str, int, str], dict[str, set[str]]] = {}
+    cli: set[str] = set()
+    for o in occs:
+        r = o.raw
+        if r.source.startswith(_TREE) and "." in r.key:
+            name = fold_name(r.key)
+            by_decl.setdefault((r.file, r.line, r.context), {}).setdefault(name, set()).add(r.root)
+            if "(CLI: " in r.source:
+                cli.add(name)
+    out: dict[str, str] = {}
+    for names in by_decl.values():
+        if len(names) < 2 or len(names) > 12:
+            continue
+        ordered = sorted(names, key=lambda n: (n not in cli, -n.count("."), n))
+        for n in ordered[1:]:
+            for target in ordered:
+                if target != n and _one_knob(n, target, names[n], names[target]):
+                    out.setdefault(n, target)
+                    break
+    return out
+
+
+def _one_knob(a: str, b: str, roots_a: set[str], roots_b: set[str]) -> bool:
+    """``a`` is ``b`` seen from a smaller tree (its dotted tail), or from another root class (the first segment
+    differs; two fields of one root holding the same class, ``actor.x`` and ``ref.x``, are two knobs)."""
+    pa, pb = a.split("."), b.split(".")
+    if len(pa) < len(pb):  # ``*``: one section per name of a dict field matches any name
+        return all(x == y or x == "*" for x, y in zip(pa, pb[-len(pa):], strict=True))
+    return (len(pa) == len(pb) and pa[1:] == pb[1:] and "" not in roots_a | roots_b
+            and not roots_a & roots_b)
+
+
 _VAR_REF = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?][^}]*)?\})$")
 
 
@@ -117,9 +160,12 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
         if _rank(o.raw) == 0:
             declared.setdefault(fold_name(o.raw.key), set()).add(o.raw.file)
     out: dict[str, str] = {}
+    for o in occs:  # the env var a settings class reads for a field (``RL_INFERENCE__PORT``) is that field
+        if o.raw.env:
+            out.setdefault(fold_name(o.raw.env), fold_name(o.raw.key))
     for o in occs:
         key = o.raw.key.lstrip("-")
-        if not key.isupper():
+        if not key.isupper() or fold_name(key) in out:
             continue
         targets = feeds.get(key, set())
         same = fold_name(key).lower()
@@ -137,7 +183,7 @@ def _entry(group: list[Occurrence]) -> KeyEntry | None:
     inscope = [o for o in group if not o.scope]
     pool = inscope or group
     order = sorted(pool, key=lambda o: (_rank(o.raw), _private(o.raw.file), _peripheral(o.raw.file), o.raw.file,
-                                        o.raw.line))
+                                        o.raw.line, -o.raw.key.count(".")))  # one field: its fullest path
     best = order[0]
     hits = sorted((o for o in (c for c in pool if c.hit is not None)), key=lambda o: (_rank(o.raw), o.raw.file, o.raw.line))
     judge = hits[0] if hits else sorted(classified, key=lambda o: (_rank(o.raw), o.raw.file, o.raw.line))[0]
@@ -172,7 +218,7 @@ def _peripheral(path: str) -> bool:
 def _kind_order(declared_as: str) -> int:
     """Options, fields and config files first, then env reads, then launch lines."""
     head = declared_as.split(" ", 1)[0]
-    if head in _CLI or head in ("dataclass", "pydantic", "yaml", "toml", "json", "ini"):
+    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini"):
         return 0
     return 1 if head in ("env", "config") else 2
 
@@ -203,7 +249,7 @@ _WHY_TOKENS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"utilization", "fraction"}), "the share of a GPU the engine takes (room left for a colocated trainer)"),
     (frozenset({"strategy", "backend"}), "chooses the training or generation backend"),
     (frozenset({"cls", "class", "impl", "factory"}), "chooses which class a role runs"),
-    (frozenset({"gpus", "gpu", "devices", "device", "ngpus"}), "how many GPUs a role gets, or which ones"),
+    (frozenset({"gpus", "gpu", "devices", "device", "ngpus", "accelerators"}), "how many GPUs a role gets, or which ones"),
     (frozenset({"nnodes", "nodes", "node", "machines"}), "how many nodes the run spans"),
     (frozenset({"tp", "pp", "dp", "ep", "cp", "parallel", "parallelism", "fsdp", "mesh"}),
      "how a model is split across processes"),
@@ -223,6 +269,8 @@ def why(cls: str, evidence: str, key: str, value: str | None) -> str:
         return "chooses the engine or backend a role runs"
     if evidence.startswith("value") and "mode" in evidence:
         return "chooses how processes are launched or placed"
+    if evidence.startswith("selects a class"):
+        return "picks the class a role runs, and so what it starts"
     if evidence.startswith("read where"):
         return "read " + evidence.removeprefix("read ").split(" (", 1)[0]
     if evidence.startswith(("timeout/retry", "a timeout")):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from ..graphs import Graphs
 from ..index import Index
@@ -18,11 +19,12 @@ from .evidence import EvidenceResult
 from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
 from .scope import file_scope, key_scope
+from .selectors import selector_hits
 from .sources import RawKey
 from .sources.config_reads import SOURCE as CONFIG_READ
 from .sources.config_reads import config_read_keys
 from .sources.python_src import python_keys
-from .sources.shell import markdown_shell_blocks, read_shell
+from .sources.shell import config_mentions, markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
 from .sources.yaml_src import YamlFile, children, read_yaml, yaml_keys
 from .uses import spawn_reads, use_hit
@@ -64,11 +66,14 @@ def _env_files(index: Index) -> list[str]:
 
 
 def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
-             diags: list[Diagnostic], yaml_files: dict[str, YamlFile] | None = None) -> list[RawKey]:
-    """Every key occurrence of the repo, unclassified (``yaml_files`` receives the parsed YAML files)."""
+             diags: list[Diagnostic], yaml_files: dict[str, YamlFile] | None = None,
+             mentions: set[str] | None = None) -> list[RawKey]:
+    """Every key occurrence of the repo, unclassified (``yaml_files`` receives the parsed YAML files,
+    ``mentions`` the config file paths launch scripts and README commands name)."""
     limit = settings.max_file_size
     out: list[RawKey] = []
     yaml_files = {} if yaml_files is None else yaml_files
+    mentions = set() if mentions is None else mentions
     for rel in [*index.files.other, *_env_files(index)]:
         name = rel.rsplit("/", 1)[-1]
         suffix = os.path.splitext(name)[1].lower()
@@ -95,7 +100,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
         if text is None:
             continue
         try:
-            _read_one(rel, kind, text, out, yaml_files, diags)
+            _read_one(rel, kind, text, out, yaml_files, diags, mentions)
         except RecursionError:
             diags.append(Diagnostic(rel, 0, "nested too deep to read; config keys of this file skipped", "parse"))
         except Exception as exc:  # noqa: BLE001 - one odd file must not stop the analysis
@@ -139,7 +144,7 @@ def fold_prefixes(raws: list[RawKey]) -> list[RawKey]:
 
 
 def _read_one(rel: str, kind: str, text: str, out: list[RawKey], yaml_files: dict[str, YamlFile],
-              diags: list[Diagnostic]) -> None:
+              diags: list[Diagnostic], mentions: set[str]) -> None:
     """Read one config file of a known kind into ``out`` (YAML files are composed later)."""
     if kind == "yaml":
         yaml_files[rel] = read_yaml(rel, text, diags)
@@ -153,9 +158,11 @@ def _read_one(rel: str, kind: str, text: str, out: list[RawKey], yaml_files: dic
         out.extend(read_env(rel, text, diags))
     elif kind == "shell":
         out.extend(read_shell(rel, text))
+        mentions.update(config_mentions(text))
     else:
         for start, block in markdown_shell_blocks(text):
             out.extend(read_shell(rel, block, source="readme", line_offset=start))
+            mentions.update(config_mentions(block))
 
 
 _LAUNCHER_SOURCES = ("script", "hydra-override")
@@ -174,7 +181,7 @@ def mount_targets(raws: list[RawKey]) -> list[RawKey]:
         return raws
     out: list[RawKey] = []
     for r in raws:
-        sections = mounts.get(r.context) if r.source.startswith(("dataclass", "pydantic")) else None
+        sections = mounts.get(r.context) if r.source.startswith(("dataclass", "pydantic", "TypedDict")) else None
         if not sections:
             out.append(r)
             continue
@@ -192,10 +199,12 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     """One entry per key (listed first, then the ones set aside with their reason), the listed keys'
     occurrences as flat :class:`ConfigKey` records, and the counts of what was folded away."""
     yaml_files: dict[str, YamlFile] = {}
-    raws = raw_keys(index, graphs, settings, namers, diags, yaml_files)
+    mentions: set[str] = set()
+    raws = raw_keys(index, graphs, settings, namers, diags, yaml_files, mentions)
     raws.extend(composed_keys(raws, find_prefixes(index, namers), _LAUNCHER_SOURCES))
     raws = fold_prefixes(mount_targets(raws))
-    loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES))
+    # a README's launch command is how a repo without launch scripts says which config file a run loads
+    loaders = find_loaders(index, (r for r in raws if r.source in _LAUNCHER_SOURCES or r.source == "readme"), mentions)
     config_files = {r.file for r in raws if r.source in _FILE_SOURCES} | set(yaml_files)
     loaded = {f for f in config_files if loaders.loads(f)}
     kids = children(yaml_files)
@@ -206,6 +215,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
                 loaded.add(child)
                 stack.append(child)
     reads = spawn_reads(index, ev) if ev is not None else {}
+    symbols = next(iter(namers.values())).symbols if namers else None
+    selected = selector_hits(index, symbols, ev, raws)
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:
@@ -214,11 +225,14 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             continue
         seen.add(ident)
         if r.value is not None and empty(r.value):
-            r = RawKey(r.key, None, r.file, r.line, r.source, r.context, r.type)
+            r = replace(r, value=None)
         scope = file_scope(r.file) or key_scope(r.key, r.source)
         if not scope and r.source in _FILE_SOURCES and r.file.lower().endswith(CONFIG_SUFFIXES) and r.file not in loaded:
             scope = "unloaded-config"
         hit = classify(r.key, r.value, vocab, r.context)
+        picks = selected.get(r.key)
+        if picks is not None and (hit is None or hit[0] == "layout") and r.source not in _LAUNCHER_SOURCES:
+            hit = picks
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
             use = use_hit(r.key, reads)
             if use is not None:

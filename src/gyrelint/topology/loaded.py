@@ -74,9 +74,12 @@ def _add_path(loaders: Loaders, text: str) -> None:
         loaders.paths.add(base)
 
 
-def find_loaders(index: Index, launcher_keys: Iterable[RawKey]) -> Loaders:
-    """Collect what code (string literals, loader keyword arguments) and launchers (flags) name."""
+def find_loaders(index: Index, launcher_keys: Iterable[RawKey], mentions: Iterable[str] = ()) -> Loaders:
+    """Collect what code (string literals, loader keyword arguments) and launchers (flags, config file paths on
+    their command lines: ``mentions``) name."""
     out = Loaders()
+    for text in mentions:
+        _add_path(out, text)
     for s in index.summaries.values():
         if any(i.module.split(".", 1)[0] == "dotenv" for i in s.imports):
             out.dotenv = True

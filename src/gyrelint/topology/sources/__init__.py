@@ -18,6 +18,8 @@ class RawKey:
     source: str  # "yaml" | "toml" | "json" | "ini" | "env" | "argparse" | "click" | "dataclass" | "script" ...
     context: str = ""  # words around the key that only veto a class (the declaring dataclass name)
     type: str | None = None  # the declared type (field annotation, argparse ``type=``/``store_true``)
+    env: str | None = None  # the environment variable that sets the same field (pydantic-settings)
+    root: str = ""  # config class trees: the root class the path starts at
 
 
 def value_text(value: object) -> str | None:

@@ -32,7 +32,10 @@ SOURCE = "config read"
 _LOADERS = {"omegaconf.OmegaConf.load", "omegaconf.OmegaConf.create", "omegaconf.OmegaConf.structured",
             "omegaconf.OmegaConf.merge", "omegaconf.OmegaConf.unsafe_merge", "hydra.compose",
             "hydra.experimental.compose", "yaml.safe_load", "yaml.load", "yaml.full_load", "json.load",
-            "toml.load", "tomllib.load", "tomli.load"}
+            "toml.load", "tomllib.load", "tomli.load",
+            # command-line parsers that return a config class tree (its fields are keys: sources/config_tree.py)
+            "tyro.cli", "draccus.parse", "pyrallis.parse", "jsonargparse.CLI", "jsonargparse.auto_cli",
+            "simple_parsing.parse", "pydantic_settings.CliApp.run", "chz.entrypoint"}
 _LOADER_NAMES = {name.rsplit(".", 1)[-1] for name in _LOADERS}
 # conversions that keep the config's shape (and so its prefix)
 _PASS = {"omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.masked_copy", "copy.deepcopy", "copy.copy",

@@ -14,19 +14,12 @@ from __future__ import annotations
 
 from ...graphs import Graphs
 from ...index import Index
-from ...index.summary import Arg, CallSite, ClassDef, FileSummary
+from ...index.summary import Arg, CallSite, FileSummary
 from ..names import Namer
 from . import RawKey, value_text
+from .config_tree import config_tree_keys
 
-_DATACLASS_DECOS = {"dataclass", "dataclasses.dataclass", "define", "frozen", "mutable", "attr.s", "attrs",
-                    "attr.attrs", "attrs.define", "attrs.frozen", "attr.define", "pydantic.dataclasses.dataclass"}
-_MODEL_BASES = {"BaseModel", "BaseSettings", "pydantic.BaseModel", "pydantic_settings.BaseSettings",
-                "pydantic.BaseSettings"}
-_BUILDERS = {"dacite.from_dict": "dacite", "dacite.core.from_dict": "dacite", "omegaconf.OmegaConf.structured": "OmegaConf",
-             "omegaconf.OmegaConf.to_object": "OmegaConf", "hydra.core.config_store.ConfigStore.store": "Hydra ConfigStore",
-             "hydra.core.config_store.ConfigStore.instance.store": "Hydra ConfigStore"}
 _ENV_CALLS = {"os.environ.get", "os.getenv", "os.environ.setdefault", "os.putenv", "os.environ.pop"}
-_MAX_NEST = 6
 
 
 def _lit(arg: Arg | None) -> object:
@@ -48,8 +41,6 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
     """All keys declared in Python: option defaults, environment reads, config-class fields."""
     out: list[RawKey] = []
     templates: dict[str, list[tuple[str, CallSite, FileSummary]]] = {}  # wrapper function name -> flags
-    classes: dict[str, list[tuple[ClassDef, FileSummary]]] = {}
-    builders: dict[str, str] = {}
     for path, s in index.summaries.items():
         namer = namers[path]
         for call in s.calls:
@@ -76,19 +67,11 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
                 if any(c in _ENV_CALLS for c in canon) and call.args and isinstance(_lit(call.args[0]), str):
                     default = call.args[1] if len(call.args) > 1 else call.kwarg("default")
                     out.append(RawKey(str(call.args[0].value), value_text(_lit(default)), path, call.line, "env (python)"))
-            if attr in ("from_dict", "structured", "to_object", "store") or call.func.endswith(".store"):
-                for c in namer.names(call):
-                    if c in _BUILDERS:
-                        for a in (*call.args, *(v for _, v in call.kwargs)):
-                            if a.kind == "name" and isinstance(a.value, str):
-                                builders[a.value.rsplit(".", 1)[-1]] = _BUILDERS[c]
         for sub in s.subscripts:
             if sub.receiver in ("os.environ", "environ") or namer.canon(sub.receiver, sub.scope) == "os.environ":
                 out.append(RawKey(sub.key, None, path, sub.line, "env (python)"))
-        for c in s.classes:
-            classes.setdefault(c.name, []).append((c, s))
     out.extend(_expand_templates(index, templates, namers))
-    out.extend(_config_classes(classes, builders))
+    out.extend(config_tree_keys(index, namers))
     return out
 
 
@@ -169,66 +152,3 @@ def _after_filler(call: CallSite) -> Arg | None:
 def _fill_last(template: str, filler: str) -> str:
     head, sep, tail = template.rpartition("{}")
     return f"{head}{filler}{tail}" if sep else template
-
-
-def _is_config_class(c: ClassDef, names: set[str], builders: dict[str, str]) -> bool:
-    for d in c.decorators:
-        d = d.removesuffix("()")
-        if d in _DATACLASS_DECOS or d.rsplit(".", 1)[-1] == "dataclass":
-            return True
-    for b in c.bases:
-        if b in _MODEL_BASES or b.rsplit(".", 1)[-1] in {"BaseModel", "BaseSettings"}:
-            return True
-    return c.name in builders
-
-
-def _config_classes(classes: dict[str, list[tuple[ClassDef, FileSummary]]], builders: dict[str, str]) -> list[RawKey]:
-    names = set(classes)
-    config: dict[str, tuple[ClassDef, FileSummary]] = {}
-    for name, defs in classes.items():
-        for c, s in defs:
-            if _is_config_class(c, names, builders):
-                config.setdefault(name, (c, s))
-    # a subclass of a config class is a config class too (inherits its fields)
-    changed = True
-    while changed:
-        changed = False
-        for name, defs in classes.items():
-            if name in config:
-                continue
-            for c, s in defs:
-                if any(b.rsplit(".", 1)[-1] in config for b in c.bases):
-                    config[name] = (c, s)
-                    changed = True
-                    break
-    nested_type = {}
-    for name, (c, _s) in config.items():
-        for f in c.fields:
-            t = (f.annotation or "").rsplit(".", 1)[-1]
-            if t in config and t != name:
-                nested_type[(name, f.name)] = t
-    children = set(nested_type.values())
-    out: list[RawKey] = []
-
-    def emit(name: str, prefix: str, depth: int, seen: tuple[str, ...]) -> None:
-        c, s = config[name]
-        source = "dataclass" if not builders.get(name) else f"dataclass ({builders[name]})"
-        if any(b.rsplit(".", 1)[-1] in {"BaseModel", "BaseSettings"} for b in c.bases):
-            source = "pydantic"
-        for f in c.fields:
-            if f.name.startswith("_") or f.annotation and f.annotation.rsplit(".", 1)[-1] == "ClassVar":
-                continue
-            key = f"{prefix}.{f.name}" if prefix else f.name
-            sub = nested_type.get((name, f.name))
-            if sub and depth < _MAX_NEST and sub not in seen:
-                emit(sub, key, depth + 1, (*seen, sub))
-                continue
-            value = _lit(f.default)
-            if value is None and f.default_kw is not None:  # x: int = field(default=8)
-                value = f.default_kw.value
-            out.append(RawKey(key, value_text(value), s.path, f.line or c.line, source, c.name, f.annotation))
-
-    for name in sorted(config):
-        if name not in children:
-            emit(name, "", 0, (name,))
-    return out

@@ -17,7 +17,16 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _OVERRIDE = re.compile(r"^(\+{0,2})([A-Za-z_][\w\-]*(?:\.[\w\-]+)*)=(.*)$", re.S)
 _FENCE = re.compile(r"^\s*(```|~~~)\s*([A-Za-z]*)\s*$")
 _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
+# an untagged fence is read as shell when it starts with a launch command
+_COMMAND = re.compile(r"^\s*(?:\$\s+)?(?:python3?|uv|torchrun|accelerate|deepspeed|ray|bash|sh|srun|sbatch|\./)\b")
 _MAX_LINES = 20_000
+_CONFIG_FILE = re.compile(r"(?:^|[\s=@'\"])((?:[\w.-]+/)*[\w.-]+\.(?:ya?ml|toml|json|ini|cfg))(?=$|[\s'\";)])", re.M)
+
+
+def config_mentions(text: str) -> set[str]:
+    """Config file paths a launch script names anywhere on its command lines (``sky launch task.yaml``,
+    ``python train.py @ configs/rl.toml``, ``--config=conf/run.yaml``): what the run it starts may read."""
+    return {m.group(1) for m in _CONFIG_FILE.finditer(text[:2_000_000])}
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
@@ -108,15 +117,17 @@ def markdown_shell_blocks(text: str) -> list[tuple[int, str]]:
     blocks: list[tuple[int, str]] = []
     inside = False
     lang_ok = False
+    m_lang = ""
     start = 0
     buf: list[str] = []
     for no, raw in enumerate(text.splitlines()[:_MAX_LINES], 1):
         m = _FENCE.match(raw)
         if m and not inside:
             inside, lang_ok, start, buf = True, m.group(2).lower() in _SHELL_LANGS, no, []
+            m_lang = m.group(2)
             continue
         if m and inside:
-            if lang_ok and buf:
+            if buf and (lang_ok or (not m_lang and _COMMAND.match(next((b for b in buf if b.strip()), "")))):
                 blocks.append((start, "\n".join(buf)))
             inside = False
             continue

@@ -1,0 +1,316 @@
+"""Config class trees: every leaf field of a nested dataclass / pydantic / attrs config under the path a user types.
+
+A run's config is often one root class whose fields are config classes again
+(``inference: InferenceConfig | None``, ``backend: A | B`` discriminated by a field,
+``Annotated[ParallelConfig, Field(...)]``), parsed from the command line by a library
+(pydantic-settings, tyro, draccus, jsonargparse, simple_parsing, chz, HfArgumentParser) or
+mounted by OmegaConf/Hydra. A leaf is a key with its full path (``--inference.parallel.tp``)
+spelled as that library spells it. Field types are resolved through the symbol table, so a
+config class imported from another workspace package is found, and one of the same name
+elsewhere is not taken for it; inherited fields come through the class's MRO.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...graphs.symbols import SymbolTable
+from ...index import Index
+from ...index.summary import MODULE_SCOPE, Arg, ClassDef, FileSummary, Param
+from ..names import Namer
+from . import RawKey, value_text
+
+_DATACLASS_DECOS = {"dataclass", "dataclasses.dataclass", "define", "frozen", "mutable", "attr.s", "attrs",
+                    "attr.attrs", "attrs.define", "attrs.frozen", "attr.define", "pydantic.dataclasses.dataclass",
+                    "chz.chz", "chz"}
+_MODEL_BASES = {"BaseModel", "BaseSettings", "RootModel"}
+_DICT_BASES = {"TypedDict"}  # a typed dict of settings handed to a constructor or call
+_BUILDERS = {"dacite.from_dict": "dacite", "dacite.core.from_dict": "dacite", "omegaconf.OmegaConf.structured": "OmegaConf",
+             "omegaconf.OmegaConf.to_object": "OmegaConf", "hydra.core.config_store.ConfigStore.store": "Hydra ConfigStore",
+             "hydra.core.config_store.ConfigStore.instance.store": "Hydra ConfigStore"}
+_MAX_NEST = 6
+_MAPPINGS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """How a user types a nested field of one root: a ``--flag`` or a config path, its separator and case."""
+
+    tool: str = ""  # the parser ("tyro", "pydantic-settings"...), "" for a config path
+    flag: bool = False  # typed as ``--a.b``
+    kebab: bool = False  # ``max_async_level`` typed as ``max-async-level``
+    nested: bool = True  # False: every field is a top-level flag (HfArgumentParser)
+    prefix: str = ""  # pydantic-settings ``cli_prefix``
+    env_prefix: str | None = None  # pydantic-settings: the env var that sets a field
+    env_delim: str | None = None
+
+
+# canonical callee -> the style of the class it parses (argument positions: any class argument)
+_CLI_CALLS = {
+    "tyro.cli": Style("tyro", flag=True, kebab=True), "tyro.extras.overridable_config_cli": Style("tyro", True, True),
+    "tyro.extras.subcommand_cli_from_dict": Style("tyro", True, True),
+    "draccus.parse": Style("draccus", flag=True), "draccus.wrap": Style("draccus", flag=True),
+    "pyrallis.parse": Style("pyrallis", flag=True), "pyrallis.wrap": Style("pyrallis", flag=True),
+    "jsonargparse.CLI": Style("jsonargparse", flag=True), "jsonargparse.auto_cli": Style("jsonargparse", flag=True),
+    "simple_parsing.parse": Style("simple_parsing", flag=True),
+    "simple_parsing.ArgumentParser.add_arguments": Style("simple_parsing", flag=True),
+    "chz.entrypoint": Style("chz"), "chz.nested_entrypoint": Style("chz"),
+    "transformers.HfArgumentParser": Style("HfArgumentParser", flag=True, nested=False),
+    "trl.TrlParser": Style("HfArgumentParser", flag=True, nested=False),
+    "pydantic_settings.CliApp.run": Style("pydantic-settings", flag=True),
+    "pydantic_settings.CliApp.run_subcommand": Style("pydantic-settings", flag=True),
+}
+_CALL_ATTRS = frozenset(n.rsplit(".", 1)[-1] for n in (*_CLI_CALLS, *_BUILDERS))
+_CLI_DECORATORS = {"draccus.wrap": "draccus.wrap", "pyrallis.wrap": "pyrallis.wrap"}
+
+
+def _lit(arg: Arg | None) -> object:
+    return arg.value if arg is not None and arg.kind == "lit" else None
+
+
+def _tail(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class _Class:
+    qual: str
+    cls: ClassDef
+    summary: FileSummary
+
+
+class ConfigTree:
+    """The config classes of a repo and the keys of their leaf fields."""
+
+    def __init__(self, index: Index, namers: dict[str, Namer], symbols: SymbolTable | None) -> None:
+        self.symbols = symbols
+        self.namers = namers
+        self.all: dict[str, _Class] = {}
+        self.by_name: dict[str, list[str]] = {}
+        for s in index.summaries.values():
+            for c in s.classes:
+                qual = f"{s.module}.{c.qualname}"
+                self.all[qual] = _Class(qual, c, s)
+                self.by_name.setdefault(c.name, []).append(qual)
+        self.builders: dict[str, str] = {}  # class qualname -> the builder that makes a config of it
+        self.styles: dict[str, Style] = {}  # class qualname -> how the parser called on it types its fields
+        self.settings: dict[str, Style] = {}  # class qualname -> its own ``model_config = SettingsConfigDict(...)``
+        self._scan_calls(index)
+        self.config = {q for q in self.all if self._is_config(q)}
+
+    # ---- which classes are configs -------------------------------------------------------
+    def _resolve(self, module: str, scope: str, text: str) -> str | None:
+        """The repo class a name or dotted text means where it is written (unique short name as a fallback)."""
+        text = text.removesuffix("()")
+        if self.symbols is not None:
+            got = self.symbols.resolve_in(module, scope, text)
+            if got in self.all:
+                return got
+            if got is None and scope != MODULE_SCOPE:
+                got = self.symbols.resolve_in(module, MODULE_SCOPE, text)
+                if got in self.all:
+                    return got
+        same = self.by_name.get(_tail(text), [])
+        local = [q for q in same if q.startswith(module + ".")]
+        if len(local) == 1:
+            return local[0]
+        return same[0] if len(same) == 1 else None
+
+    def _own_config(self, c: ClassDef) -> bool:
+        for d in c.decorators:
+            d = d.removesuffix("()")
+            if d in _DATACLASS_DECOS or _tail(d) == "dataclass":
+                return True
+        return any(_tail(b) in _MODEL_BASES or _tail(b) in _DICT_BASES for b in c.bases)
+
+    def _is_config(self, qual: str, depth: int = 0) -> bool:
+        k = self.all[qual]
+        if self._own_config(k.cls) or qual in self.builders or qual in self.styles or qual in self.settings:
+            return True
+        if depth > 8:
+            return False
+        for b in k.cls.bases:
+            base = self._resolve(k.summary.module, MODULE_SCOPE, b)
+            if base is not None and base != qual and self._is_config(base, depth + 1):
+                return True
+        return False
+
+    def _scan_calls(self, index: Index) -> None:
+        """Builders (``OmegaConf.structured(C)``) and command-line parsers (``tyro.cli(C)``) of classes."""
+        for path, s in index.summaries.items():
+            namer = self.namers[path]
+            for call in s.calls:
+                if call.attr == "SettingsConfigDict" or call.func.endswith("SettingsConfigDict"):
+                    self._settings(s, call.scope, dict(call.kwargs))
+                    continue
+                if call.attr not in _CALL_ATTRS and not call.attr.endswith("Parser"):
+                    continue  # naming every call of a repo costs; only these tails can be a parser or builder
+                style = builder = None
+                for canon in namer.names(call):
+                    style = style or _CLI_CALLS.get(canon) or self._parser_subclass(canon)
+                    builder = builder or _BUILDERS.get(canon)
+                if style is None and builder is None:
+                    continue
+                for a in (*call.args, *(v for _, v in call.kwargs)):
+                    for text in _class_args(a):
+                        qual = self._resolve(s.module, call.scope, text)
+                        if qual is None:
+                            continue
+                        if builder:
+                            self.builders.setdefault(qual, builder)
+                        if style:
+                            self.styles.setdefault(qual, style)
+            for f in s.functions:
+                tools = [_CLI_DECORATORS.get(namer.canon(d.removesuffix("()"), f.qualname)) for d in f.decorators
+                         if d.removesuffix("()").endswith("wrap")]
+                tool = next((t for t in tools if t), None)
+                if tool and f.params:
+                    first = next((p for p in f.params if p.name not in ("self", "cls")), None)
+                    if first is not None and first.annotation:
+                        qual = self._resolve(s.module, MODULE_SCOPE, first.annotation)
+                        if qual is not None:
+                            self.styles.setdefault(qual, _CLI_CALLS[tool])
+
+    def _parser_subclass(self, canon: str) -> Style | None:
+        """A repo class built on a parser library (``class TrlParser(HfArgumentParser)``) parses as it does."""
+        if self.symbols is None or canon not in self.symbols.classes:
+            return None
+        return next((_CLI_CALLS[b] for b in self.symbols.mro(canon)[1:] if b in _CLI_CALLS), None)
+
+    def _settings(self, s: FileSummary, scope: str, kw: dict[str, Arg]) -> None:
+        """``model_config = SettingsConfigDict(cli_parse_args=True, cli_kebab_case=True, env_prefix=...)``."""
+        qual = f"{s.module}.{scope}"
+        if scope == MODULE_SCOPE or qual not in self.all:
+            return
+        cli = bool(_lit(kw.get("cli_parse_args")))
+        prefix = _lit(kw.get("cli_prefix"))
+        env_prefix = _lit(kw.get("env_prefix"))
+        delim = _lit(kw.get("env_nested_delimiter"))
+        self.settings[qual] = Style(
+            "pydantic-settings" if cli else "", flag=cli,
+            kebab=bool(_lit(kw.get("cli_kebab_case"))), prefix=prefix if isinstance(prefix, str) else "",
+            env_prefix=env_prefix if isinstance(env_prefix, str) else "",
+            env_delim=delim if isinstance(delim, str) and delim else None)
+
+    def _root_style(self, qual: str) -> Style:
+        """How a root's fields are typed: its parser's call, merged with the ``model_config`` it has or
+        inherits (a settings base class shared by every config of a repo); a settings class without one
+        still reads each top-level field from the environment variable of its name."""
+        call = self.styles.get(qual)
+        mro = self.symbols.mro(qual) if self.symbols is not None else (qual,)
+        own = next((self.settings[c] for c in mro if c in self.settings), None)
+        if own is None:
+            if any(_tail(b) == "BaseSettings" for b in mro):
+                own = Style(env_prefix="")
+            else:
+                return call or Style()
+        if call is None:
+            return own
+        return Style(call.tool, flag=call.flag, kebab=own.kebab or call.kebab, nested=call.nested,
+                     prefix=own.prefix, env_prefix=own.env_prefix, env_delim=own.env_delim)
+
+    # ---- fields ----------------------------------------------------------------------------
+    def fields(self, qual: str, skip: frozenset[str] = frozenset()) -> list[tuple[Param, _Class]]:
+        """Fields in declaration order, inherited ones first, a subclass's redefinition in its base's place
+        (``skip``: bases whose fields are not taken)."""
+        order: list[str] = []
+        if self.symbols is not None:
+            order = [c for c in self.symbols.mro(qual) if c in self.all]
+        if qual not in order:
+            order = [qual, *order]
+        got: dict[str, tuple[Param, _Class]] = {}
+        for c in reversed(order):
+            if c != qual and (c not in self.config or c in skip):
+                continue
+            k = self.all[c]
+            for f in k.cls.fields:
+                got[f.name] = (f, k)
+        return list(got.values())
+
+    def nested(self, f: Param, owner: _Class) -> list[str]:
+        """Config classes a field holds (each member of a union; the items of a list or dict)."""
+        names = dict(owner.cls.field_types).get(f.name) or ((f.annotation,) if f.annotation else ())
+        out = []
+        for n in names:
+            q = self._resolve(owner.summary.module, MODULE_SCOPE, n)
+            if q is not None and q in self.config and q not in out:
+                out.append(q)
+        return out
+
+    def keys(self) -> list[RawKey]:
+        children: set[str] = set()
+        for q in self.config:
+            if _tail(q).startswith("_"):
+                continue  # a private class is an implementation detail, not a section a user fills
+            for f, owner in self.fields(q):
+                children.update(c for c in self.nested(f, owner) if c != q)
+        # a base whose subclasses are nested says its fields through them
+        bases_of_children: set[str] = set()
+        if self.symbols is not None:
+            for c in children:
+                bases_of_children.update(b for b in self.symbols.mro(c)[1:] if b in self.config)
+        out: list[RawKey] = []
+        for q in sorted(self.config):
+            if q in self.styles:  # a parser is called on it: a root even when nested elsewhere too
+                self._emit(q, (), self._root_style(q), 0, (q,), out)
+            elif not (q in children or q in bases_of_children or _tail(q).startswith("_")):
+                # a base that is nested elsewhere says its fields under that path
+                self._emit(q, (), self._root_style(q), 0, (q,), out, frozenset(children))
+        return out
+
+    def _emit(self, qual: str, path: tuple[str, ...], style: Style, depth: int, seen: tuple[str, ...],
+              out: list[RawKey], skip: frozenset[str] = frozenset()) -> None:
+        k = self.all[qual]
+        pydantic = any(_tail(b) in _MODEL_BASES for b in k.cls.bases) or self._pydantic(qual)
+        source = "pydantic" if pydantic else "dataclass"
+        if any(_tail(b) in _DICT_BASES for b in k.cls.bases):
+            source = "TypedDict"
+        if qual in self.builders and not pydantic:
+            source = f"dataclass ({self.builders[qual]})"
+        if style.tool:
+            source = f"{source} (CLI: {style.tool})" if style.flag else f"{source} ({style.tool})"
+        for f, owner in self.fields(qual, skip):
+            if f.name == "model_config" or (f.annotation and _tail(f.annotation) == "ClassVar"):
+                continue
+            here = (*path, f.name)
+            subs = [c for c in self.nested(f, owner) if c not in seen] if depth < _MAX_NEST else []
+            if f.name.startswith("_") and not subs:
+                continue  # private state; a private field holding a config tree is still how the tree is passed
+            if subs and style.nested:
+                if f.annotation and _tail(f.annotation) in _MAPPINGS:
+                    here = (*here, "*")  # ``teacher_models: dict[str, TeacherConfig]``: one section per name
+                for sub in subs:
+                    self._emit(sub, here, style, depth + 1, (*seen, sub), out)
+                continue
+            value = _lit(f.default)
+            if value is None and f.default_kw is not None:  # x: int = field(default=8)
+                value = f.default_kw.value
+            segs = [s.replace("_", "-") for s in here] if style.kebab else list(here)
+            key = style.prefix + ".".join(segs) if style.nested else segs[-1]
+            env = None
+            if style.env_prefix is not None and (len(here) == 1 or style.env_delim):
+                env = (style.env_prefix + (style.env_delim or "").join(here)).upper()
+            out.append(RawKey(key, value_text(value), owner.summary.path, f.line or owner.cls.line, source,
+                              k.cls.name, f.annotation, env, seen[0]))
+
+    def _pydantic(self, qual: str) -> bool:
+        if self.symbols is None:
+            return False
+        return any(_tail(b) in _MODEL_BASES for b in self.symbols.mro(qual)[1:] if b not in self.all)
+
+
+def _class_args(a: Arg) -> list[str]:
+    """Class names an argument may hold: a name, or the names of a literal tuple/list (``(A, B)``)."""
+    if a.kind == "name" and isinstance(a.value, str):
+        return [a.value]
+    if a.kind == "other" and isinstance(a.value, str) and a.value.startswith(("(", "[")):
+        return [p.strip() for p in a.value.strip("()[]").split(",") if p.strip().replace(".", "").isidentifier()]
+    return []
+
+
+def config_tree_keys(index: Index, namers: dict[str, Namer]) -> list[RawKey]:
+    """Every leaf field of every root config class, under the path its parser types."""
+    if not namers:
+        return []
+    symbols = next(iter(namers.values())).symbols
+    return ConfigTree(index, namers, symbols).keys()
