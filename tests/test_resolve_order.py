@@ -220,3 +220,30 @@ def test_a_decorator_returning_its_argument_keeps_each_class_apart(tmp_path: Pat
     assert set(g.calls.adj["reg.FastSampler.go"]) == {"reg.Sampler.run"}
     assert "reg.Learner.run" not in g.calls.adj["reg.drive"]
     assert "reg.Sampler.run" in g.calls.adj["reg.drive"]
+
+
+def test_an_implicit_call_reports_what_the_final_store_gives(tmp_path: Path) -> None:
+    """The loop runs before the subclass's decorated ``__iter__`` is bound: its first run
+    finds the base's. Side outputs are those of each item's latest run, so the base's
+    ``__iter__`` (never called on a ``Sub``) is no target of the loop."""
+    (tmp_path / "m.py").write_text(
+        "def keep(fn):\n    return fn\n\n"
+        "def consume():\n    for x in Sub():\n        pass\n\n"
+        "class Base:\n    def __iter__(self):\n        return iter([])\n\n"
+        "class Sub(Base):\n    @keep\n    def __iter__(self):\n        return iter([])\n")
+    g = _graphs_of(tmp_path)
+    iters = {t for rc in g.resolved["m.consume"] if rc.via == "iter" for t in rc.targets}
+    assert iters == {"m.Sub.__iter__"}
+
+
+def test_an_iteration_inside_a_call_is_reported_at_that_call(tmp_path: Path) -> None:
+    """``zip(loader, xs)`` iterates the loader where the call is: every implicit ``iter``
+    edge sits on that line (the results pass used the line of the last step it ran)."""
+    (tmp_path / "z.py").write_text(
+        "class Loader:\n    def __iter__(self):\n        return self\n\n    def __next__(self):\n        return 1\n\n"
+        "def consume(xs):\n    return zip(Loader(), xs)\n\n"
+        "def other():\n    pass\n\n"
+        "other()\n")
+    g = _graphs_of(tmp_path)
+    lines = {rc.site.line for calls in g.resolved.values() for rc in calls if rc.via == "iter"}
+    assert lines == {9}
