@@ -6,16 +6,23 @@ kept values (and the call edges built on them) depend on that order."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from gyrelint.api import demo_root
 from gyrelint.entrypoints import find_entry_points
 from gyrelint.graphs import build_graphs
 from gyrelint.graphs.resolve import _MAX_VALUES
+from gyrelint.graphs.symbols import symbols_of
 from gyrelint.index import build_index
 from gyrelint.settings import Settings
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _write_capped_repo(root: Path) -> None:
@@ -220,3 +227,74 @@ def test_a_decorator_returning_its_argument_keeps_each_class_apart(tmp_path: Pat
     assert set(g.calls.adj["reg.FastSampler.go"]) == {"reg.Sampler.run"}
     assert "reg.Learner.run" not in g.calls.adj["reg.drive"]
     assert "reg.Sampler.run" in g.calls.adj["reg.drive"]
+
+
+def test_an_implicit_call_reports_what_the_final_store_gives(tmp_path: Path) -> None:
+    """The loop runs before the subclass's decorated ``__iter__`` is bound: its first run
+    finds the base's. Side outputs are those of each item's latest run, so the base's
+    ``__iter__`` (never called on a ``Sub``) is no target of the loop."""
+    (tmp_path / "m.py").write_text(
+        "def keep(fn):\n    return fn\n\n"
+        "def consume():\n    for x in Sub():\n        pass\n\n"
+        "class Base:\n    def __iter__(self):\n        return iter([])\n\n"
+        "class Sub(Base):\n    @keep\n    def __iter__(self):\n        return iter([])\n")
+    g = _graphs_of(tmp_path)
+    iters = {t for rc in g.resolved["m.consume"] if rc.via == "iter" for t in rc.targets}
+    assert iters == {"m.Sub.__iter__"}
+
+
+def test_an_iteration_inside_a_call_is_reported_at_that_call(tmp_path: Path) -> None:
+    """``zip(loader, xs)`` iterates the loader where the call is: every implicit ``iter``
+    edge sits on that line (the results pass used the line of the last step it ran)."""
+    (tmp_path / "z.py").write_text(
+        "class Loader:\n    def __iter__(self):\n        return self\n\n    def __next__(self):\n        return 1\n\n"
+        "def consume(xs):\n    return zip(Loader(), xs)\n\n"
+        "def other():\n    pass\n\n"
+        "other()\n")
+    g = _graphs_of(tmp_path)
+    lines = {rc.site.line for calls in g.resolved.values() for rc in calls if rc.via == "iter"}
+    assert lines == {9}
+
+
+def _bench():
+    """Load bench/resolve_order.py by path (bench/ is not a package); it imports no corpus."""
+    name = "_gyrelint_bench_resolve_order"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent.parent / "bench" / "resolve_order.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+def _facts_in_orders(root: Path, seeds: list[int | None]) -> list[set]:
+    bench = _bench()
+    index = build_index(root, Settings(use_cache=False, jobs=1))
+    sums = list(index.summaries.values())
+    symbols = symbols_of(index)
+    return [bench.facts(bench.solve(sums, symbols, seed)[0], sums) for seed in seeds]
+
+
+@pytest.mark.parametrize("root", [demo_root(), FIXTURES / "accuracy_wrappers", FIXTURES / "accuracy_registry",
+                                  FIXTURES / "accuracy_library_loop", FIXTURES / "graphs_sameproc"],
+                         ids=lambda p: p.name)
+def test_small_repos_resolve_alike_whatever_the_item_order(root: Path) -> None:
+    """Flows and modules shuffled (three seeds): the same call targets, implicit calls,
+    strings, attribute types and MROs as in the resolver's own order."""
+    first, *shuffled = _facts_in_orders(root, [None, 1, 2, 3])
+    assert any(f[0] == "site" for f in first)
+    assert all(got == first for got in shuffled)
+
+
+def test_a_read_before_its_key_is_written_does_not_depend_on_order(tmp_path: Path) -> None:
+    """``h = d.get("x")`` runs while ``d`` holds only ``"y"``: the read used to fall back to
+    every element, so in source order ``g`` reached ``h`` and stayed there after
+    ``d["x"] = f`` ran, while in other orders ``h`` held ``f`` only. A known key the
+    container lacks now reads as nothing, in every order. (``bench/resolve_order.py``
+    measures the same on real repos.)"""
+    (tmp_path / "m.py").write_text('def f():\n    pass\n\ndef g():\n    pass\n\n'
+                                   'd = {}\nd["y"] = g\nh = d.get("x")\nh()\nd["x"] = f\n')
+    first, *shuffled = _facts_in_orders(tmp_path, [None, 1, 2, 3])
+    assert all(got == first for got in shuffled)
+    assert {f[3] for f in first if f[:3] == ("site", "m", 1)} == {"m.f"}

@@ -149,8 +149,9 @@ class Resolver:
         self.option_paths: dict[str, set[str]] = defaultdict(set)  # option dest -> dotted-path defaults
         self.loader_names: dict[str, bool] = {}  # callee name -> a plugin loader? (see _loaded)
         self.flows: list[tuple[str, object]] = []
-        self.implicit: dict[tuple[str, str, int, str], set[str]] = defaultdict(set)
-        self.class_attrs: dict[str, set[str]] = defaultdict(set)
+        # side outputs of the running step; after run() the union of every item's latest run
+        self.implicit: dict[tuple[str, str, int, str], set[str]] = {}
+        self.class_attrs: dict[str, set[str]] = {}
         self.called_names: dict[str, set[str]] = defaultdict(set)  # function -> plain names it calls
         self.dynamic_classes: set[str] = set()  # classes whose methods ``setattr(self, <computed>, ...)``
         self.cur_line = 0
@@ -354,6 +355,13 @@ class Resolver:
             store[key] = entry[0]
             self._touch(key)
         self.pending = {}
+
+    def _implicit(self, mod: str, scope: str, line: int, via: str) -> set[str]:
+        """The running step's targets of an implicit call (decorator, iteration, ``raise``)."""
+        got = self.implicit.get((mod, scope, line, via))
+        if got is None:
+            got = self.implicit[(mod, scope, line, via)] = set()
+        return got
 
     def _touch(self, key: str) -> None:
         """``key`` changed: re-queue the items that read it, drop MROs built from it."""
@@ -630,19 +638,22 @@ class Resolver:
         self._add(f"{cid}[#]", vals)  # every element, for reads with an unknown key
 
     def _read(self, cid: str, keys: list[str]) -> set[str] | frozenset[str]:
+        """The elements of container ``cid`` under ``keys``; every element when no key is known.
+
+        A known key the container never got reads as nothing, not as every element: that
+        fallback was taken back by a later write of the key but what it wrote stayed, so the
+        answer depended on the order items ran in (``tests/test_resolve_order.py``)."""
+        if not keys:
+            return self._get(f"{cid}[#]")
+        if self.reading is not None:
+            self.reading.add(f"{cid}[]")
         out: set[str] = set()
-        if keys:
-            if self.reading is not None:
-                self.reading.add(f"{cid}[]")
-            have = self.ckeys.get(cid)
-            if not have:
-                return out
+        have = self.ckeys.get(cid)
+        if have:
             for k in (*keys, "*"):
                 if k in have:
                     out |= self._get(f"{cid}[{k}]")
-            if out:
-                return out
-        return self._get(f"{cid}[#]")
+        return out
 
     def getattr(self, v: str, attr: str) -> set[str] | frozenset[str]:
         tag = v[: v.index(":") + 1]
@@ -705,12 +716,12 @@ class Resolver:
             elif v.startswith("i:"):
                 for it in self.class_attr(v[2:], "__iter__", v[2:]):
                     targets, results = self.call(mod, scope, it, ("c", None, (), ()), bind=True)
-                    self.implicit[(mod, scope, self.cur_line, "iter")].update(t for t, _ in targets)
+                    self._implicit(mod, scope, self.cur_line, "iter").update(t for t, _ in targets)
                     for r in results:
                         if r.startswith("i:"):
                             for nx_ in self.class_attr(r[2:], "__next__", r[2:]):
                                 targets, res2 = self.call(mod, scope, nx_, ("c", None, (), ()), bind=True)
-                                self.implicit[(mod, scope, self.cur_line, "iter")].update(t for t, _ in targets)
+                                self._implicit(mod, scope, self.cur_line, "iter").update(t for t, _ in targets)
                                 out |= res2
                         else:
                             out |= self.iterate(mod, scope, (r,)) if r[:2] in ("d:", "l:") else set()
@@ -947,7 +958,7 @@ class Resolver:
         elif op == "a":
             for b in self.eval(mod, scope, t[1]):
                 if b[:2] in ("i:", "c:"):
-                    self.class_attrs[b[2:]].add(t[2])
+                    self.class_attrs.setdefault(b[2:], set()).add(t[2])
                     self._add(f"{b[2:]}.{t[2]}", vals)
                 elif b[:2] == "m:":
                     self._add(f"{b[2:]}.{t[2]}", vals)
@@ -1009,7 +1020,7 @@ class Resolver:
         elif op == "raise":
             for v in self.eval(mod, scope, fl.value):
                 if v.startswith("c:"):
-                    self.implicit[(mod, scope, fl.line, "ctor")].update(t for t, _ in self.call(mod, scope, v, ("c", None, (), ()), bind=True)[0])
+                    self._implicit(mod, scope, fl.line, "ctor").update(t for t, _ in self.call(mod, scope, v, ("c", None, (), ()), bind=True)[0])
         elif op == "yield":
             self._write(f"gen:{mod}.{scope}", "*", self.eval(mod, scope, fl.value))
         elif op == "yieldfrom":
@@ -1025,10 +1036,10 @@ class Resolver:
                 for dv in self.eval(mod, scope, dec):
                     if dv[:2] in ("f:", "b:", "i:", "c:") or dv.startswith("rdec:"):
                         targets, res = self.call(mod, scope, dv, ("c", None, (("v", frozenset(vals)),), ()), bind=True)
-                        self.implicit[(mod, scope, fl.line, "decorator")].update(t for t, _ in targets)
+                        self._implicit(mod, scope, fl.line, "decorator").update(t for t, _ in targets)
                         new |= self._unwrap(targets, res, vals)
                     elif dv.startswith("x:") or dv.startswith("xi:"):
-                        self.implicit[(mod, scope, fl.line, "decorator")].add(dv[2:] if dv[1] == ":" else dv[3:])
+                        self._implicit(mod, scope, fl.line, "decorator").add(dv[2:] if dv[1] == ":" else dv[3:])
                 if new:
                     vals = new  # the wrapper replaces the function (its body calls the original)
             key = self.lookup(mod, scope, fl.target)
@@ -1067,8 +1078,9 @@ class Resolver:
         if not isinstance(e, tuple) or e[0] != "c":
             return
         callees = self.eval(mod, site.scope, e[1])
-        if all(v[:2] in ("x:", "xi") for v in callees):
-            self._bind_callback(mod, site.scope, e)
+        # whatever the callee resolves to: binding only while every callee was a library
+        # made what a step wrote depend on how far the callee had been resolved
+        self._bind_callback(mod, site.scope, e)
         for v in sorted(callees) if len(callees) > 1 else callees:  # sorted: see run()
             tag = v[:2]
             if tag == "x:" or tag == "xi" or (tag == "B:" and v[2:] not in _BINDING_BUILTINS):
@@ -1131,6 +1143,13 @@ class Resolver:
         budget = n * _MAX_ROUNDS
         done = 0
         deps = self.deps
+        # Side outputs (implicit calls, attributes assigned on instances) are those of each
+        # item's latest run, not a union over its runs: an item runs again whenever a key it
+        # read changes, so its latest run read the final store, and what it reports does not
+        # depend on what the store held when it first ran (an early run on a partial store
+        # named a decorator's or an iterator's target that the final store no longer gives).
+        implicit: dict[int, dict[tuple[str, str, int, str], set[str]]] = {}
+        attrs: dict[int, dict[str, set[str]]] = {}
         current: list[int] = list(range(n))
         while current and done < budget:
             for i in current:
@@ -1140,11 +1159,20 @@ class Resolver:
                 done += 1
                 is_flow, mod, obj = items[i]
                 self.reading = reading = set()
+                self.implicit, self.class_attrs = {}, {}
                 if is_flow:
                     self.step_flow(mod, obj)
                 else:
                     self.step_call(mod, obj)  # type: ignore[arg-type]
                 self.reading = None
+                if self.implicit:
+                    implicit[i] = self.implicit
+                else:
+                    implicit.pop(i, None)
+                if self.class_attrs:
+                    attrs[i] = self.class_attrs
+                else:
+                    attrs.pop(i, None)
                 for k in reading:
                     got = deps.get(k)
                     if got is None:
@@ -1155,10 +1183,18 @@ class Resolver:
             current = sorted(self.queue)
             self.queue.clear()
         self.reading = None
+        self.implicit, self.class_attrs = {}, {}
+        for i in sorted(implicit):
+            for k, v in implicit[i].items():
+                self._implicit(*k).update(v)
+        for i in sorted(attrs):
+            for c, names in attrs[i].items():
+                self.class_attrs.setdefault(c, set()).update(names)
         return done
 
     # ---- results ---------------------------------------------------------------------
     def site_targets(self, mod: str, site: CallSite) -> list[Edge]:
+        self.cur_line = site.line  # an implicit call met here (iteration) belongs to this line
         e = site.expr
         edges: list[Edge] = []
         if not isinstance(e, tuple) or e[0] != "c":
