@@ -63,6 +63,14 @@ _LOADER = re.compile(r"(?:^|_)(?:load|import|locate|instantiate|resolve)(?:_|$)|
                      r"^get_(?:obj|object|class|cls|func|function|fn|method|callable)")
 _DOTTED_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
 
+# library calls whose result may be a repo object the library kept or looked up (a queue's
+# item, a future's result, an actor found by name, a loaded or copied object): their result
+# is not a library object, and a method called on it may be a repo method
+_RETRIEVES = re.compile(r"(?:^|_)(?:get|load|loads|result|results|pop|popleft|recv|receive|take|fetch|wait|"
+                        r"gather|import|instantiate|copy|deepcopy|next|anext|complete|lookup|find|locate|"
+                        r"resolve|unwrap|cast|call|apply|map|starmap|invoke|execute|actor|handle|remote|"
+                        r"wrap|wrapped|run|value|item|first)(?:_|$)|^__", re.IGNORECASE)
+
 
 # which values a full key keeps first: repo objects, then library names, containers, constants,
 # and last the methods of containers (``d.get``), which only ever resolve to builtins
@@ -166,6 +174,10 @@ class Resolver:
         self.queued: bytearray = bytearray()
         self.mro_deps: dict[str, set[str]] = {}
         self.key_mro: dict[str, set[str]] = defaultdict(set)
+        # key -> what writes it: (module, scope, call expression) of ``name = call(...)``, or
+        # None for any other writer (parameter, import, loop, unpacking); see _library_origin
+        self.writers: dict[str, list[tuple[str, str, tuple] | None]] | None = None
+        self.origin_memo: dict[str, frozenset[str] | None] = {}
         self._setup()
 
     # ---- set-up ------------------------------------------------------------------
@@ -1238,6 +1250,7 @@ class Resolver:
                 if b[:2] == "i:":
                     recv_classes.add(b[2:])
             attr = fe[2]
+            actor_call = attr == "remote"
             if attr == "remote":  # ``h.m.remote(...)`` / ``h.m.options(...).remote(...)`` call method ``m``
                 inner = fe[1]
                 if isinstance(inner, tuple) and inner and inner[0] == "c" and isinstance(inner[1], tuple) \
@@ -1248,7 +1261,12 @@ class Resolver:
                     recv = self.eval(mod, site.scope, inner[1])
             if not edges and not attr.startswith("__"):
                 dynamic = [b[2:] for b in sorted(recv) if b[:2] == "i:" and self._binds_at_run_time(b[2:])]
-                if not recv:
+                libs = None if recv or actor_call or attr not in self.methods_by_name else \
+                    self._library_origin(mod, site.scope, fe[1])
+                if libs is not None:
+                    # a value a library made: its method is the library's, or a repo subclass's
+                    edges += self._library_overrides(attr, libs)
+                elif not recv:
                     # unknown receiver: every repo method of that name, marked weak
                     for q in self.methods_by_name.get(attr, ()):
                         edges.append(Edge(q, "weak", "weak"))
@@ -1299,6 +1317,113 @@ class Resolver:
                         seen.add(q)
                         edges.append(Edge(q, "weak", "getattr"))
         return edges
+
+    def _find_writers(self) -> dict[str, list[tuple[str, str, tuple] | None]]:
+        """Every write of every name key, from the flows, the imports and the parameters."""
+        out: dict[str, list[tuple[str, str, tuple] | None]] = defaultdict(list)
+
+        def unknown(mod: str, scope: str, names: set[str]) -> None:
+            for n in names:
+                key = self.lookup(mod, scope, n)
+                if key is not None:
+                    out[key].append(None)
+
+        for mod, s in self.sums.items():
+            for fl in s.flows:
+                t, v = fl.target, fl.value
+                if fl.op == "=" and isinstance(t, tuple) and t and t[0] == "n":
+                    key = self.lookup(mod, fl.scope, t[1])
+                    if key is None:
+                        continue
+                    if isinstance(v, tuple) and v and v[0] == "c":
+                        out[key].append((mod, fl.scope, v))
+                    elif not _inert(fl):  # ``x = None`` first: no value, no method
+                        out[key].append(None)
+                elif fl.op == "param":
+                    out[f"{mod}.{t[0]}.{t[1]}"].append(None)  # type: ignore[index]
+                elif fl.op in ("=", "for", "with", "ann", "def"):
+                    names: set[str] = set()
+                    bound_names(t, names)
+                    unknown(mod, fl.scope, names)
+            for b in self.symbols.bindings.get(mod, ()):
+                unknown(mod, b.scope, {b.name})
+        for b in self.symbols.stars:
+            unknown(b.module, b.scope, {b.name})
+        for q, f in self.funcs.items():
+            for p in f.params:
+                out[f"{q}.{p.name}"].append(None)
+        return out
+
+    def _library_origin(self, mod: str, scope: str, e: object, depth: int = 0) -> frozenset[str] | None:
+        """The libraries (top packages) that made the value of ``e``, an expression the store
+        holds nothing for; None when that value is not known to be a library object.
+
+        ``sub = parser.add_subparsers(); run = sub.add_parser("run")``: ``run`` holds no value,
+        yet it is no unknown: argparse made it, so ``run.set_defaults()`` calls argparse, not
+        every repo method of that name. Read after the fixed point, from the final store, so
+        the answer does not depend on the order items ran in."""
+        if depth > 8 or not isinstance(e, tuple) or not e:
+            return None
+        if e[0] == "c":
+            return self._call_origin(mod, scope, e, depth)
+        if e[0] != "n":
+            return None
+        key = self.lookup(mod, scope, e[1])
+        if key is None:
+            return None
+        if key in self.origin_memo:
+            return self.origin_memo[key]
+        self.origin_memo[key] = None  # a name made from itself (``x = x.sub()``) is unknown
+        if self.writers is None:
+            self.writers = self._find_writers()
+        found: set[str] = set()
+        ws = self.writers.get(key)
+        for w in ws or (None,):
+            got = None if w is None else self._call_origin(w[0], w[1], w[2], depth + 1)
+            if got is None:
+                return None
+            found |= got
+        self.origin_memo[key] = out = frozenset(found)
+        return out
+
+    def _call_origin(self, mod: str, scope: str, e: tuple, depth: int) -> frozenset[str] | None:
+        """The libraries a call's result comes from: the callee is a library function or
+        instance (not one that hands back what it stores or looks up), or a method of a value
+        a library made."""
+        if self.eval(mod, scope, e):
+            return None  # a value the store knows: not this rule's business
+        fe = e[1]
+        callees = self.eval(mod, scope, fe)
+        if callees:
+            out: set[str] = set()
+            for v in callees:
+                if v[:3] == "xi:":
+                    out.add(v[3:].partition(".")[0])
+                    continue
+                if v[:2] != "x:":
+                    return None
+                name = v[2:]
+                last = name.rsplit(".", 1)[-1]
+                if name in _PASSTHROUGH or last in ("partial", "wraps") or _RETRIEVES.search(last) \
+                        or _LOADER.search(last):
+                    return None
+                out.add(name.partition(".")[0])
+            return frozenset(out)
+        if isinstance(fe, tuple) and fe and fe[0] == "a" and not _RETRIEVES.search(fe[2]) \
+                and not self.eval(mod, scope, fe[1]):
+            return self._library_origin(mod, scope, fe[1], depth + 1)
+        return None
+
+    def _library_overrides(self, attr: str, libs: frozenset[str]) -> list[Edge]:
+        """Repo methods ``attr`` of classes that subclass one of ``libs``: a library that builds
+        objects by name (an environment registry) may hand back one of them."""
+        out = []
+        for q in self.methods_by_name.get(attr, ()):
+            cq = self.method_class.get(q)
+            if cq is not None and any(c.startswith("x:") and c[2:].partition(".")[0] in libs
+                                      for c in self.mro(cq)):
+                out.append(Edge(q, "weak", "weak"))
+        return out
 
     def _binds_at_run_time(self, cq: str) -> bool:
         """The class (or a repo base) sets attributes by computed name or defines ``__getattr__``."""
