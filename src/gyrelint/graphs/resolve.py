@@ -178,6 +178,7 @@ class Resolver:
         # None for any other writer (parameter, import, loop, unpacking); see _library_origin
         self.writers: dict[str, list[tuple[str, str, tuple] | None]] | None = None
         self.origin_memo: dict[str, frozenset[str] | None] = {}
+        self.origin_capped = False
         self._setup()
 
     # ---- set-up ------------------------------------------------------------------
@@ -1362,7 +1363,10 @@ class Resolver:
         yet it is no unknown: argparse made it, so ``run.set_defaults()`` calls argparse, not
         every repo method of that name. Read after the fixed point, from the final store, so
         the answer does not depend on the order items ran in."""
-        if depth > 8 or not isinstance(e, tuple) or not e:
+        if not isinstance(e, tuple) or not e:
+            return None
+        if depth > 8:
+            self.origin_capped = True  # what was computed on the way up is not memoised
             return None
         if e[0] == "c":
             return self._call_origin(mod, scope, e, depth)
@@ -1376,14 +1380,20 @@ class Resolver:
         self.origin_memo[key] = None  # a name made from itself (``x = x.sub()``) is unknown
         if self.writers is None:
             self.writers = self._find_writers()
-        found: set[str] = set()
-        ws = self.writers.get(key)
-        for w in ws or (None,):
+        outer, self.origin_capped = self.origin_capped, False
+        found: set[str] | None = set()
+        for w in self.writers.get(key) or (None,):
             got = None if w is None else self._call_origin(w[0], w[1], w[2], depth + 1)
             if got is None:
-                return None
+                found = None
+                break
             found |= got
-        self.origin_memo[key] = out = frozenset(found)
+        out = None if found is None else frozenset(found)
+        if self.origin_capped:  # the depth cap cut the answer: another question may get further
+            del self.origin_memo[key]
+        else:
+            self.origin_memo[key] = out
+        self.origin_capped = self.origin_capped or outer
         return out
 
     def _call_origin(self, mod: str, scope: str, e: tuple, depth: int) -> frozenset[str] | None:
