@@ -51,3 +51,8 @@ def test_unknown_and_retrieved_values_keep_the_guess(g: Graphs) -> None:
     # a future's result, a parameter: what they hold is not known, the guess stays
     assert repo_targets(g, f"{M}.drain", "done.run") == {(f"{C}.Launcher.run", "weak")}
     assert repo_targets(g, f"{M}.drain", "item.run") == {(f"{C}.Launcher.run", "weak")}
+
+
+def test_a_library_handed_repo_objects_may_hand_them_back(g: Graphs) -> None:
+    assert repo_targets(g, f"{M}.best", "top.result") == {(f"{C}.Worker.result", "weak")}
+    assert repo_targets(g, f"{M}.best", "wrapped.result") == {(f"{C}.Worker.result", "weak")}

@@ -69,7 +69,8 @@ _DOTTED_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$"
 _RETRIEVES = re.compile(r"(?:^|_)(?:get|load|loads|result|results|pop|popleft|recv|receive|take|fetch|wait|"
                         r"gather|import|instantiate|copy|deepcopy|next|anext|complete|lookup|find|locate|"
                         r"resolve|unwrap|cast|call|apply|map|starmap|invoke|execute|actor|handle|remote|"
-                        r"wrap|wrapped|run|value|item|first)(?:_|$)|^__", re.IGNORECASE)
+                        r"wrap|wrapped|run|value|item|first)(?:_|$)|^__|pop|heap|choice|sample|prepare|"
+                        r"compile|shield|proxy|replace", re.IGNORECASE)
 
 
 # which values a full key keeps first: repo objects, then library names, containers, constants,
@@ -1418,11 +1419,35 @@ class Resolver:
                         or _LOADER.search(last):
                     return None
                 out.add(name.partition(".")[0])
+            if self._hands_repo_values(mod, scope, e):
+                return None  # it may hand back what it was given (``accelerate.prepare(model)``)
             return frozenset(out)
         if isinstance(fe, tuple) and fe and fe[0] == "a" and not _RETRIEVES.search(fe[2]) \
                 and not self.eval(mod, scope, fe[1]):
             return self._library_origin(mod, scope, fe[1], depth + 1)
         return None
+
+    def _hands_repo_values(self, mod: str, scope: str, e: tuple) -> bool:
+        """Whether a call's arguments hold a repo object, directly or as a container element."""
+        return any(self._holds_repo_value(mod, scope, a, 0) for a in (*e[2], *(a for _, a in e[3])))
+
+    def _holds_repo_value(self, mod: str, scope: str, a: object, depth: int) -> bool:
+        if not isinstance(a, tuple) or not a or depth > 4:
+            return False
+        if a[0] == "*":
+            return self._holds_repo_value(mod, scope, a[1], depth + 1)
+        if a[0] == "l":  # a literal the resolver never evaluated (a library call binds nothing)
+            return any(self._holds_repo_value(mod, scope, x, depth + 1) for x in a[2])
+        if a[0] == "d":
+            return any(self._holds_repo_value(mod, scope, v, depth + 1) for _, v in a[2])
+        for v in self.eval(mod, scope, a):
+            tag = v[:2]
+            if tag in ("i:", "c:", "f:", "b:", "m:"):
+                return True
+            if tag in ("d:", "l:") and any(x[:2] in ("i:", "c:", "f:", "b:")
+                                           for x in self.store.get(f"{v[2:]}[#]", _EMPTY)):
+                return True
+        return False
 
     def _library_overrides(self, attr: str, libs: frozenset[str]) -> list[Edge]:
         """Repo methods ``attr`` of classes that subclass one of ``libs``: a library that builds
