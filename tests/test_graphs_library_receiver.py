@@ -56,3 +56,5 @@ def test_unknown_and_retrieved_values_keep_the_guess(g: Graphs) -> None:
 def test_a_library_handed_repo_objects_may_hand_them_back(g: Graphs) -> None:
     assert repo_targets(g, f"{M}.best", "top.result") == {(f"{C}.Worker.result", "weak")}
     assert repo_targets(g, f"{M}.best", "wrapped.result") == {(f"{C}.Worker.result", "weak")}
+    # a module made from a file spec is repo code, whatever library loaded it
+    assert repo_targets(g, f"{M}.load_by_path", "worker.result") == {(f"{C}.Worker.result", "weak")}

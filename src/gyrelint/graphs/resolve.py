@@ -70,7 +70,7 @@ _RETRIEVES = re.compile(r"(?:^|_)(?:get|load|loads|result|results|pop|popleft|re
                         r"gather|import|instantiate|copy|deepcopy|next|anext|complete|lookup|find|locate|"
                         r"resolve|unwrap|cast|call|apply|map|starmap|invoke|execute|actor|handle|remote|"
                         r"wrap|wrapped|run|value|item|first)(?:_|$)|^__|pop|heap|choice|sample|prepare|"
-                        r"compile|shield|proxy|replace", re.IGNORECASE)
+                        r"compile|shield|proxy|replace|module|spec|attr|class|object|type", re.IGNORECASE)
 
 
 # which values a full key keeps first: repo objects, then library names, containers, constants,
