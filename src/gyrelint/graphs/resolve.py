@@ -1408,12 +1408,12 @@ class Resolver:
         if callees:
             out: set[str] = set()
             for v in callees:
+                name = v[3:] if v[:3] == "xi:" else v[2:] if v[:2] == "x:" else ""
+                if not name or name.partition(".")[0] in self.symbols.tops:
+                    return None  # repo code or a repo module left out of the index: not a library
                 if v[:3] == "xi:":
-                    out.add(v[3:].partition(".")[0])
+                    out.add(name.partition(".")[0])
                     continue
-                if v[:2] != "x:":
-                    return None
-                name = v[2:]
                 last = name.rsplit(".", 1)[-1]
                 if name in _PASSTHROUGH or last in ("partial", "wraps") or _RETRIEVES.search(last) \
                         or _LOADER.search(last):
