@@ -58,3 +58,7 @@ def test_a_library_handed_repo_objects_may_hand_them_back(g: Graphs) -> None:
     assert repo_targets(g, f"{M}.best", "wrapped.result") == {(f"{C}.Worker.result", "weak")}
     # a module made from a file spec is repo code, whatever library loaded it
     assert repo_targets(g, f"{M}.load_by_path", "worker.result") == {(f"{C}.Worker.result", "weak")}
+
+
+def test_an_attribute_of_a_library_object_may_hold_repo_objects(g: Graphs) -> None:
+    assert repo_targets(g, f"{M}.serve", "job.set_defaults") == {(f"{C}.Launcher.set_defaults", "weak")}

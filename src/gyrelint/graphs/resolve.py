@@ -1416,7 +1416,7 @@ class Resolver:
                     continue
                 last = name.rsplit(".", 1)[-1]
                 if name in _PASSTHROUGH or last in ("partial", "wraps") or _RETRIEVES.search(last) \
-                        or _LOADER.search(last):
+                        or _LOADER.search(last) or _stored_on_library(name):
                     return None
                 out.add(name.partition(".")[0])
             if self._hands_repo_values(mod, scope, e):
@@ -1504,6 +1504,15 @@ class _ImportFlow:
     @property
     def target(self) -> tuple:
         return ("n", self.target_name)
+
+
+def _stored_on_library(name: str) -> bool:
+    """``fastapi.FastAPI.state.dispatcher.broadcast``: a method of an attribute of a library
+    object (more than one name after its class), which the repo may have stored there
+    (``app.state.dispatcher = Dispatcher()``); ``argparse.ArgumentParser.add_subparsers`` is not."""
+    parts = name.split(".")
+    last_class = max((i for i, p in enumerate(parts) if p[:1].isupper()), default=len(parts) - 1)
+    return len(parts) - last_class > 2
 
 
 def _inert(fl) -> bool:
