@@ -284,3 +284,13 @@ def test_a_hosted_training_service_is_sampled_trained_and_synced_by_its_api():
     (``forward_backward_async``, ``optim_step_async``) and weight publishing for the sampler are the
     three sides; a client swap and a tokenizer getter stay neutral."""
     assert wrong_labels("accuracy_hosted_service") == []
+
+
+def test_offline_recipes_take_no_side_the_shared_step_keeps_training():
+    """P: SFT and preference scripts reach training code but no generation feeding it; what only
+    they reach is neutral, with the reason in the evidence. The optimizer helper the online GRPO
+    launcher also reaches keeps training; the evaluation script's generation stays sampling."""
+    assert wrong_labels("accuracy_offline_entries") == []
+    ev = _analysis("accuracy_offline_entries").functions["ember.sft.SupervisedTrainer.fit"].evidence
+    assert [e.via for e in ev if e.signal == "offline-entry"] == [
+        "reached only from offline entry points: scripts.train_sft"]

@@ -74,3 +74,9 @@ def loop_reach(g: Graphs, loop: Iterable[str], outside: Callable[[str], bool]) -
     extra = reachable(g, api_roots(g, outside))
     roots = PUBLIC_API if extra and any(q in extra for q in loop) else ENTRY_POINTS
     return LoopReach(frozenset(g.reached | extra if extra else g.reached), roots)
+
+
+def entry_reach(g: Graphs) -> dict[str, set[str]]:
+    """What each entry point reaches on its own (call edges, weak ones too, and imported module
+    bodies, as ``reachable``): semantics tells an online launcher from an offline script by it."""
+    return {r: reachable(g, [r]) for r in dict.fromkeys(g.roots) if r in g.calls}

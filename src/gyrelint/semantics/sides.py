@@ -925,3 +925,47 @@ def _setup_ids() -> frozenset[str]:
 
 
 _SETUP_IDS: frozenset[str] | None = None
+
+
+OFFLINE_ENTRY = "offline-entry"  # the evidence a side dropped by ``offline_only`` leaves behind
+_LOOP_SIDES = (Side.TRAINING, Side.HANDOFF, Side.DRIVER)
+
+
+def offline_only(facts: Facts, results: dict[str, SideResult],
+                 per_entry: Mapping[str, AbstractSet[str]]) -> dict[str, list[str]]:
+    """Training, handoff and driver sides that only offline entry points reach take no side (pattern P).
+
+    An entry point is online when what it reaches holds both chains (a sampling and a training
+    function) or a driver: generation feeds the loss in the same run. An SFT, DPO or reward-model
+    script, a converter or an evaluation reaches one chain at most; a function only such entry
+    points reach is offline code, and its training or handoff evidence says nothing about the
+    online loop. Sampling stays (offline generation is still generation), and so does every
+    function no entry point reaches (a library's public API decides those). With no online entry
+    point at all nothing changes: the loop was not recognised, and guessing would hide it.
+    Returns the function -> the offline entry points reaching it.
+    """
+    sampling = {q for q, r in results.items() if r.side == Side.SAMPLING}
+    training = {q for q, r in results.items() if r.side == Side.TRAINING}
+    drivers = {q for q, r in results.items() if r.side == Side.DRIVER}
+    online_roots = [e for e, seen in per_entry.items()
+                    if not drivers.isdisjoint(seen) or (not sampling.isdisjoint(seen) and not training.isdisjoint(seen))]
+    if not online_roots:
+        return {}
+    online: set[str] = set()
+    for e in online_roots:
+        online |= per_entry[e]
+    out: dict[str, list[str]] = {}
+    for e in sorted(per_entry):
+        if e in online_roots:
+            continue
+        for q in per_entry[e]:
+            r = results.get(q)
+            if r is not None and r.side in _LOOP_SIDES and q not in online and q in facts.functions:
+                out.setdefault(q, []).append(e)
+    for q, es in out.items():
+        fn = facts.functions[q]
+        es = [e for e in es if not any(e.startswith(o + ".") for o in es)]  # the script, not also its main
+        names = ", ".join(es[:3]) + (f" and {len(es) - 3} more" if len(es) > 3 else "")
+        results[q] = SideResult(evidence=[Evidence(OFFLINE_ENTRY, fn.file, fn.line,
+                                                   f"reached only from offline entry points: {names}")])
+    return out
