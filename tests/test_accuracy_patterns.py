@@ -286,11 +286,12 @@ def test_a_hosted_training_service_is_sampled_trained_and_synced_by_its_api():
     assert wrong_labels("accuracy_hosted_service") == []
 
 
-def test_offline_recipes_take_no_side_the_shared_step_keeps_training():
-    """P: SFT and preference scripts reach training code but no generation feeding it; what only
-    they reach is neutral, with the reason in the evidence. The optimizer helper the online GRPO
-    launcher also reaches keeps training; the evaluation script's generation stays sampling."""
+def test_offline_scripts_hand_nothing_off():
+    """P: a checkpoint converter's weight broadcast, reached only from its own script (no
+    generation feeding training), is no weight sync, with the reason in the evidence; the GRPO
+    launcher's push keeps it. SFT and preference steps stay training (an offline step is still a
+    training step), the shared optimizer helper too, and the evaluation's generation sampling."""
     assert wrong_labels("accuracy_offline_entries") == []
-    ev = _analysis("accuracy_offline_entries").functions["ember.sft.SupervisedTrainer.fit"].evidence
+    ev = _analysis("accuracy_offline_entries").functions["ember.convert.broadcast_state"].evidence
     assert [e.via for e in ev if e.signal == "offline-entry"] == [
-        "reached only from offline entry points: scripts.train_sft"]
+        "reached only from offline entry points: scripts.convert_checkpoint"]

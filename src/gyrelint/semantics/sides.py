@@ -928,20 +928,22 @@ _SETUP_IDS: frozenset[str] | None = None
 
 
 OFFLINE_ENTRY = "offline-entry"  # the evidence a side dropped by ``offline_only`` leaves behind
-_LOOP_SIDES = (Side.TRAINING, Side.HANDOFF, Side.DRIVER)
+_LOOP_SIDES = (Side.HANDOFF,)  # the sides only an online loop has (a driver makes its entry online)
 
 
 def offline_only(facts: Facts, results: dict[str, SideResult],
                  per_entry: Mapping[str, AbstractSet[str]]) -> dict[str, list[str]]:
-    """Training, handoff and driver sides that only offline entry points reach take no side (pattern P).
+    """A handoff that only offline entry points reach takes no side (pattern P).
 
-    An entry point is online when what it reaches holds both chains (a sampling and a training
-    function) or a driver: generation feeds the loss in the same run. An SFT, DPO or reward-model
-    script, a converter or an evaluation reaches one chain at most; a function only such entry
-    points reach is offline code, and its training or handoff evidence says nothing about the
-    online loop. Sampling stays (offline generation is still generation), and so does every
-    function no entry point reaches (a library's public API decides those). With no online entry
-    point at all nothing changes: the loop was not recognised, and guessing would hide it.
+    An entry point is online when what it reaches (exact calls: see ``graphs.reach.entry_reach``)
+    holds both chains (a sampling and a training function) or a driver: generation feeds the
+    loss in the same run. A converter, a checkpoint merge, an SFT or preference script reaches
+    one chain at most; there is no sampler to hand anything to, so the weight broadcasts and
+    object collectives only such entry points reach are no handoff. Training and sampling stay:
+    an offline trainer's step is still a training step and offline generation still generation
+    (the label sets say so; dropping training cost the development labels, see
+    ``docs/bench/semantics.md``). Functions no entry point reaches, and repos with no online
+    entry point at all, are left alone (a library run from its public API keeps its sides).
     Returns the function -> the offline entry points reaching it.
     """
     sampling = {q for q, r in results.items() if r.side == Side.SAMPLING}

@@ -156,7 +156,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
-    offline_only(facts, sides, entry_reach(graphs))  # SFT/DPO/eval scripts' own code: no side in the loop
+    offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
     sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
     reached = sem.reach.reached
     sem.sides = sides
