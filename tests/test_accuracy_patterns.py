@@ -284,3 +284,14 @@ def test_a_hosted_training_service_is_sampled_trained_and_synced_by_its_api():
     (``forward_backward_async``, ``optim_step_async``) and weight publishing for the sampler are the
     three sides; a client swap and a tokenizer getter stay neutral."""
     assert wrong_labels("accuracy_hosted_service") == []
+
+
+def test_offline_scripts_hand_nothing_off():
+    """P: a checkpoint converter's weight broadcast, reached only from its own script (no
+    generation feeding training), is no weight sync, with the reason in the evidence; the GRPO
+    launcher's push keeps it. SFT and preference steps stay training (an offline step is still a
+    training step), the shared optimizer helper too, and the evaluation's generation sampling."""
+    assert wrong_labels("accuracy_offline_entries") == []
+    ev = _analysis("accuracy_offline_entries").functions["ember.convert.broadcast_state"].evidence
+    assert [e.via for e in ev if e.signal == "offline-entry"] == [
+        "reached only from offline entry points: scripts.convert_checkpoint"]

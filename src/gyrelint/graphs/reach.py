@@ -74,3 +74,11 @@ def loop_reach(g: Graphs, loop: Iterable[str], outside: Callable[[str], bool]) -
     extra = reachable(g, api_roots(g, outside))
     roots = PUBLIC_API if extra and any(q in extra for q in loop) else ENTRY_POINTS
     return LoopReach(frozenset(g.reached | extra if extra else g.reached), roots)
+
+
+def entry_reach(g: Graphs, weak: bool = False) -> dict[str, set[str]]:
+    """What each entry point reaches on its own (exact call edges unless ``weak``, and imported
+    module bodies): semantics tells an online launcher from an offline script by it. Weak edges
+    are left out by default: a method name dispatched as a string (``"fit"``) reaches every
+    trainer's ``fit``, the offline ones too, and would make every script reach the whole loop."""
+    return {r: reachable(g, [r], weak) for r in dict.fromkeys(g.roots) if r in g.calls}

@@ -925,3 +925,49 @@ def _setup_ids() -> frozenset[str]:
 
 
 _SETUP_IDS: frozenset[str] | None = None
+
+
+OFFLINE_ENTRY = "offline-entry"  # the evidence a side dropped by ``offline_only`` leaves behind
+_LOOP_SIDES = (Side.HANDOFF,)  # the sides only an online loop has (a driver makes its entry online)
+
+
+def offline_only(facts: Facts, results: dict[str, SideResult],
+                 per_entry: Mapping[str, AbstractSet[str]]) -> dict[str, list[str]]:
+    """A handoff that only offline entry points reach takes no side (pattern P).
+
+    An entry point is online when what it reaches (exact calls: see ``graphs.reach.entry_reach``)
+    holds both chains (a sampling and a training function) or a driver: generation feeds the
+    loss in the same run. A converter, a checkpoint merge, an SFT or preference script reaches
+    one chain at most; there is no sampler to hand anything to, so the weight broadcasts and
+    object collectives only such entry points reach are no handoff. Training and sampling stay:
+    an offline trainer's step is still a training step and offline generation still generation
+    (the label sets say so; dropping training cost the development labels, see
+    ``docs/bench/semantics.md``). Functions no entry point reaches, and repos with no online
+    entry point at all, are left alone (a library run from its public API keeps its sides).
+    Returns the function -> the offline entry points reaching it.
+    """
+    sampling = {q for q, r in results.items() if r.side == Side.SAMPLING}
+    training = {q for q, r in results.items() if r.side == Side.TRAINING}
+    drivers = {q for q, r in results.items() if r.side == Side.DRIVER}
+    online_roots = [e for e, seen in per_entry.items()
+                    if not drivers.isdisjoint(seen) or (not sampling.isdisjoint(seen) and not training.isdisjoint(seen))]
+    if not online_roots:
+        return {}
+    online: set[str] = set()
+    for e in online_roots:
+        online |= per_entry[e]
+    out: dict[str, list[str]] = {}
+    for e in sorted(per_entry):
+        if e in online_roots:
+            continue
+        for q in per_entry[e]:
+            r = results.get(q)
+            if r is not None and r.side in _LOOP_SIDES and q not in online and q in facts.functions:
+                out.setdefault(q, []).append(e)
+    for q, es in out.items():
+        fn = facts.functions[q]
+        es = [e for e in es if not any(e.startswith(o + ".") for o in es)]  # the script, not also its main
+        names = ", ".join(es[:3]) + (f" and {len(es) - 3} more" if len(es) > 3 else "")
+        results[q] = SideResult(evidence=[Evidence(OFFLINE_ENTRY, fn.file, fn.line,
+                                                   f"reached only from offline entry points: {names}")])
+    return out

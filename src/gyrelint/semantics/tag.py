@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..graphs import Graphs
-from ..graphs.reach import LoopReach, loop_reach
+from ..graphs.reach import LoopReach, entry_reach, loop_reach
 from ..index import Index
 from ..index.cache import gc_paused
 from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, ModuleReport, Side
@@ -32,6 +32,7 @@ from .sides import (
     caller_context,
     clear_sides,
     defined_only,
+    offline_only,
     rollout_scoring,
     weight_sync_helpers,
 )
@@ -155,6 +156,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
+    offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
     sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
     reached = sem.reach.reached
     sem.sides = sides
