@@ -75,7 +75,7 @@ def file_handoffs(facts: Facts, edges: dict[str, dict[str, float]], results: dic
     def bare(q: str) -> bool:
         r = results.get(q)
         fn = facts.functions.get(q)
-        if r is None or fn is None or any(v > 0 for v in r.own.values()) or facts.out_of_scope(fn.module):
+        if r is None or fn is None or r.has_own or facts.out_of_scope(fn.module):
             return False
         # neutral, or on a side only because its callers are (``sides.caller_context``)
         return r.side == Side.NEUTRAL or r.side in (Side.SAMPLING, Side.TRAINING) and bool(r.evidence) \
@@ -132,7 +132,7 @@ def published_weights(facts: Facts, edges: dict[str, dict[str, float]], results:
         return
     for q, fn in facts.functions.items():
         r = results.get(q)
-        if r is None or any(v > 0 for v in r.own.values()) or facts.out_of_scope(fn.module):
+        if r is None or r.has_own or facts.out_of_scope(fn.module):
             continue
         if r.side != Side.NEUTRAL and not (r.side == Side.TRAINING and r.evidence and
                                            all(e.via.startswith("caller:") for e in r.evidence)):

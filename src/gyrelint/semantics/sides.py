@@ -16,6 +16,7 @@ from collections import ChainMap
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import cache
 
 import networkx as nx
 
@@ -60,6 +61,11 @@ class SideResult:
     solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
     hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
     relayed: Origin | None = None  # weight sync: the strongest evidence arriving from a callee (where the push goes)
+
+    @property
+    def has_own(self) -> bool:
+        """Some signal matched in the body itself (not only in callers or callees)."""
+        return any(v > 0 for v in self.own.values())
 
 
 def own_scores(matches: list[Match]) -> tuple[dict[str, float], dict[str, float], dict[str, Match]]:
@@ -308,7 +314,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
     for q in sorted(callers):
         r = results.get(q)
         fn = facts.functions.get(q)
-        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+        if r is None or fn is None or r.side != Side.NEUTRAL or r.has_own:
             continue
         name = fn.definition.name
         if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
@@ -371,7 +377,7 @@ def weight_sync_helpers(facts: Facts, edges: dict[str, dict[str, float]], result
     for q in sorted(callers):
         r = results.get(q)
         fn = facts.functions.get(q)
-        if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
+        if r is None or fn is None or r.side != Side.NEUTRAL or r.has_own \
                 or q not in handed or not fn.calls or facts.out_of_scope(fn.module) or "" in callers[q]:
             continue
         name = fn.definition.name
@@ -448,6 +454,11 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
         todo = sorted({v for q in done for v in edges.get(q, {}) if v in callers})
 
 
+def _called_for_real(q: str, facts: Facts, callers: dict[str, list[tuple[str, float]]]) -> bool:
+    """Product code calls ``q`` over a dispatched or exact call (a name guess or a test is no caller)."""
+    return any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ()))
+
+
 def _uncalled_envs(facts: Facts, callers: dict[str, list[tuple[str, float]]],
                    results: dict[str, SideResult]) -> None:
     """``step``/``reset`` of an environment class (it has both, or an environment library's base)
@@ -458,9 +469,9 @@ def _uncalled_envs(facts: Facts, callers: dict[str, list[tuple[str, float]]],
     for q, fn in facts.functions.items():
         r = results.get(q)
         if r is None or r.side != Side.NEUTRAL or fn.cls is None or fn.definition.name not in ("step", "reset") \
-                or facts.out_of_scope(fn.module) or any(v > 0 for v in r.own.values()):
+                or facts.out_of_scope(fn.module) or r.has_own:
             continue
-        if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())):
+        if _called_for_real(q, facts, callers):
             continue  # called for real: the callers decide (below); a name guess is no caller
         if fn.calls and not abstract(fn) and rollout_interface(fn, facts):
             r.side = Side.SAMPLING  # a declaration (abstract) or a stub calling nothing is no world
@@ -479,9 +490,9 @@ def _built_graders(facts: Facts, callers: dict[str, list[tuple[str, float]]],
         if fn.cls is None or fn.definition.name != "__call__" or facts.out_of_scope(fn.module):
             continue
         r = results.get(q)
-        if r is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()):
+        if r is None or r.side != Side.NEUTRAL or r.has_own:
             continue
-        if any(d >= DISPATCH - 1e-9 and not facts.out_of_scope(facts.module_of(c)) for c, d in callers.get(q, ())) \
+        if _called_for_real(q, facts, callers) \
                 or not grader_shaped(fn):
             continue
         wanted[fn.cls] = q
@@ -519,7 +530,7 @@ def _rollout_scores(q: str, facts: Facts, callers: dict[str, list[tuple[str, flo
 
     r = results.get(q)
     fn = facts.functions.get(q)
-    if r is None or fn is None or r.side != Side.NEUTRAL or any(v > 0 for v in r.own.values()) \
+    if r is None or fn is None or r.side != Side.NEUTRAL or r.has_own \
             or facts.out_of_scope(fn.module):
         return False
     acts = rollout_interface(fn, facts)
@@ -915,16 +926,12 @@ def _sets_up_only(r: SideResult) -> bool:
     return o is not None and o.signal in _setup_ids()
 
 
+@cache
 def _setup_ids() -> frozenset[str]:
+    """The ids of the catalog's set-up signals (the catalog is a constant: computed once)."""
     from .catalog import SIGNALS
 
-    global _SETUP_IDS
-    if _SETUP_IDS is None:
-        _SETUP_IDS = frozenset(s.id for s in SIGNALS if s.setup)
-    return _SETUP_IDS
-
-
-_SETUP_IDS: frozenset[str] | None = None
+    return frozenset(s.id for s in SIGNALS if s.setup)
 
 
 OFFLINE_ENTRY = "offline-entry"  # the evidence a side dropped by ``offline_only`` leaves behind

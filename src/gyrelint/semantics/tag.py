@@ -234,7 +234,7 @@ def served_state(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
     for q, fn in facts.functions.items():
         attrs = stored.get(fn.cls or "")
         r = sides.get(q)
-        if not attrs or r is None or any(v > 0 for v in r.own.values()) or fn.definition.name.startswith("__"):
+        if not attrs or r is None or r.has_own or fn.definition.name.startswith("__"):
             continue
         own = {a.target for a in fn.assigns}
         for text in fn.definition.returned:
