@@ -46,6 +46,16 @@ def _data_arg(c: CallFact) -> bool:
     return any(a.kind != "lit" for a in c.site.args) or any(a.kind != "lit" for _, a in c.site.kwargs)
 
 
+def _callers(edges: dict[str, dict[str, float]]) -> dict[str, list[str]]:
+    """Callee -> the functions calling it (any edge, self-calls aside), in edge order."""
+    callers: dict[str, list[str]] = {}
+    for u, row in edges.items():
+        for v in row:
+            if v != u:
+                callers.setdefault(v, []).append(u)
+    return callers
+
+
 def _in_loop(caller: str, line: int, loops: dict[str, list[int]]) -> bool:
     return any(start < line for start in loops.get(caller, ()))
 
@@ -53,11 +63,7 @@ def _in_loop(caller: str, line: int, loops: dict[str, list[int]]) -> bool:
 def file_handoffs(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult],
                   loops: dict[str, list[int]]) -> None:
     """Label the producer and consumer ends of a file handoff (see the module doc). After propagation."""
-    callers: dict[str, list[str]] = {}
-    for u, row in edges.items():
-        for v in row:
-            if v != u:
-                callers.setdefault(v, []).append(u)
+    callers = _callers(edges)
     sites: dict[tuple[str, str], int] = {}  # (caller, callee) -> first call line
     for q, fn in facts.functions.items():
         for c in fn.calls:
@@ -120,11 +126,7 @@ def published_weights(facts: Facts, edges: dict[str, dict[str, float]], results:
     server's reload route with the path, an engine's load), is the weight sync's publishing end. A
     checkpoint that also holds optimizer, scheduler or RNG state is for resuming the run: neutral.
     """
-    callers: dict[str, list[str]] = {}
-    for u, row in edges.items():
-        for v in row:
-            if v != u:
-                callers.setdefault(v, []).append(u)
+    callers = _callers(edges)
     reloads = any(r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC and
                   any(results[u].side == Side.SAMPLING for u in callers.get(q, ()) if u in results)
                   for q, r in results.items())
