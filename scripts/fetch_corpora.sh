@@ -41,6 +41,7 @@ heldout open_instruct https://github.com/allenai/open-instruct e6c3044aa6201c8bf
 heldout prime_rl https://github.com/PrimeIntellect-ai/prime-rl 559b44772e471d1538537b8805cc77f3824a5e64
 heldout pipelinerl https://github.com/ServiceNow/PipelineRL 58d393458625ad63ed539f2dcd072c85700c557f
 heldout nemo_rl https://github.com/NVIDIA-NeMo/RL 7ea279abfbeb698b092856d0dab61e7cf39bc909
+heldout orz https://github.com/Open-Reasoner-Zero/Open-Reasoner-Zero 3fdd9a07b4fb01e06005e6e74fc56690cde8a341
 dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845c9937bbe
 dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
 TREES
