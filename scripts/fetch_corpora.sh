@@ -42,6 +42,7 @@ heldout prime_rl https://github.com/PrimeIntellect-ai/prime-rl 559b44772e471d153
 heldout pipelinerl https://github.com/ServiceNow/PipelineRL 58d393458625ad63ed539f2dcd072c85700c557f
 heldout nemo_rl https://github.com/NVIDIA-NeMo/RL 7ea279abfbeb698b092856d0dab61e7cf39bc909
 heldout rlinf https://github.com/RLinf/RLinf a3816b596478dcd8a5c69a6ec1468c9519f77b5b
+heldout orz https://github.com/Open-Reasoner-Zero/Open-Reasoner-Zero 3fdd9a07b4fb01e06005e6e74fc56690cde8a341
 dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845c9937bbe
 dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
 dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d4c

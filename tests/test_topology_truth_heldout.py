@@ -22,6 +22,9 @@ FILES = HELD + sorted(DEV.glob("*.json"))
 CLASSES = {"process", "port-address", "transport", "layout-mode"}
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 RELEASE = re.compile(r"^\d+(\.\d+)+$")
+# Frameworks whose tree has no user-set port or address (README: ORZ takes free ports itself and
+# joins the Ray cluster that `ray start` made), so a port-address label would be invented.
+NO_ADDRESS_KEYS = {"orz"}
 # a CLI flag, a dotted config path, or an environment variable
 KEY = re.compile(r"^(--[A-Za-z0-9][A-Za-z0-9_.-]*|[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)$")
 
@@ -31,7 +34,7 @@ def _load(path: Path) -> dict:
 
 
 def test_both_frameworks_are_labelled():
-    assert {_load(p)["framework"] for p in HELD} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl", "pipelinerl", "nemo_rl", "rlinf"}
+    assert {_load(p)["framework"] for p in HELD} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl", "pipelinerl", "nemo_rl", "rlinf", "orz"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -62,7 +65,8 @@ def test_one_entry_per_key_and_enough_keys(path: Path):
 def test_more_than_one_class(path: Path):
     """A layout is decided by counts, addresses and modes together; a one-class list is a mislabel."""
     classes = Counter(k["class"] for k in _load(path)["keys"])
-    assert classes["layout-mode"] >= 1 and classes["port-address"] >= 1 and classes["process"] >= 1
+    assert classes["layout-mode"] >= 1 and classes["process"] >= 1
+    assert classes["port-address"] >= 1 or path.stem in NO_ADDRESS_KEYS
 
 
 def test_readme_and_fetch_script_cover_each_framework():
