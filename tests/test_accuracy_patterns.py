@@ -295,3 +295,18 @@ def test_offline_scripts_hand_nothing_off():
     ev = _analysis("accuracy_offline_entries").functions["ember.convert.broadcast_state"].evidence
     assert [e.via for e in ev if e.signal == "offline-entry"] == [
         "reached only from offline entry points: scripts.convert_checkpoint"]
+
+
+def test_a_buffers_store_and_evict_ends_are_the_handoff_too():
+    """E: a buffer the actor deposits into and the learner draws a batch from: the method storing
+    what it is handed in the drawn list, and the one rewriting that list from itself (dropping
+    stale episodes), move the same trajectories as the draw; a reset to an empty list, a size
+    query and a log whose list is never drawn from stay neutral."""
+    assert wrong_labels("accuracy_buffer_ends") == []
+
+
+def test_a_rollout_awaiter_typed_with_unions_runs_the_rollout():
+    """F: the per-task wrapper of a gather over pending rollouts, its parameter and return typed
+    with PEP 604 unions (``Awaitable[X] | Awaitable[list[X]]`` -> ``X | list[X] | BaseException``),
+    and the gather calling it are sampling; the same wrapper over pending reports stays neutral."""
+    assert wrong_labels("accuracy_union_awaits") == []

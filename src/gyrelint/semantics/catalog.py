@@ -949,19 +949,83 @@ _INFRA_LISTS = ("handle", "address", "addr", "replica", "server", "worker", "act
                 "future", "callback", "hook", "engine")
 
 
-def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if fn.cls is None:
-        return ()
-    grown = {a for a in facts.class_appended(fn.cls) if not any(w in a.lower() for w in _INFRA_LISTS)}
-    if not grown:
-        return ()
+_BUFFER_DRAWS = frozenset({"sample", "choices", "choice", "randint", "randperm", "shuffle", "popleft", "pop"})
+_STORES = frozenset({"append", "extend", "appendleft", "put", "put_nowait", "add", "insert"})
+
+
+def _grown(cls: str, facts: Facts) -> set[str]:
+    """The list attributes a class grows that may hold experience (not handles, servers, hooks)."""
+    return {a for a in facts.class_appended(cls) if not any(w in a.lower() for w in _INFRA_LISTS)}
+
+
+def _draw_site(fn: FnFacts, grown: set[str]) -> tuple[int, str] | None:
+    """Where the body draws from (samples, pops) one of the grown lists, and which one."""
     for c in fn.calls:
-        if c.method in ("sample", "choices", "choice", "randint", "randperm", "shuffle", "popleft", "pop"):
+        if c.method in _BUFFER_DRAWS:
             texts = [c.site.receiver or ""] + [a.value for a in c.site.args if isinstance(a.value, str)]
             for t in texts:
-                if t.startswith("self.") and t.split(".")[1].rstrip("()[]") in grown:
-                    return ((c.site.line, MEDIUM),)
+                if t.startswith("self.") and (attr := t.split(".")[1].rstrip("()[]")) in grown:
+                    return c.site.line, attr
+    return None
+
+
+def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
+    """The lists of a class (and its repo bases) that one of its methods draws from: its store."""
+    def compute() -> frozenset[str]:
+        grown = _grown(cls, facts)
+        out: set[str] = set()
+        if grown:
+            for c in facts.mro(cls):
+                for m in sorted(facts.classes[c].methods):
+                    f = facts.functions.get(f"{c}.{m}")
+                    hit = _draw_site(f, grown) if f is not None else None
+                    if hit is not None:
+                        out.add(hit[1])
+        return frozenset(out)
+    return facts.memo_class("drawn", cls, compute)
+
+
+def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """The buffer's draw (sampling a batch from the stored list), and its other ends: the method
+    that stores what it is handed in that list and the one that rewrites the list from itself
+    (evicting stale or over-capacity experience) move the same trajectories."""
+    if fn.cls is None:
+        return ()
+    grown = _grown(fn.cls, facts)
+    if not grown:
+        return ()
+    hit = _draw_site(fn, grown)
+    if hit is not None:
+        return ((hit[0], MEDIUM),)
+    if fn.definition.name.startswith("__"):
+        return ()
+    store = drawn_lists(fn.cls, facts)
+    if not store:
+        return ()
+    handed = set(fn.params)
+    for c in fn.calls:
+        rec = c.site.receiver or ""
+        if c.method in _STORES and rec.startswith("self.") and rec[5:] in store \
+                and any(a.kind == "name" and a.value in handed for a in c.site.args):
+            return ((c.site.line, MEDIUM),)
+    for a in fn.assigns:
+        if a.target.startswith("self.") and a.target[5:] in store and a.value_kind not in ("lit", "name", "none") \
+                and _rewrites_from_itself(fn, a.target, facts):
+            return ((a.line, MEDIUM),)
     return ()
+
+
+def _rewrites_from_itself(fn: FnFacts, attr: str, facts: Facts) -> bool:
+    """The body reads ``self.<attr>`` while reassigning it: a filter or a slice of the store."""
+    if any(isinstance(a.value, str) and attr in a.value for a in fn.assigns if a.target == attr):
+        return True
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
+        return False
+    base = ("a", ("n", "self"), attr[5:])
+    scope = fn.definition.qualname
+    return any(fl.op == "for" and fl.value == base and (fl.scope == scope or fl.scope.startswith(scope + "."))
+               for fl in summary.flows)
 
 
 _ROUTE_VERBS = frozenset({"post", "get", "put", "route", "api_route", "websocket", "add_api_route", "add_route"})
@@ -1133,12 +1197,30 @@ def _awaits_rollout(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """An async body handed a pending rollout (a parameter typed ``Awaitable``/``Coroutine``) that
     returns a trajectory type: it runs the rollout it was given (a gather helper's per-task wrapper)."""
     d = fn.definition
-    if not d.is_async or not d.returns or not any(p.annotation in _PENDING for p in d.params):
-        return ()
+    if not d.is_async or not d.returns or not any(p.annotation and p.annotation.split("[", 1)[0] in _PENDING
+                                                  for p in d.params):
+        return ()  # ``Awaitable[X] | Awaitable[list[X]]`` is indexed as ``Awaitable[]``
     ret = d.returns.rsplit(".", 1)[-1].lower()
-    if not any(w in ret for w in _TRAJECTORY_TYPE):
+    if not any(w in ret for w in _TRAJECTORY_TYPE) and not any(w in _returned_type(fn, facts) for w in _TRAJECTORY_TYPE):
         return ()
     return ((d.line, MEDIUM),)
+
+
+def _returned_type(fn: FnFacts, facts: Facts) -> str:
+    """The first class a return annotation names, lower-cased, from the value-flow facts: the
+    index keeps no text for a union of three (``X | list[X] | BaseException``)."""
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
+        return ""
+    scope = fn.definition.qualname
+    for fl in summary.flows:
+        if fl.op == "rann" and fl.scope == scope:
+            tree = fl.value
+            if isinstance(tree, tuple) and len(tree) >= 2 and tree[0] in ("n", "a"):
+                name = tree[1] if tree[0] == "n" else tree[-1]
+                return name.lower() if isinstance(name, str) else ""
+            return ""
+    return ""
 
 
 # what the trainer reads per token of a packed rollout batch (full identifiers, not pieces)
@@ -1304,11 +1386,15 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> TrajectoryGroup:\n"
            "    group = await pending\n    return group\n",
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[Episode] | Awaitable[list[Episode]])"
+           " -> Episode | list[Episode] | BaseException:\n    return await pending\n",
        ),
        examples_nomatch=(
            "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> Report:\n"
            "    return await pending\n",
            "async def target(rows: list) -> Trajectory:\n    return Trajectory(rows)\n",
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[Report] | Awaitable[list]) -> Report | list | None:\n"
+           "    return await pending\n",
        )),
     _s(id="rollout-callable", side=SAMPLING, weight=2.0,
        rationale="Calling the rollout function a runner was handed (a callable named for the rollout, episode or "
@@ -1935,8 +2021,22 @@ SIGNALS: tuple[Signal, ...] = (
            "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
            "    def add(self, exp):\n        self.items.append(exp)\n\n"
            "    def target(self, n):\n        return random.sample(self.items, n)\n",
+           "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+           "    def target(self, exp):\n        self.items.append(exp)\n\n"
+           "    def draw(self, n):\n        return random.sample(self.items, n)\n",
+           "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+           "    def add(self, exp):\n        self.items.append(exp)\n\n"
+           "    def target(self, v):\n        self.items = [e for e in self.items if e.v >= v]\n\n"
+           "    def draw(self, n):\n        return random.sample(self.items, n)\n",
        ),
-       examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
+       examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",
+                         "class Log:\n    def __init__(self):\n        self.lines = []\n\n"
+                         "    def target(self, line):\n        self.lines.append(line)\n\n"
+                         "    def tail(self, n):\n        self.lines = self.lines[-n:]\n        return self.lines\n",
+                         "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+                         "    def add(self, exp):\n        self.items.append(exp)\n\n"
+                         "    def target(self):\n        self.items = []\n\n"
+                         "    def draw(self, n):\n        return random.sample(self.items, n)\n")),
     _s(id="rollout-packing", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Turning rollout records into the trainer's per-token tensors (ids, masks, log-probs, "
                  "advantages or rewards) assembles the trajectory contract between the sides.",
