@@ -310,3 +310,14 @@ def test_a_rollout_awaiter_typed_with_unions_runs_the_rollout():
     with PEP 604 unions (``Awaitable[X] | Awaitable[list[X]]`` -> ``X | list[X] | BaseException``),
     and the gather calling it are sampling; the same wrapper over pending reports stays neutral."""
     assert wrong_labels("accuracy_union_awaits") == []
+
+
+def test_batch_assembly_after_generation_is_the_trajectory_handoff():
+    """E: generated turns flattened into an accumulator (a parameter named for nothing, whose
+    responses, log-probs and rewards are read) and padded into the learner's per-token batch, and
+    preallocated tensors filled row by row, both with position ids from the mask's running sum,
+    are the trajectory contract being assembled; so is the episodes' loop handing the accumulator
+    to the padder. A prompt encoder with the same layout and a reward-to-go over the same
+    accumulator are not."""
+    assert wrong_labels("accuracy_batch_assembly") == []
+    assert "rollout-packing" not in own_signals("accuracy_batch_assembly", "knot.assemble.reward_to_go")

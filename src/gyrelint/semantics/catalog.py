@@ -1228,7 +1228,7 @@ _TRAIN_FIELDS = frozenset({"input_ids", "token_ids", "attention_mask", "loss_mas
                            "response_mask", "completion_mask", "padding_mask", "logprobs", "log_probs", "old_logprobs",
                            "old_log_probs", "ref_logprobs", "ref_log_probs", "advantages", "advantage", "returns",
                            "rewards", "position_ids", "input_pos", "labels", "sample_weights", "weights"})
-_TENSOR_BUILDS = ("torch.tensor", "torch.stack", "torch.cat", "torch.nn.utils.rnn.pad_sequence",
+_TENSOR_BUILDS = ("torch.tensor", "torch.stack", "torch.cat", "torch.concat", "torch.nn.utils.rnn.pad_sequence",
                   "torch.nn.functional.pad", "torch.as_tensor", "torch.full", "torch.zeros", "torch.ones",
                   "numpy.array", "numpy.stack", "numpy.concatenate")
 
@@ -1241,15 +1241,57 @@ _NOT_PACKING = frozenset({"std", "var", "log_softmax", "softmax", "logsumexp", "
                           "masked_whiten"})
 
 
+# what a generation left on the record it fills (attribute pieces, read off a parameter)
+_GENERATED_ATTRS = ("response", "completion", "logprob", "log_prob", "reward", "trajector", "episode", "rollout")
+
+
+def _reads_generated(fn: FnFacts) -> bool:
+    """A parameter whose attributes the body reads name two or more things a generation left
+    (``acc.responses``, ``acc.sampled_logprobs``, ``acc.turn_rewards``): the rollout records, flattened
+    into an accumulator whose own name says nothing."""
+    params = set(fn.params)
+    seen: dict[str, set[str]] = {}
+    for a in fn.attrs:
+        if a.mode == "read" and a.receiver in params:
+            low = a.attr.lower()
+            if any(w in low for w in _GENERATED_ATTRS):
+                got = seen.setdefault(a.receiver, set())
+                got.add(low)
+                if len(got) >= 2:
+                    return True
+    return False
+
+
+# maths that builds position ids from the attention mask, not statistics of the batch
+_POSITION_MATHS = frozenset({"cumsum", "clip", "clamp"})
+
+
+def _position_ids(c: CallFact, fn: FnFacts) -> bool:
+    """``position_ids = torch.clip(torch.cumsum(mask, -1) - 1, min=0)``: the running sum of a mask (or
+    a call on the line that assigns the position ids) lays the rows out, it computes nothing."""
+    if c.method not in _POSITION_MATHS:
+        return False
+    if _mask_sum(c) or any(o.site.line == c.site.line and _mask_sum(o) for o in fn.calls):
+        return True
+    return any(a.line == c.site.line and "position" in a.target.lower() for a in fn.assigns)
+
+
+def _mask_sum(c: CallFact) -> bool:
+    """``cumsum(mask, ...)``: the running sum of a mask."""
+    return c.method == "cumsum" and any(a.kind == "name" and isinstance(a.value, str) and "mask" in a.value.lower()
+                                        for a in c.site.args[:1])
+
+
 def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Turns rollout records into the trainer's per-token tensors: builds tensors (or a record class
     given three or more of those fields) and fills at least three of the fields a policy-gradient
     step reads (ids, masks, log-probs, advantages or rewards). That is the trajectory contract
     being assembled."""
     if not fn.definition.returned or fn.definition.name.startswith("__") \
-            or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params):
+            or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params) \
+            and not _reads_generated(fn):
         return ()
-    if fn.called() & _NOT_PACKING:
+    if any(c.method in _NOT_PACKING and not _position_ids(c, fn) for c in fn.calls):
         return ()  # statistics, a model run or a gradient: maths on the batch, not its assembly
     toks = fn.tokens()
     if len(_TRAIN_FIELDS & toks) < 3 or not ({"advantages", "advantage", "rewards", "logprobs", "log_probs",
@@ -2045,11 +2087,18 @@ SIGNALS: tuple[Signal, ...] = (
            "import torch\n\ndef target(episodes):\n    ids = [torch.tensor(e.tokens) for e in episodes]\n"
            "    return {'input_ids': torch.stack(ids), 'loss_mask': torch.stack([e.mask for e in episodes]),\n"
            "            'advantages': torch.tensor([e.adv for e in episodes])}\n",
+           "import torch\n\ndef target(acc, pad):\n    ids = torch.tensor(acc.responses)\n    mask = (ids != pad).long()\n"
+           "    pos = torch.clip(torch.cumsum(mask, dim=-1) - 1, min=0)\n"
+           "    return {'input_ids': ids, 'attention_mask': mask, 'position_ids': pos,\n"
+           "            'logprobs': torch.tensor(acc.sampled_logprobs)}\n",
        ),
        examples_nomatch=(
            "import torch\n\ndef target(texts, tok):\n    ids = [torch.tensor(tok(t)) for t in texts]\n"
            "    return {'input_ids': torch.stack(ids), 'attention_mask': torch.ones(len(ids))}\n",
            "def target(episodes):\n    return {'input_ids': 1, 'advantages': 2, 'loss_mask': 3}\n",
+           "import torch\n\ndef target(acc, gamma):\n    r = torch.tensor(acc.rewards)\n"
+           "    ret = torch.cumsum(r.flip(0), 0).flip(0)\n"
+           "    return {'input_ids': torch.tensor(acc.responses), 'returns': ret, 'advantages': ret - ret.mean()}\n",
        )),
     _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Building, returning or buffering the class the sampler fills and the trainer reads moves trajectories.",
