@@ -1268,12 +1268,17 @@ _POSITION_MATHS = frozenset({"cumsum", "clip", "clamp"})
 
 def _position_ids(c: CallFact, fn: FnFacts) -> bool:
     """``position_ids = torch.clip(torch.cumsum(mask, -1) - 1, min=0)``: the running sum of a mask (or
-    a call on the line that assigns the position ids) lays the rows out, it computes nothing."""
+    a call on the line that assigns position ids or token indices: ``last_idx = (lens - 1).clamp(0, n)``)
+    lays the rows out, it computes nothing."""
     if c.method not in _POSITION_MATHS:
         return False
     if _mask_sum(c) or any(o.site.line == c.site.line and _mask_sum(o) for o in fn.calls):
         return True
-    return any(a.line == c.site.line and "position" in a.target.lower() for a in fn.assigns)
+    return any(a.line == c.site.line and _LAYOUT_TARGET.search(a.target.lower()) for a in fn.assigns)
+
+
+# position ids and token indices: where rows and tokens sit, not a statistic
+_LAYOUT_TARGET = re.compile(r"(^|_|\.)(position|positions|pos|idx|index|indices|offset|offsets)($|_)")
 
 
 def _mask_sum(c: CallFact) -> bool:
