@@ -321,3 +321,10 @@ def test_batch_assembly_after_generation_is_the_trajectory_handoff():
     accumulator are not."""
     assert wrong_labels("accuracy_batch_assembly") == []
     assert "rollout-packing" not in own_signals("accuracy_batch_assembly", "knot.assemble.reward_to_go")
+
+
+def test_a_queue_payload_built_from_episodes_is_no_prompt_intake():
+    """E: a collector that groups a task's finished episodes into a batch object and queues it (through
+    a helper whose name says 'task') hands trajectories to the learner, whatever the batch class is
+    called; a queue of task requests beside it stays the sampler's intake."""
+    assert wrong_labels("accuracy_made_payload") == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
@@ -262,7 +263,7 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
         return 0.0  # a queue of weights: the weight sync
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
-    if _prompt_payload(toks):
+    if _prompt_payload(toks) and not _built_from_made(c, fn):
         return 0.0  # prompts or requests on their way into the sampler: its intake, not the handoff
     if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
         return s
@@ -289,7 +290,28 @@ def _intake(c: CallFact, fn: FnFacts, s: float) -> float:
             toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit" or any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
-    return s if _prompt_payload(toks) else 0.0
+    return s if _prompt_payload(toks) and not _built_from_made(c, fn) else 0.0
+
+
+def _built_from_made(c: CallFact, fn: FnFacts) -> bool:
+    """The payload was built in this body from generated things: ``batch = TaskBatch(groups=traj_groups,
+    episodes=eps)`` then ``queue.put(batch)`` carries rollouts, whatever the class is named."""
+    names = {w for a in c.site.args if isinstance(a.value, str) and a.kind != "lit"
+             for w in _IDENT.findall(a.value)}
+    wrapped = {a.value for a in c.site.args if a.kind == "call"}  # ``put(self.offload(batch))``: what it wraps
+    for o in fn.calls:
+        if o.site.line == c.site.line and o.site.func in wrapped:
+            names.update(a.value for a in o.site.args if a.kind == "name" and isinstance(a.value, str))
+    if not names:
+        return False
+    lines = {a.line for a in fn.assigns if a.target in names and a.value_kind == "call"}
+    for o in fn.calls:
+        if o.site.line in lines and any(any(w in t for w in _MADE) for t in _arg_tokens(o)):
+            return True
+    return False
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 _SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
@@ -985,6 +1007,42 @@ def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
     return facts.memo_class("drawn", cls, compute)
 
 
+# what a stored experience is called (a generation's output, or a generic record), never a prompt or an index
+_EXPERIENCE = _MADE + ("data", "item", "batch", "experience", "transition", "exp", "obs", "step")
+_NOT_EXPERIENCE = ("prompt", "request", "task", "idx", "indices", "index", "mask", "key", "name", "id", "waiter",
+                   "future", "callback", "handle")
+
+
+def _stores_experience(fn: FnFacts, lists: AbstractSet[str]) -> int | None:
+    """The line where the body appends a parameter named as experience to one of ``lists``."""
+    handed = set(fn.params)
+    for c in fn.calls:
+        rec = c.site.receiver or ""
+        if c.method in _STORES and rec.startswith("self.") and rec[5:] in lists:
+            for a in c.site.args:
+                if a.kind == "name" and a.value in handed:
+                    words = tokens_of(a.value)
+                    if any(any(w.startswith(e) for e in _EXPERIENCE) for w in words) \
+                            and not any(any(w.startswith(n) for n in _NOT_EXPERIENCE) for w in words):
+                        return c.site.line
+    return None
+
+
+def experience_lists(cls: str, facts: Facts) -> frozenset[str]:
+    """The drawn lists some method of the class stores experience in (see ``_stores_experience``):
+    rewriting one of those evicts experience; a list of waiters or of prompt inputs is no store."""
+    def compute() -> frozenset[str]:
+        out: set[str] = set()
+        for lst in drawn_lists(cls, facts):
+            for c in facts.mro(cls):
+                for m in sorted(facts.classes[c].methods):
+                    f = facts.functions.get(f"{c}.{m}")
+                    if f is not None and _stores_experience(f, {lst}) is not None:
+                        out.add(lst)
+        return frozenset(out)
+    return facts.memo_class("experience", cls, compute)
+
+
 def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """The buffer's draw (sampling a batch from the stored list), and its other ends: the method
     that stores what it is handed in that list and the one that rewrites the list from itself
@@ -1002,12 +1060,10 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     store = drawn_lists(fn.cls, facts)
     if not store:
         return ()
-    handed = set(fn.params)
-    for c in fn.calls:
-        rec = c.site.receiver or ""
-        if c.method in _STORES and rec.startswith("self.") and rec[5:] in store \
-                and any(a.kind == "name" and a.value in handed for a in c.site.args):
-            return ((c.site.line, MEDIUM),)
+    line = _stores_experience(fn, store)
+    if line is not None:
+        return ((line, MEDIUM),)
+    store = experience_lists(fn.cls, facts)
     for a in fn.assigns:
         if a.target.startswith("self.") and a.target[5:] in store and a.value_kind not in ("lit", "name", "none") \
                 and _rewrites_from_itself(fn, a.target, facts):
