@@ -328,3 +328,11 @@ def test_a_queue_payload_built_from_episodes_is_no_prompt_intake():
     a helper whose name says 'task') hands trajectories to the learner, whatever the batch class is
     called; a queue of task requests beside it stays the sampler's intake."""
     assert wrong_labels("accuracy_made_payload") == []
+
+
+def test_a_collector_queuing_groups_a_helper_shaped_is_the_handoff():
+    """R: a collector that groups the episodes it is handed, has a helper normalise their rewards
+    into advantages and queues the group for the learner is the handoff's put end (it was training,
+    which made its queue internal to training and the sampler calling it a driver); the learner's
+    get is the other end; the advantage helper stays training."""
+    assert wrong_labels("accuracy_hub_end") == []
