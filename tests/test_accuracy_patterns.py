@@ -336,3 +336,10 @@ def test_a_collector_queuing_groups_a_helper_shaped_is_the_handoff():
     which made its queue internal to training and the sampler calling it a driver); the learner's
     get is the other end; the advantage helper stays training."""
     assert wrong_labels("accuracy_hub_end") == []
+
+
+def test_rollout_tensors_handed_over_through_shared_file_mappings():
+    """E/F: ``torch.from_file(..., shared=True)`` maps a file every process sees: the packed rollout
+    batch written into such views on one side and mapped back on the other is the trajectory
+    handoff (both the mapper and the writer that calls it); a private read of a file is not."""
+    assert wrong_labels("accuracy_shared_files") == []

@@ -112,6 +112,19 @@ def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
     return max(s, MEDIUM) if not _resolved_to_repo(c, fn) else s
 
 
+def _shared_mapping(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``torch.from_file(path, shared=True)`` maps a file every process sees (a private mapping or a
+    plain read of a file is no transport); the other shared-memory APIs as ``_specific_api``."""
+    if c.names and c.names[0] == "torch.from_file":
+        if any(any(w in t for w in _SPILL) for t in fn.tokens()):
+            return 0.0  # a KV cache or an engine's memory offloaded to disk: the engine's own spill
+        return s if any(k == "shared" and a.kind == "lit" and a.value is True for k, a in c.site.kwargs) else 0.0
+    return _specific_api(c, fn, s)
+
+
+_SPILL = ("cache", "offload", "backup", "swap", "sleep")
+
+
 def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data.
 
@@ -2086,13 +2099,17 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("import socket\n\ndef target(h):\n    return socket.create_connection(h)\n",)),
     _s(id="shared-memory", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="Shared-memory blocks carry tensors between processes without copies.",
-       calls=("multiprocessing.shared_memory.SharedMemory", "multiprocessing.*.SharedMemory"),
-       methods=("share_memory_",), name_only=True, check=_specific_api,
+       calls=("multiprocessing.shared_memory.SharedMemory", "multiprocessing.*.SharedMemory", "torch.from_file"),
+       methods=("share_memory_",), name_only=True, check=_shared_mapping,
        examples_match=(
            "from multiprocessing import shared_memory\n\ndef target(n):\n    return shared_memory.SharedMemory(create=True, size=n)\n",
            "def target(buf):\n    buf.share_memory_()\n    return buf\n",
+           "import torch\n\ndef target(path, n):\n    return torch.from_file(path, shared=True, size=n, dtype=torch.float32)\n",
        ),
-       examples_nomatch=("def target(buf):\n    return buf.clone()\n",)),
+       examples_nomatch=("def target(buf):\n    return buf.clone()\n",
+                         "import torch\n\ndef target(path, n):\n    return torch.from_file(path, size=n)\n",
+                         "import torch\n\ndef target(ptr, n):\n    kv_backup = torch.from_file(f'/tmp/kv-cache-{ptr}.pt', size=n, shared=True)\n"
+                         "    return kv_backup\n")),
     _s(id="object-collective", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
        rationale="Broadcasting/gathering Python objects across ranks redistributes samples between processes.",
        calls=("torch.distributed.broadcast_object_list", "torch.distributed.scatter_object_list",
