@@ -295,3 +295,51 @@ def test_offline_scripts_hand_nothing_off():
     ev = _analysis("accuracy_offline_entries").functions["ember.convert.broadcast_state"].evidence
     assert [e.via for e in ev if e.signal == "offline-entry"] == [
         "reached only from offline entry points: scripts.convert_checkpoint"]
+
+
+def test_a_buffers_store_and_evict_ends_are_the_handoff_too():
+    """E: a buffer the actor deposits into and the learner draws a batch from: the method storing
+    what it is handed in the drawn list, and the one rewriting that list from itself (dropping
+    stale episodes), move the same trajectories as the draw; a reset to an empty list, a size
+    query and a log whose list is never drawn from stay neutral."""
+    assert wrong_labels("accuracy_buffer_ends") == []
+
+
+def test_a_rollout_awaiter_typed_with_unions_runs_the_rollout():
+    """F: the per-task wrapper of a gather over pending rollouts, its parameter and return typed
+    with PEP 604 unions (``Awaitable[X] | Awaitable[list[X]]`` -> ``X | list[X] | BaseException``),
+    and the gather calling it are sampling; the same wrapper over pending reports stays neutral."""
+    assert wrong_labels("accuracy_union_awaits") == []
+
+
+def test_batch_assembly_after_generation_is_the_trajectory_handoff():
+    """E: generated turns flattened into an accumulator (a parameter named for nothing, whose
+    responses, log-probs and rewards are read) and padded into the learner's per-token batch, and
+    preallocated tensors filled row by row, both with position ids from the mask's running sum,
+    are the trajectory contract being assembled; so is the episodes' loop handing the accumulator
+    to the padder. A prompt encoder with the same layout and a reward-to-go over the same
+    accumulator are not."""
+    assert wrong_labels("accuracy_batch_assembly") == []
+    assert "rollout-packing" not in own_signals("accuracy_batch_assembly", "knot.assemble.reward_to_go")
+
+
+def test_a_queue_payload_built_from_episodes_is_no_prompt_intake():
+    """E: a collector that groups a task's finished episodes into a batch object and queues it (through
+    a helper whose name says 'task') hands trajectories to the learner, whatever the batch class is
+    called; a queue of task requests beside it stays the sampler's intake."""
+    assert wrong_labels("accuracy_made_payload") == []
+
+
+def test_a_collector_queuing_groups_a_helper_shaped_is_the_handoff():
+    """R: a collector that groups the episodes it is handed, has a helper normalise their rewards
+    into advantages and queues the group for the learner is the handoff's put end (it was training,
+    which made its queue internal to training and the sampler calling it a driver); the learner's
+    get is the other end; the advantage helper stays training."""
+    assert wrong_labels("accuracy_hub_end") == []
+
+
+def test_rollout_tensors_handed_over_through_shared_file_mappings():
+    """E/F: ``torch.from_file(..., shared=True)`` maps a file every process sees: the packed rollout
+    batch written into such views on one side and mapped back on the other is the trajectory
+    handoff (both the mapper and the writer that calls it); a private read of a file is not."""
+    assert wrong_labels("accuracy_shared_files") == []

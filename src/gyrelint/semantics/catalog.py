@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
@@ -109,6 +110,19 @@ def _not_path_arg(c: CallFact, fn: FnFacts, s: float) -> float:
 def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
     """A method name that only one library API uses counts as medium evidence."""
     return max(s, MEDIUM) if not _resolved_to_repo(c, fn) else s
+
+
+def _shared_mapping(c: CallFact, fn: FnFacts, s: float) -> float:
+    """``torch.from_file(path, shared=True)`` maps a file every process sees (a private mapping or a
+    plain read of a file is no transport); the other shared-memory APIs as ``_specific_api``."""
+    if c.names and c.names[0] == "torch.from_file":
+        if any(any(w in t for w in _SPILL) for t in fn.tokens()):
+            return 0.0  # a KV cache or an engine's memory offloaded to disk: the engine's own spill
+        return s if any(k == "shared" and a.kind == "lit" and a.value is True for k, a in c.site.kwargs) else 0.0
+    return _specific_api(c, fn, s)
+
+
+_SPILL = ("cache", "offload", "backup", "swap", "sleep")
 
 
 def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -262,7 +276,7 @@ def _queue_payload(c: CallFact, fn: FnFacts, s: float) -> float:
         return 0.0  # a queue of weights: the weight sync
     if any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
-    if _prompt_payload(toks):
+    if _prompt_payload(toks) and not _built_from_made(c, fn):
         return 0.0  # prompts or requests on their way into the sampler: its intake, not the handoff
     if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in toks):
         return s
@@ -289,7 +303,28 @@ def _intake(c: CallFact, fn: FnFacts, s: float) -> float:
             toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit" or any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
-    return s if _prompt_payload(toks) else 0.0
+    return s if _prompt_payload(toks) and not _built_from_made(c, fn) else 0.0
+
+
+def _built_from_made(c: CallFact, fn: FnFacts) -> bool:
+    """The payload was built in this body from generated things: ``batch = TaskBatch(groups=traj_groups,
+    episodes=eps)`` then ``queue.put(batch)`` carries rollouts, whatever the class is named."""
+    names = {w for a in c.site.args if isinstance(a.value, str) and a.kind != "lit"
+             for w in _IDENT.findall(a.value)}
+    wrapped = {a.value for a in c.site.args if a.kind == "call"}  # ``put(self.offload(batch))``: what it wraps
+    for o in fn.calls:
+        if o.site.line == c.site.line and o.site.func in wrapped:
+            names.update(a.value for a in o.site.args if a.kind == "name" and isinstance(a.value, str))
+    if not names:
+        return False
+    lines = {a.line for a in fn.assigns if a.target in names and a.value_kind == "call"}
+    for o in fn.calls:
+        if o.site.line in lines and any(any(w in t for w in _MADE) for t in _arg_tokens(o)):
+            return True
+    return False
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 _SETTINGS = ("config", "cfg", "args", "options", "settings", "opts", "conf", "hparams", "flag")
@@ -949,19 +984,117 @@ _INFRA_LISTS = ("handle", "address", "addr", "replica", "server", "worker", "act
                 "future", "callback", "hook", "engine")
 
 
-def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if fn.cls is None:
-        return ()
-    grown = {a for a in facts.class_appended(fn.cls) if not any(w in a.lower() for w in _INFRA_LISTS)}
-    if not grown:
-        return ()
+_BUFFER_DRAWS = frozenset({"sample", "choices", "choice", "randint", "randperm", "shuffle", "popleft", "pop"})
+_STORES = frozenset({"append", "extend", "appendleft", "put", "put_nowait", "add", "insert"})
+
+
+def _grown(cls: str, facts: Facts) -> set[str]:
+    """The list attributes a class grows that may hold experience (not handles, servers, hooks)."""
+    return {a for a in facts.class_appended(cls) if not any(w in a.lower() for w in _INFRA_LISTS)}
+
+
+def _draw_site(fn: FnFacts, grown: set[str]) -> tuple[int, str] | None:
+    """Where the body draws from (samples, pops) one of the grown lists, and which one."""
     for c in fn.calls:
-        if c.method in ("sample", "choices", "choice", "randint", "randperm", "shuffle", "popleft", "pop"):
+        if c.method in _BUFFER_DRAWS:
             texts = [c.site.receiver or ""] + [a.value for a in c.site.args if isinstance(a.value, str)]
             for t in texts:
-                if t.startswith("self.") and t.split(".")[1].rstrip("()[]") in grown:
-                    return ((c.site.line, MEDIUM),)
+                if t.startswith("self.") and (attr := t.split(".")[1].rstrip("()[]")) in grown:
+                    return c.site.line, attr
+    return None
+
+
+def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
+    """The lists of a class (and its repo bases) that one of its methods draws from: its store."""
+    def compute() -> frozenset[str]:
+        grown = _grown(cls, facts)
+        out: set[str] = set()
+        if grown:
+            for c in facts.mro(cls):
+                for m in sorted(facts.classes[c].methods):
+                    f = facts.functions.get(f"{c}.{m}")
+                    hit = _draw_site(f, grown) if f is not None else None
+                    if hit is not None:
+                        out.add(hit[1])
+        return frozenset(out)
+    return facts.memo_class("drawn", cls, compute)
+
+
+# what a stored experience is called (a generation's output, or a generic record), never a prompt or an index
+_EXPERIENCE = _MADE + ("data", "item", "batch", "experience", "transition", "exp", "obs", "step")
+_NOT_EXPERIENCE = ("prompt", "request", "task", "idx", "indices", "index", "mask", "key", "name", "id", "waiter",
+                   "future", "callback", "handle")
+
+
+def _stores_experience(fn: FnFacts, lists: AbstractSet[str]) -> int | None:
+    """The line where the body appends a parameter named as experience to one of ``lists``."""
+    handed = set(fn.params)
+    for c in fn.calls:
+        rec = c.site.receiver or ""
+        if c.method in _STORES and rec.startswith("self.") and rec[5:] in lists:
+            for a in c.site.args:
+                if a.kind == "name" and a.value in handed:
+                    words = tokens_of(a.value)
+                    if any(any(w.startswith(e) for e in _EXPERIENCE) for w in words) \
+                            and not any(any(w.startswith(n) for n in _NOT_EXPERIENCE) for w in words):
+                        return c.site.line
+    return None
+
+
+def experience_lists(cls: str, facts: Facts) -> frozenset[str]:
+    """The drawn lists some method of the class stores experience in (see ``_stores_experience``):
+    rewriting one of those evicts experience; a list of waiters or of prompt inputs is no store."""
+    def compute() -> frozenset[str]:
+        out: set[str] = set()
+        for lst in drawn_lists(cls, facts):
+            for c in facts.mro(cls):
+                for m in sorted(facts.classes[c].methods):
+                    f = facts.functions.get(f"{c}.{m}")
+                    if f is not None and _stores_experience(f, {lst}) is not None:
+                        out.add(lst)
+        return frozenset(out)
+    return facts.memo_class("experience", cls, compute)
+
+
+def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """The buffer's draw (sampling a batch from the stored list), and its other ends: the method
+    that stores what it is handed in that list and the one that rewrites the list from itself
+    (evicting stale or over-capacity experience) move the same trajectories."""
+    if fn.cls is None:
+        return ()
+    grown = _grown(fn.cls, facts)
+    if not grown:
+        return ()
+    hit = _draw_site(fn, grown)
+    if hit is not None:
+        return ((hit[0], MEDIUM),)
+    if fn.definition.name.startswith("__"):
+        return ()
+    store = drawn_lists(fn.cls, facts)
+    if not store:
+        return ()
+    line = _stores_experience(fn, store)
+    if line is not None:
+        return ((line, MEDIUM),)
+    store = experience_lists(fn.cls, facts)
+    for a in fn.assigns:
+        if a.target.startswith("self.") and a.target[5:] in store and a.value_kind not in ("lit", "name", "none") \
+                and _rewrites_from_itself(fn, a.target, facts):
+            return ((a.line, MEDIUM),)
     return ()
+
+
+def _rewrites_from_itself(fn: FnFacts, attr: str, facts: Facts) -> bool:
+    """The body reads ``self.<attr>`` while reassigning it: a filter or a slice of the store."""
+    if any(isinstance(a.value, str) and attr in a.value for a in fn.assigns if a.target == attr):
+        return True
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
+        return False
+    base = ("a", ("n", "self"), attr[5:])
+    scope = fn.definition.qualname
+    return any(fl.op == "for" and fl.value == base and (fl.scope == scope or fl.scope.startswith(scope + "."))
+               for fl in summary.flows)
 
 
 _ROUTE_VERBS = frozenset({"post", "get", "put", "route", "api_route", "websocket", "add_api_route", "add_route"})
@@ -1133,12 +1266,30 @@ def _awaits_rollout(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """An async body handed a pending rollout (a parameter typed ``Awaitable``/``Coroutine``) that
     returns a trajectory type: it runs the rollout it was given (a gather helper's per-task wrapper)."""
     d = fn.definition
-    if not d.is_async or not d.returns or not any(p.annotation in _PENDING for p in d.params):
-        return ()
+    if not d.is_async or not d.returns or not any(p.annotation and p.annotation.split("[", 1)[0] in _PENDING
+                                                  for p in d.params):
+        return ()  # ``Awaitable[X] | Awaitable[list[X]]`` is indexed as ``Awaitable[]``
     ret = d.returns.rsplit(".", 1)[-1].lower()
-    if not any(w in ret for w in _TRAJECTORY_TYPE):
+    if not any(w in ret for w in _TRAJECTORY_TYPE) and not any(w in _returned_type(fn, facts) for w in _TRAJECTORY_TYPE):
         return ()
     return ((d.line, MEDIUM),)
+
+
+def _returned_type(fn: FnFacts, facts: Facts) -> str:
+    """The first class a return annotation names, lower-cased, from the value-flow facts: the
+    index keeps no text for a union of three (``X | list[X] | BaseException``)."""
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
+        return ""
+    scope = fn.definition.qualname
+    for fl in summary.flows:
+        if fl.op == "rann" and fl.scope == scope:
+            tree = fl.value
+            if isinstance(tree, tuple) and len(tree) >= 2 and tree[0] in ("n", "a"):
+                name = tree[1] if tree[0] == "n" else tree[-1]
+                return name.lower() if isinstance(name, str) else ""
+            return ""
+    return ""
 
 
 # what the trainer reads per token of a packed rollout batch (full identifiers, not pieces)
@@ -1146,7 +1297,7 @@ _TRAIN_FIELDS = frozenset({"input_ids", "token_ids", "attention_mask", "loss_mas
                            "response_mask", "completion_mask", "padding_mask", "logprobs", "log_probs", "old_logprobs",
                            "old_log_probs", "ref_logprobs", "ref_log_probs", "advantages", "advantage", "returns",
                            "rewards", "position_ids", "input_pos", "labels", "sample_weights", "weights"})
-_TENSOR_BUILDS = ("torch.tensor", "torch.stack", "torch.cat", "torch.nn.utils.rnn.pad_sequence",
+_TENSOR_BUILDS = ("torch.tensor", "torch.stack", "torch.cat", "torch.concat", "torch.nn.utils.rnn.pad_sequence",
                   "torch.nn.functional.pad", "torch.as_tensor", "torch.full", "torch.zeros", "torch.ones",
                   "numpy.array", "numpy.stack", "numpy.concatenate")
 
@@ -1159,15 +1310,62 @@ _NOT_PACKING = frozenset({"std", "var", "log_softmax", "softmax", "logsumexp", "
                           "masked_whiten"})
 
 
+# what a generation left on the record it fills (attribute pieces, read off a parameter)
+_GENERATED_ATTRS = ("response", "completion", "logprob", "log_prob", "reward", "trajector", "episode", "rollout")
+
+
+def _reads_generated(fn: FnFacts) -> bool:
+    """A parameter whose attributes the body reads name two or more things a generation left
+    (``acc.responses``, ``acc.sampled_logprobs``, ``acc.turn_rewards``): the rollout records, flattened
+    into an accumulator whose own name says nothing."""
+    params = set(fn.params)
+    seen: dict[str, set[str]] = {}
+    for a in fn.attrs:
+        if a.mode == "read" and a.receiver in params:
+            low = a.attr.lower()
+            if any(w in low for w in _GENERATED_ATTRS):
+                got = seen.setdefault(a.receiver, set())
+                got.add(low)
+                if len(got) >= 2:
+                    return True
+    return False
+
+
+# maths that builds position ids from the attention mask, not statistics of the batch
+_POSITION_MATHS = frozenset({"cumsum", "clip", "clamp"})
+
+
+def _position_ids(c: CallFact, fn: FnFacts) -> bool:
+    """``position_ids = torch.clip(torch.cumsum(mask, -1) - 1, min=0)``: the running sum of a mask (or
+    a call on the line that assigns position ids or token indices: ``last_idx = (lens - 1).clamp(0, n)``)
+    lays the rows out, it computes nothing."""
+    if c.method not in _POSITION_MATHS:
+        return False
+    if _mask_sum(c) or any(o.site.line == c.site.line and _mask_sum(o) for o in fn.calls):
+        return True
+    return any(a.line == c.site.line and _LAYOUT_TARGET.search(a.target.lower()) for a in fn.assigns)
+
+
+# position ids and token indices: where rows and tokens sit, not a statistic
+_LAYOUT_TARGET = re.compile(r"(^|_|\.)(position|positions|pos|idx|index|indices|offset|offsets)($|_)")
+
+
+def _mask_sum(c: CallFact) -> bool:
+    """``cumsum(mask, ...)``: the running sum of a mask."""
+    return c.method == "cumsum" and any(a.kind == "name" and isinstance(a.value, str) and "mask" in a.value.lower()
+                                        for a in c.site.args[:1])
+
+
 def _packs_rollouts(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Turns rollout records into the trainer's per-token tensors: builds tensors (or a record class
     given three or more of those fields) and fills at least three of the fields a policy-gradient
     step reads (ids, masks, log-probs, advantages or rewards). That is the trajectory contract
     being assembled."""
     if not fn.definition.returned or fn.definition.name.startswith("__") \
-            or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params):
+            or not any(any(w in p.lower() for w in _ROLLOUT_RECORDS) and "sampler" not in p.lower() for p in fn.params) \
+            and not _reads_generated(fn):
         return ()
-    if fn.called() & _NOT_PACKING:
+    if any(c.method in _NOT_PACKING and not _position_ids(c, fn) for c in fn.calls):
         return ()  # statistics, a model run or a gradient: maths on the batch, not its assembly
     toks = fn.tokens()
     if len(_TRAIN_FIELDS & toks) < 3 or not ({"advantages", "advantage", "rewards", "logprobs", "log_probs",
@@ -1304,11 +1502,15 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> TrajectoryGroup:\n"
            "    group = await pending\n    return group\n",
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[Episode] | Awaitable[list[Episode]])"
+           " -> Episode | list[Episode] | BaseException:\n    return await pending\n",
        ),
        examples_nomatch=(
            "from typing import Awaitable\n\nasync def target(pending: Awaitable[int]) -> Report:\n"
            "    return await pending\n",
            "async def target(rows: list) -> Trajectory:\n    return Trajectory(rows)\n",
+           "from typing import Awaitable\n\nasync def target(pending: Awaitable[Report] | Awaitable[list]) -> Report | list | None:\n"
+           "    return await pending\n",
        )),
     _s(id="rollout-callable", side=SAMPLING, weight=2.0,
        rationale="Calling the rollout function a runner was handed (a callable named for the rollout, episode or "
@@ -1897,13 +2099,17 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("import socket\n\ndef target(h):\n    return socket.create_connection(h)\n",)),
     _s(id="shared-memory", side=HANDOFF, kind=TRAJECTORY, weight=1.5,
        rationale="Shared-memory blocks carry tensors between processes without copies.",
-       calls=("multiprocessing.shared_memory.SharedMemory", "multiprocessing.*.SharedMemory"),
-       methods=("share_memory_",), name_only=True, check=_specific_api,
+       calls=("multiprocessing.shared_memory.SharedMemory", "multiprocessing.*.SharedMemory", "torch.from_file"),
+       methods=("share_memory_",), name_only=True, check=_shared_mapping,
        examples_match=(
            "from multiprocessing import shared_memory\n\ndef target(n):\n    return shared_memory.SharedMemory(create=True, size=n)\n",
            "def target(buf):\n    buf.share_memory_()\n    return buf\n",
+           "import torch\n\ndef target(path, n):\n    return torch.from_file(path, shared=True, size=n, dtype=torch.float32)\n",
        ),
-       examples_nomatch=("def target(buf):\n    return buf.clone()\n",)),
+       examples_nomatch=("def target(buf):\n    return buf.clone()\n",
+                         "import torch\n\ndef target(path, n):\n    return torch.from_file(path, size=n)\n",
+                         "import torch\n\ndef target(ptr, n):\n    kv_backup = torch.from_file(f'/tmp/kv-cache-{ptr}.pt', size=n, shared=True)\n"
+                         "    return kv_backup\n")),
     _s(id="object-collective", side=HANDOFF, kind=TRAJECTORY, weight=1.0,
        rationale="Broadcasting/gathering Python objects across ranks redistributes samples between processes.",
        calls=("torch.distributed.broadcast_object_list", "torch.distributed.scatter_object_list",
@@ -1935,8 +2141,22 @@ SIGNALS: tuple[Signal, ...] = (
            "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
            "    def add(self, exp):\n        self.items.append(exp)\n\n"
            "    def target(self, n):\n        return random.sample(self.items, n)\n",
+           "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+           "    def target(self, exp):\n        self.items.append(exp)\n\n"
+           "    def draw(self, n):\n        return random.sample(self.items, n)\n",
+           "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+           "    def add(self, exp):\n        self.items.append(exp)\n\n"
+           "    def target(self, v):\n        self.items = [e for e in self.items if e.v >= v]\n\n"
+           "    def draw(self, n):\n        return random.sample(self.items, n)\n",
        ),
-       examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",)),
+       examples_nomatch=("import random\n\nclass Picker:\n    def target(self, names):\n        return random.sample(names, 2)\n",
+                         "class Log:\n    def __init__(self):\n        self.lines = []\n\n"
+                         "    def target(self, line):\n        self.lines.append(line)\n\n"
+                         "    def tail(self, n):\n        self.lines = self.lines[-n:]\n        return self.lines\n",
+                         "import random\n\nclass Buffer:\n    def __init__(self):\n        self.items = []\n\n"
+                         "    def add(self, exp):\n        self.items.append(exp)\n\n"
+                         "    def target(self):\n        self.items = []\n\n"
+                         "    def draw(self, n):\n        return random.sample(self.items, n)\n")),
     _s(id="rollout-packing", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Turning rollout records into the trainer's per-token tensors (ids, masks, log-probs, "
                  "advantages or rewards) assembles the trajectory contract between the sides.",
@@ -1945,11 +2165,18 @@ SIGNALS: tuple[Signal, ...] = (
            "import torch\n\ndef target(episodes):\n    ids = [torch.tensor(e.tokens) for e in episodes]\n"
            "    return {'input_ids': torch.stack(ids), 'loss_mask': torch.stack([e.mask for e in episodes]),\n"
            "            'advantages': torch.tensor([e.adv for e in episodes])}\n",
+           "import torch\n\ndef target(acc, pad):\n    ids = torch.tensor(acc.responses)\n    mask = (ids != pad).long()\n"
+           "    pos = torch.clip(torch.cumsum(mask, dim=-1) - 1, min=0)\n"
+           "    return {'input_ids': ids, 'attention_mask': mask, 'position_ids': pos,\n"
+           "            'logprobs': torch.tensor(acc.sampled_logprobs)}\n",
        ),
        examples_nomatch=(
            "import torch\n\ndef target(texts, tok):\n    ids = [torch.tensor(tok(t)) for t in texts]\n"
            "    return {'input_ids': torch.stack(ids), 'attention_mask': torch.ones(len(ids))}\n",
            "def target(episodes):\n    return {'input_ids': 1, 'advantages': 2, 'loss_mask': 3}\n",
+           "import torch\n\ndef target(acc, gamma):\n    r = torch.tensor(acc.rewards)\n"
+           "    ret = torch.cumsum(r.flip(0), 0).flip(0)\n"
+           "    return {'input_ids': torch.tensor(acc.responses), 'returns': ret, 'advantages': ret - ret.mean()}\n",
        )),
     _s(id="trajectory-container-op", side=HANDOFF, kind=TRAJECTORY, container=True, weight=2.0,
        rationale="Building, returning or buffering the class the sampler fills and the trainer reads moves trajectories.",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..graphs import Graphs
 from ..graphs.model import EXACT, WEAK
@@ -31,6 +33,7 @@ from ..index.summary import (
 )
 
 STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
+T = TypeVar("T")
 
 _TOKEN_SPLIT = re.compile(r"[^a-z0-9_]+")
 
@@ -260,6 +263,7 @@ class Facts:
     _roles: dict[str, str | None] = field(default_factory=dict)
     _type_roles: dict[str, str | None] = field(default_factory=dict)
     _name_roles: dict[str, tuple[str | None, float]] = field(default_factory=dict)
+    _class_memo: dict[tuple[str, str], object] = field(default_factory=dict)
 
     def out_of_scope(self, module: str) -> bool:
         """Whether a module is outside the product, as the index decided by content; the
@@ -352,6 +356,15 @@ class Facts:
             if t:
                 return t
         return None
+
+    def memo_class(self, what: str, cls: str, compute: Callable[[], T]) -> T:
+        """A per-class answer computed once per run (a catalog body asks it for every method)."""
+        key = (what, cls)
+        try:
+            return self._class_memo[key]  # type: ignore[return-value]
+        except KeyError:
+            got = self._class_memo[key] = compute()
+            return got
 
     def class_appended(self, cls: str) -> set[str]:
         c = self.classes.get(cls)

@@ -7,7 +7,7 @@ from collections.abc import Set as AbstractSet
 
 from ..model import HandoffKind, ModuleReport, Side
 from .facts import Facts
-from .sides import INHERITED_THRESHOLD, SideResult
+from .sides import INHERITED_THRESHOLD, SideResult, hub_end
 from .signals import SAMPLING, TRAINING
 
 # parameter-update evidence, strongest first
@@ -348,7 +348,7 @@ def internal_queue_sites(facts: Facts, sides: dict[str, SideResult]) -> dict[str
     for _, uses in sorted(ends.items()):
         if not any(put for _, _, put in uses) or all(put for _, _, put in uses):
             continue  # one end only here: the other end is elsewhere
-        found = {_lean(sides.get(q)) for q, _, _ in uses} - {None}
+        found = {_lean(sides.get(q), facts.functions[q]) for q, _, _ in uses} - {None}
         if len(found) == 1:
             side = found.pop()
             for q, line, _ in uses:
@@ -356,10 +356,10 @@ def internal_queue_sites(facts: Facts, sides: dict[str, SideResult]) -> dict[str
     return out
 
 
-def _lean(r: SideResult | None) -> str | None:
+def _lean(r: SideResult | None, fn) -> str | None:
     """The side a function's sampling/training scores point to, if they clearly point to one."""
-    if r is None:
-        return None
+    if r is None or hub_end(r, fn):
+        return None  # a collector queuing what it shaped is the handoff's put end, on neither side
     s, t = r.total.get(SAMPLING, 0.0), r.total.get(TRAINING, 0.0)
     if s >= INHERITED_THRESHOLD and s > 2 * t:
         return SAMPLING

@@ -640,7 +640,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _shapes_between(own, own_matches):
+    elif _shapes_between(own, own_matches) or _hub_end(own, own_matches, total, origins, fn):
         r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
         r.side = Side.DRIVER
@@ -728,6 +728,41 @@ def _shapes_between(own: dict[str, float], own_matches: list[Match]) -> bool:
     return transport
 
 
+def _hub_end(own: dict[str, float], own_matches: list[Match], total: dict[str, float],
+             origins: dict[str, Origin], fn) -> bool:
+    """The put end of a transport whose only training evidence is a callee shaping rollouts (R).
+
+    A collector that groups the episodes it is handed, has a helper turn their rewards into
+    advantages and queues the group for the learner does no training work itself: its training
+    score is the advantage helper's, and the producer-end rule below would make it training.
+    """
+    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or own.get(TRAINING, 0.0) > 0 \
+            or total.get(SAMPLING, 0.0) >= INHERITED_THRESHOLD:
+        return False
+    o = origins.get(TRAINING)
+    if o is None or o.via == "own" or o.signal not in _SHAPING:
+        return False
+    lines = {m.line for m in own_matches if m.signal.side == HANDOFF and m.signal.kind == TRAJECTORY
+             and not m.signal.container and not m.signal.setup and m.signal.id in _PUTS}
+    return any(c.site.line in lines and not _counter_payload(c) for c in fn.calls)
+
+
+_PUTS = frozenset({"queue-put", "ray-put", "kv-store-batch", "zmq-transport", "pipe-transport"})
+# a slot token or a step number handed back for back-pressure: no rollout rides on it
+_COUNTER = frozenset({"step", "steps", "version", "count", "slot", "slots", "token", "tokens", "idx", "id", "n"})
+
+
+def _counter_payload(c) -> bool:
+    """Every named payload of the call is a counter (``slots.put(global_step)``)."""
+    names = [a.value for a in c.site.args if a.kind == "name" and isinstance(a.value, str)]
+    return bool(names) and all(a.rsplit("_", 1)[-1].rsplit(".", 1)[-1].lower() in _COUNTER for a in names)
+
+
+def hub_end(r: SideResult, fn) -> bool:
+    """``r`` (the result of ``fn``) was labelled by ``_hub_end``: its training score is a shaping
+    callee's, not its own."""
+    return r.side == Side.HANDOFF and r.kind == HandoffKind.TRAJECTORY and \
+        _hub_end(r.own, r.own_matches, r.total, r.origins, fn)
 FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
 _SIDE_OF: dict[str, tuple[Side, HandoffKind | None]] = {
     SAMPLING: (Side.SAMPLING, None), TRAINING: (Side.TRAINING, None),
