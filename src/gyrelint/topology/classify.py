@@ -41,8 +41,11 @@ PROCESS_TOKENS = {
     "nnodes", "nodes", "num_nodes", "rank", "ranks", "local_rank", "node_rank", "devices", "gpus",
     "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines",
     "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
-    "bundles", "actors", "accelerators",
+    "bundles", "actors", "accelerators", "subprocess", "inprocess",
 }
+# tokens that decide only as the whole leaf: ``gpu="H100"`` / ``resources=...`` of a launcher say what a role
+# runs on, ``gpu_memory_utilization`` or ``cpu_resources_limit`` are other things
+_WHOLE_LEAF_PROCESS = {"gpu", "accelerator", "resources"}
 # Runs of tokens (matched contiguously).
 PROCESS_RUNS = [
     ("world", "size"), ("num", "gpus"), ("n", "gpus"), ("gpus", "per"), ("gpu", "per"), ("per", "node"),
@@ -52,6 +55,8 @@ PROCESS_RUNS = [
     ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
     ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
     ("fsdp", "size"), ("mesh", "shape"), ("start", "method"), ("num", "cpus"),
+    # one process or two: the service runs in the caller's process or in its own
+    ("in", "process"), ("same", "process"), ("separate", "process"), ("own", "process"), ("out", "of", "process"),
 ]
 # Tokens that mean something else when present (a LoRA rank is a matrix rank).
 PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
@@ -144,6 +149,9 @@ _SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
 _ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# a key named after a training or generation backend holds that backend's settings
+_BACKEND_LEAF = {"deepspeed", "megatron", "vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "torchtitan",
+                 "colossalai", "fsdp2", "fsdp1", "veomni"}
 # values that name a launch or process mode, taken only on a generic leaf (``rollout.mode: async``)
 MODE_VALUES = {"async", "sync", "colocate", "colocated", "disaggregated", "separate", "separated", "hybrid", "spmd",
                "server", "remote", "local", "standalone", "ray", "slurm", "k8s", "kubernetes", "spawn", "forkserver",
@@ -275,7 +283,9 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
             runs = [r for r in vocab.runs[cls] if r in grams or (len(r) > 3 and _contains(toks, r))]
             found = sorted(words & vocab.tokens[cls])
             if cls == "process":
-                found = [t for t in found if t not in _ABBREV or toks == [t]]
+                found = [t for t in found if t not in _ABBREV or toks == [t] or _after_engine(toks, t)]
+                if not found and toks and len(toks) == 1 and toks[0] in _WHOLE_LEAF_PROCESS:
+                    found = [toks[0]]
             elif cls == "layout":
                 found = [t for t in found if t != "strategy" or toks == [t]]
                 if not found and not runs and toks[-1] in _CLASS_LEAF and _ROLE_WORDS & set(toks):
@@ -302,6 +312,11 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
             result = _VETOED if hits == [_VETOED] else _pick(hits, toks)
     vocab.leaf_memo[memo] = result
     return result
+
+
+def _after_engine(toks: list[str], abbrev: str) -> bool:
+    """``vllm_tp`` / ``sglang_dp_size``: a parallelism abbreviation right after an engine's name is its size."""
+    return any(a in ENGINE_VALUES and b == abbrev for a, b in zip(toks, toks[1:], strict=False))
 
 
 def _contains(toks: list[str], run: tuple[str, ...]) -> bool:
@@ -339,16 +354,20 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         # ``name_resolve.type`` / ``queue.size``: a generic leaf takes its meaning from the parent
         parent = segments[-2]
         res = classify(parent, None, vocab)
-        if res is not None:
+        if res is not None and not res[1].startswith("named after"):  # (the engine switch rule judges those)
             return res[0], f"{res[1]} (parent '{parent}')"
     if (_TIMEOUT & set(toks) or (len(segments) > 1 and _TIMEOUT & set(_tokens(vocab, segments[-2])))) \
-            and not ctx & _TIMEOUT_VETO:
+            and not ctx & _TIMEOUT_VETO and str(value).lower() not in ("true", "false"):
+        # (``raise_timeout=True`` is what to do on a timeout, not how long to wait)
         # a wait on another process or service (a server's start-up, a request, a queue get, a collective)
         return "comm", "a timeout: how long a wait on another process or service may last"
     if len(toks) == 1 and toks[0] in _ROLE_LEAF and len(segments) > 1:
         ptoks = _tokens(vocab, segments[-2])
         if ptoks and set(ptoks) <= _ROLE_SECTIONS:
             return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
+    if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO:
+        # ``trainer_args.deepspeed: ds.json``: the settings of a backend, given, turn that backend on
+        return "layout", f"named after the '{last}' backend (setting it turns that backend on)"
     engine = _engine_switch(segments, toks, ctx)
     if engine is not None:
         return engine

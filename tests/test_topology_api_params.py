@@ -1,0 +1,52 @@
+"""Keys of a library's public Python API: the keyword arguments a user passes to what the package exports and
+the user-facing code (examples, scripts) calls, or the top-level package publishes in ``__all__``."""
+
+from pathlib import Path
+
+from test_topology_entries import run
+
+from gyrelint.topology.classify import classify
+
+FIXTURE = Path(__file__).parent / "fixtures" / "topology_api_params"
+
+
+def listed(topo):
+    return {e.name: e for e in topo.keys if not e.scope}
+
+
+def test_keyword_arguments_of_the_public_api_are_layout_keys():
+    got = listed(run(FIXTURE))
+    # the constructor an example calls; ``in_process`` says one process or two
+    in_process = got["in_process"]
+    assert (in_process.cls, in_process.default, in_process.file) == ("process", "false", "src/rlkit/local/backend.py")
+    assert in_process.declared_as == "keyword argument (LocalBackend)" and in_process.definition
+    # a factory classmethod an example calls
+    assert got["gpu"].cls == "process" and got["resources"].cls == "process"
+    assert got["gpu"].declared_as == "keyword argument (CloudBackend.initialize_cluster)"
+    # the exported base class whose constructor the used subclasses run
+    assert (got["base_url"].cls, got["base_url"].default) == ("port", "http://0.0.0.0:7999")
+    # a function the top-level package lists in ``__all__`` (called from notebooks only)
+    assert got["max_concurrent_batches"].cls == "layout"
+
+
+def test_internals_objects_and_per_call_arguments_are_not_keys():
+    names = {e.name for e in run(FIXTURE).keys}
+    # ``apply_patch`` is exported by a subpackage but no user-facing code calls it
+    assert not {"ulysses_sp_size", "worker_nodes"} & names
+    # a repo object handed in is not a setting; a plain method's argument is per call, not a setting
+    assert not {"service", "poll_timeout", "timeout"} & names
+
+
+def test_words_for_one_process_or_two_and_for_what_a_role_runs_on():
+    assert classify("in_process")[0] == "process"
+    assert classify("use_subprocess")[0] == "process"
+    assert classify("gpu")[0] == "process" and classify("resources")[0] == "process"
+    assert classify("gpu_memory_utilization")[0] == "layout"  # whole-leaf tokens only
+    assert classify("batch_in_process") is None
+    assert classify("raise_timeout", "true") is None  # what to do on a timeout, not how long to wait
+    # a key named after a training backend holds that backend's settings: given, it turns the backend on
+    assert classify("_internal_config.trainer_args.deepspeed")[0] == "layout"
+    assert classify("checkpoint.megatron") is None
+    # a parallel size right after an engine's name
+    assert classify("trainer.vllm_tp_DEPRECATED")[0] == "process"
+    assert classify("my_tp_thing") is None
