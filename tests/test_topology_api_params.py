@@ -47,6 +47,8 @@ def test_words_for_one_process_or_two_and_for_what_a_role_runs_on():
     # a key named after a training backend holds that backend's settings: given, it turns the backend on
     assert classify("_internal_config.trainer_args.deepspeed")[0] == "layout"
     assert classify("checkpoint.megatron") is None
+    assert classify("vllm", "=0.15.0") is None  # ``pip install vllm==0.15.0`` pins a package
     # a parallel size right after an engine's name
     assert classify("trainer.vllm_tp_DEPRECATED")[0] == "process"
     assert classify("my_tp_thing") is None
+    assert classify("use_megatron_fsdp", "false") is None

@@ -152,6 +152,7 @@ _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "
 # a key named after a training or generation backend holds that backend's settings
 _BACKEND_LEAF = {"deepspeed", "megatron", "vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "torchtitan",
                  "colossalai", "fsdp2", "fsdp1", "veomni"}
+_VERSION = re.compile(r"^\s*(?:[=<>~!]|\d+\.\d)")  # ``vllm==0.15.0`` in an install line pins a package
 # values that name a launch or process mode, taken only on a generic leaf (``rollout.mode: async``)
 MODE_VALUES = {"async", "sync", "colocate", "colocated", "disaggregated", "separate", "separated", "hybrid", "spmd",
                "server", "remote", "local", "standalone", "ray", "slurm", "k8s", "kubernetes", "spawn", "forkserver",
@@ -316,7 +317,7 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
 
 def _after_engine(toks: list[str], abbrev: str) -> bool:
     """``vllm_tp`` / ``sglang_dp_size``: a parallelism abbreviation right after an engine's name is its size."""
-    return any(a in ENGINE_VALUES and b == abbrev for a, b in zip(toks, toks[1:], strict=False))
+    return abbrev != "fsdp" and any(a in ENGINE_VALUES and b == abbrev for a, b in zip(toks, toks[1:], strict=False))
 
 
 def _contains(toks: list[str], run: tuple[str, ...]) -> bool:
@@ -365,7 +366,7 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         ptoks = _tokens(vocab, segments[-2])
         if ptoks and set(ptoks) <= _ROLE_SECTIONS:
             return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
-    if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO:
+    if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO and not _VERSION.match(str(value or "")):
         # ``trainer_args.deepspeed: ds.json``: the settings of a backend, given, turn that backend on
         return "layout", f"named after the '{last}' backend (setting it turns that backend on)"
     engine = _engine_switch(segments, toks, ctx)
