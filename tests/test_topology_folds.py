@@ -43,5 +43,6 @@ def test_the_launcher_set_local_rank_is_the_local_rank_flag(tmp_path):
 def test_shell_function_locals_and_install_pins_are_no_keys():
     keys = {r.key for r in read_shell("a.sh", "mount() {\n  local workspace_url=\"$1\"\n}\n"
                                       "pip install vllm==0.15.0\nuv pip install 'sglang>=0.4'\n"
-                                      "python -m pip install deepspeed==0.16\nNNODES=2 python -m app --tp 2\n")}
-    assert keys == {"NNODES", "tp"}
+                                      "python -m pip install deepspeed==0.16\nNNODES=2 python -m app --tp 2\n"
+                                      "uv run app --pp 2\n")}
+    assert keys == {"NNODES", "tp", "pp"}

@@ -122,8 +122,8 @@ _INSTALLERS = {"pip", "pip3", "uv", "conda", "mamba", "micromamba", "apt", "apt-
 def _installer(words: list[str]) -> bool:
     """A package manager's command line (``pip install``, ``uv pip install``, ``python -m pip install``)."""
     head = words[0].rsplit("/", 1)[-1]
-    if head in _INSTALLERS:
-        return True
+    if head in _INSTALLERS:  # ``uv run app --tp 2`` runs the app: only an install or add command is a package list
+        return "install" in words[1:3] or words[1:2] == ["add"]
     return head.startswith("python") and words[1:3] == ["-m", "pip"]
 
 
