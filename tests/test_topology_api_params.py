@@ -52,3 +52,20 @@ def test_words_for_one_process_or_two_and_for_what_a_role_runs_on():
     assert classify("trainer.vllm_tp_DEPRECATED")[0] == "process"
     assert classify("my_tp_thing") is None
     assert classify("use_megatron_fsdp", "false") is None
+
+
+def test_layout_words_of_other_spellings():
+    assert classify("collocate", "true")[0] == "layout"  # a spelling frameworks use
+    assert classify("vllm_gpu_ratio", "0.5")[0] == "layout"  # the engine's GPU share as a ratio
+    assert classify("zero_stage", "3")[0] == "layout"
+    assert classify("trt_llm.unload_engine_train", "true")[0] == "layout"
+    assert classify("model.unload_checkpoint") is None
+    assert classify("refit_buffer_size_gb", "4")[0] == "comm"
+    assert classify("weight_broadcast.type", "filesystem")[0] == "comm"
+    assert classify("rollout_transport.type", "file")[0] == "comm"
+    assert classify("transport_lr") is None
+    assert classify("dp_replicate", "1")[0] == "process" and classify("num_api_servers", "2")[0] == "process"
+    assert classify("vllm_sleep", "true")[0] == "layout" and classify("sleep_interval", "1") is None
+    # a boolean that starts, merges or skips a server process
+    assert classify("combine_rm_and_critic_server", "true")[0] == "process"
+    assert classify("logging.use_server", "true") is None and classify("server_name", "x") is None

@@ -55,6 +55,11 @@ PROCESS_RUNS = [
     ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
     ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
     ("fsdp", "size"), ("mesh", "shape"), ("start", "method"), ("num", "cpus"),
+    # sharded / replicated data-parallel degrees of a trainer mesh
+    ("dp", "replicate"), ("dp", "shard"), ("shard", "degree"), ("replicate", "degree"), ("parallel", "shard"),
+    ("parallel", "replicate"),
+    # API server processes in front of an engine
+    ("api", "servers"), ("api", "server", "count"), ("server", "count"), ("num", "api"),
     # one process or two: the service runs in the caller's process or in its own
     ("in", "process"), ("same", "process"), ("separate", "process"), ("own", "process"), ("out", "of", "process"),
 ]
@@ -106,6 +111,12 @@ COMM_RUNS = [
     ("nfs", "record"),
 ]
 COMM_VETO: set[str] = set()
+# how weights reach the engine (a broadcast, a refit of the engine) and how rollouts reach the trainer
+COMM_TOKENS |= {"refit"}
+COMM_RUNS += [("weight", "broadcast"), ("weights", "broadcast"), ("broadcast", "backend"), ("rollout", "transport"),
+              ("rollouts", "transport"), ("trajectory", "transport"), ("experience", "transport"),
+              ("sample", "transport"), ("samples", "transport"), ("data", "transport"), ("transport", "backend"),
+              ("transport", "type")]
 # weight-update settings say how weights move from trainer to sampler
 COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"), ("weights", "update"),
               ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight"),
@@ -113,7 +124,9 @@ COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"),
 
 # Mode switches that imply the layout: what shares a device, what runs ahead, which engine or backend.
 LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
-                 "offpolicyness", "placement", "disaggregated", "disaggregation", "strategy"}
+                 "offpolicyness", "placement", "disaggregated", "disaggregation", "strategy",
+                 # the spelling some frameworks use; unloading an engine between phases frees its GPU like offload
+                 "collocate", "collocated", "collocation", "unload", "unloading"}
 LAYOUT_RUNS = [
     ("hybrid", "engine"), ("device", "mapping"), ("device", "map"), ("free", "cache"), ("sleep", "mode"),
     ("sleep", "level"), ("allocation", "mode"), ("resource", "pool"), ("resource", "pools"), ("role", "mapping"),
@@ -122,6 +135,9 @@ LAYOUT_RUNS = [
     ("inference", "backend"), ("engine", "backend"), ("generation", "backend"), ("use", "ray"),
     ("release", "memory"), ("engine", "type"), ("rollout", "engine"), ("inference", "engine"),
     ("max", "concurrent"), ("max", "off", "policy"),
+    # the share of a GPU an engine takes, spelled as a ratio or fraction; ZeRO sharding of the trainer
+    ("gpu", "ratio"), ("gpu", "fraction"), ("memory", "fraction"), ("gpu", "share"), ("memory", "ratio"),
+    ("zero", "stage"), ("engine", "sleep"), ("vllm", "sleep"), ("sglang", "sleep"), ("enable", "sleep"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -149,6 +165,9 @@ _SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
 _ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# servers of a run's tooling, not of the loop
+_SERVER_VETO = {"log", "logging", "logger", "wandb", "tensorboard", "mlflow", "metrics", "profiler", "profile", "debug",
+                "dashboard", "ui", "docs", "test", "tests"}
 # a key named after a training or generation backend holds that backend's settings
 _BACKEND_LEAF = {"deepspeed", "megatron", "vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "torchtitan",
                  "colossalai", "fsdp2", "fsdp1", "veomni"}
@@ -369,6 +388,9 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO and not _VERSION.match(str(value or "")):
         # ``trainer_args.deepspeed: ds.json``: the settings of a backend, given, turn that backend on
         return "layout", f"named after the '{last}' backend (setting it turns that backend on)"
+    if {"server", "servers"} & set(toks) and str(value).lower() in ("true", "false") and not ctx & _SERVER_VETO:
+        # ``combine_rm_and_critic_server: true`` / ``launch_server``: a switch that starts, merges or skips a server
+        return "process", "switches a server process (one process or another)"
     engine = _engine_switch(segments, toks, ctx)
     if engine is not None:
         return engine
