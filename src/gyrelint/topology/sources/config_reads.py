@@ -9,7 +9,7 @@ from the root even when read through a sub-config passed down.
 A value is a config when it comes from a loader (``OmegaConf.load/create/structured/merge``,
 ``hydra.compose``, ``yaml.safe_load``, ``json.load``), is the first parameter of a function a
 decorator or wrapper called with ``config_path=``/``config_name=`` runs (``@hydra.main`` and the
-runners frameworks wrap it in), is a parameter annotated ``DictConfig``/``ListConfig``, or is
+runners frameworks wrap it in), is a parameter or a class field annotated ``DictConfig``/``ListConfig``, or is
 passed on from one of these: a local alias (``t = cfg.trainer``), an argument at a call site the
 symbol table resolves to a repo function or class, ``self.cfg = cfg`` then ``self.cfg.x`` in any
 method of the class or its subclasses. Chains on anything else (a model, a tensor, a module) are
@@ -203,6 +203,10 @@ class ConfigReads:
                 for p in params:
                     if p.annotation and _CONFIG_TYPES.search(p.annotation):
                         self.roots.add_local((path, fn.qualname, p.name), [(UNKNOWN,)])
+            for c in s.classes:  # ``@dataclass class Client: cfg: DictConfig``, then ``self.cfg.critic.port``
+                for f in c.fields:
+                    if f.annotation and _CONFIG_TYPES.search(f.annotation):
+                        self.roots.add_attr((f"{s.module}.{c.qualname}", f.name), [(UNKNOWN,)])
 
     def _hydra_entries(self, path: str, s: FileSummary) -> None:
         """First parameter of a function a ``config_path=``/``config_name=`` decorator or wrapper runs."""
