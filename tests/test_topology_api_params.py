@@ -69,3 +69,13 @@ def test_layout_words_of_other_spellings():
     # a boolean that starts, merges or skips a server process
     assert classify("combine_rm_and_critic_server", "true")[0] == "process"
     assert classify("logging.use_server", "true") is None and classify("server_name", "x") is None
+
+
+def test_counts_of_copies_sandbox_backends_and_a_role_class_backend():
+    assert classify("fireworks_config.policy_trainer_replica_count", "1")[0] == "process"
+    assert classify("node_count", "2")[0] == "process"
+    assert classify("sandbox-backend", "docker")[0] == "layout"
+    # the generic ``backend`` keyword of a role's own class names what it runs on; of anything else it says nothing
+    assert classify("backend", "verl", context="AgentTrainer")[0] == "layout"
+    assert classify("backend", "x", context="DataLoader") is None
+    assert classify("backend", "x", context="TrainerConfig") is None

@@ -58,6 +58,9 @@ PROCESS_RUNS = [
     # sharded / replicated data-parallel degrees of a trainer mesh
     ("dp", "replicate"), ("dp", "shard"), ("shard", "degree"), ("replicate", "degree"), ("parallel", "shard"),
     ("parallel", "replicate"),
+    # counts of a role's copies spelled as ``*_replica_count`` / ``worker_count``
+    ("replica", "count"), ("replicas", "count"), ("instance", "count"), ("worker", "count"), ("actor", "count"),
+    ("process", "count"), ("node", "count"),
     # API server processes in front of an engine
     ("api", "servers"), ("api", "server", "count"), ("server", "count"), ("num", "api"),
     # one process or two: the service runs in the caller's process or in its own
@@ -135,6 +138,8 @@ LAYOUT_RUNS = [
     ("inference", "backend"), ("engine", "backend"), ("generation", "backend"), ("use", "ray"),
     ("release", "memory"), ("engine", "type"), ("rollout", "engine"), ("inference", "engine"),
     ("max", "concurrent"), ("max", "off", "policy"),
+    # where an agent's sandbox or environment runs (local containers, a remote service)
+    ("sandbox", "backend"), ("runtime", "backend"), ("env", "backend"), ("environment", "backend"),
     # the share of a GPU an engine takes, spelled as a ratio or fraction; ZeRO sharding of the trainer
     ("gpu", "ratio"), ("gpu", "fraction"), ("memory", "fraction"), ("gpu", "share"), ("memory", "ratio"),
     ("zero", "stage"), ("engine", "sleep"), ("vllm", "sleep"), ("sglang", "sleep"), ("enable", "sleep"),
@@ -385,6 +390,11 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         ptoks = _tokens(vocab, segments[-2])
         if ptoks and set(ptoks) <= _ROLE_SECTIONS:
             return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
+    if len(segments) == 1 and toks in (["backend"], ["engine"]) and context:
+        # ``AgentTrainer(backend="verl")``: the backend keyword of a role's own class
+        owner = _tokens(vocab, context.split(".", 1)[0])
+        if owner and owner[-1] in _ROLE_SECTIONS | {"trainer", "runner", "engine"}:
+            return "layout", f"the {toks[0]} of '{context.split('.', 1)[0]}' (what it runs on)"
     if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO and not _VERSION.match(str(value or "")):
         # ``trainer_args.deepspeed: ds.json``: the settings of a backend, given, turn that backend on
         return "layout", f"named after the '{last}' backend (setting it turns that backend on)"
