@@ -45,7 +45,7 @@ PROCESS_TOKENS = {
 }
 # tokens that decide only as the whole leaf: ``gpu="H100"`` / ``resources=...`` of a launcher say what a role
 # runs on, ``gpu_memory_utilization`` or ``cpu_resources_limit`` are other things
-_WHOLE_LEAF_PROCESS = {"gpu", "accelerator", "resources"}
+_WHOLE_LEAF_PROCESS = {"gpu", "accelerator", "resources", "launcher"}
 # Runs of tokens (matched contiguously).
 PROCESS_RUNS = [
     ("world", "size"), ("num", "gpus"), ("n", "gpus"), ("gpus", "per"), ("gpu", "per"), ("per", "node"),

@@ -524,6 +524,9 @@ class ConfigReads:
         out: list[tuple[Prefix, tuple[str, ...], int, str | None]] = []
         namer = self.namers[path]
         for c in s.calls:
+            if c.attr == "get" and c.args and c.args[0].kind == "name" and "." in c.func:
+                out.extend(self._const_get(path, s, c))  # ``cfg.get(LAUNCHER_KEY, "slurm")``
+                continue
             if len(c.args) < 2 or (c.func != "getattr" and (c.attr not in ("select", "update")
                                                             or namer.canon(c.func, c.scope) not in _SELECT)):
                 continue
@@ -537,6 +540,37 @@ class ConfigReads:
                 default = value_text(third.value) if third is not None and third.kind == "lit" else None
                 out.extend((p, rest, c.line, default) for p in sorted(got))
         return out
+
+
+    def _const_get(self, path: str, s: FileSummary, c: CallSite) -> list[tuple[Prefix, tuple[str, ...], int, str | None]]:
+        """``cfg.get(LAUNCHER_KEY, d)`` with ``LAUNCHER_KEY = "launcher"`` a module constant (here or imported):
+        the constant's text is the key."""
+        receiver = c.func.rsplit(".", 1)[0]
+        if not self.roots.live(path, receiver):
+            return []
+        text = self._constant(s.module, c.scope, str(c.args[0].value))
+        if text is None:
+            return []
+        got = self._value_prefixes(path, s.module, c.scope, c.line, receiver)
+        rest = tuple(text.split("."))
+        if not got or not _keyish(rest) or len(got) > _MAX_PREFIXES:
+            return []
+        second = c.args[1] if len(c.args) > 1 else c.kwarg("default")
+        default = value_text(second.value) if second is not None and second.kind == "lit" else None
+        return [(p, rest, c.line, default) for p in sorted(got)]
+
+    def _constant(self, module: str, scope: str, name: str) -> str | None:
+        """The literal string a module-level constant holds (followed through one import)."""
+        qual = self.symbols.imported(module, scope, name) or self.symbols.resolve_in(module, scope, name) \
+            or f"{module}.{name}"
+        owner, _, attr = qual.rpartition(".")
+        s = self.symbols.modules.get(owner)
+        if s is None:
+            return None
+        for a in s.assignments:
+            if a.scope == MODULE_SCOPE and a.target == attr and a.value_kind == "lit" and isinstance(a.value, str):
+                return a.value
+        return None
 
 
 def _keyish(path: tuple[str, ...]) -> bool:
