@@ -68,7 +68,9 @@ def test_layout_words_of_other_spellings():
     assert classify("vllm_sleep", "true")[0] == "layout" and classify("sleep_interval", "1") is None
     # a boolean that starts, merges or skips a server process
     assert classify("combine_rm_and_critic_server", "true")[0] == "process"
+    assert classify("combine_rm_and_critic_server")[0] == "process"  # read without a default: the verb says it
     assert classify("logging.use_server", "true") is None and classify("server_name", "x") is None
+    assert classify("server") is None
 
 
 def test_counts_of_copies_sandbox_backends_and_a_role_class_backend():

@@ -170,6 +170,9 @@ _SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
 _ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# a switch read without a default still says what it does with a server
+_SERVER_VERBS = {"use", "launch", "start", "spawn", "run", "combine", "separate", "share", "shared", "merge", "colocate",
+                 "skip", "external", "remote"}
 # servers of a run's tooling, not of the loop
 _SERVER_VETO = {"log", "logging", "logger", "wandb", "tensorboard", "mlflow", "metrics", "profiler", "profile", "debug",
                 "dashboard", "ui", "docs", "test", "tests"}
@@ -398,7 +401,8 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO and not _VERSION.match(str(value or "")):
         # ``trainer_args.deepspeed: ds.json``: the settings of a backend, given, turn that backend on
         return "layout", f"named after the '{last}' backend (setting it turns that backend on)"
-    if {"server", "servers"} & set(toks) and str(value).lower() in ("true", "false") and not ctx & _SERVER_VETO:
+    if {"server", "servers"} & set(toks) and toks[-1] in ("server", "servers") and not ctx & _SERVER_VETO \
+            and (str(value).lower() in ("true", "false") or toks[0] in _SERVER_VERBS):
         # ``combine_rm_and_critic_server: true`` / ``launch_server``: a switch that starts, merges or skips a server
         return "process", "switches a server process (one process or another)"
     engine = _engine_switch(segments, toks, ctx)
