@@ -81,3 +81,9 @@ def test_counts_of_copies_sandbox_backends_and_a_role_class_backend():
     assert classify("backend", "verl", context="AgentTrainer")[0] == "layout"
     assert classify("backend", "x", context="DataLoader") is None
     assert classify("backend", "x", context="TrainerConfig") is None
+
+
+def test_the_one_line_why_of_an_api_keyword():
+    got = listed(run(FIXTURE))
+    assert got["in_process"].why == "whether a service runs in the caller's process or in a process of its own"
+    assert got["max_concurrent_batches"].why == "how much work is kept in flight against the engine at once"

@@ -276,6 +276,10 @@ _WHY_TOKENS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"world"}), "how many processes take part"),
     (frozenset({"engines", "replicas", "servers", "instances", "workers", "actors", "procs", "processes", "nproc"}),
      "how many workers or engines are started"),
+    (frozenset({"resources", "launcher"}), "what a role's processes are started on, and by what"),
+    (frozenset({"concurrent", "concurrency"}), "how much work is kept in flight against the engine at once"),
+    (frozenset({"process", "subprocess", "inprocess", "server"}),
+     "whether a service runs in the caller's process or in a process of its own"),
 )
 
 
