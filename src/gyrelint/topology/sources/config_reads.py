@@ -524,10 +524,13 @@ class ConfigReads:
         out: list[tuple[Prefix, tuple[str, ...], int, str | None]] = []
         namer = self.namers[path]
         for c in s.calls:
-            if c.attr == "get" and c.args and c.args[0].kind == "name" and "." in c.func:
+            if not c.args:
+                continue
+            attr = c.func.rsplit(".", 1)[-1]
+            if attr == "get" and c.args[0].kind == "name" and "." in c.func:
                 out.extend(self._const_get(path, s, c))  # ``cfg.get(LAUNCHER_KEY, "slurm")``
                 continue
-            if len(c.args) < 2 or (c.func != "getattr" and (c.attr not in ("select", "update")
+            if len(c.args) < 2 or (c.func != "getattr" and (attr not in ("select", "update")
                                                             or namer.canon(c.func, c.scope) not in _SELECT)):
                 continue
             first, second = c.args[0], c.args[1]

@@ -144,15 +144,15 @@ class ConfigTree:
         """Builders (``OmegaConf.structured(C)``) and command-line parsers (``tyro.cli(C)``) of classes."""
         for path, s in index.summaries.items():
             namer = self.namers[path]
-            choices = {(c.scope, c.line): c for c in s.calls if c.attr == "AliasChoices"}
             for call in s.calls:
-                if call.attr == "SettingsConfigDict" or call.func.endswith("SettingsConfigDict"):
+                attr = call.func.rsplit(".", 1)[-1]
+                if attr == "SettingsConfigDict":
                     self._settings(s, call.scope, dict(call.kwargs))
                     continue
-                if call.attr == "Field" and call.scope != MODULE_SCOPE:
-                    self._field_call(s, call, choices)
+                if attr == "Field" and call.scope != MODULE_SCOPE:
+                    self._field_call(s, call)
                     continue
-                if call.attr not in _CALL_ATTRS and not call.attr.endswith("Parser"):
+                if attr not in _CALL_ATTRS and not attr.endswith("Parser"):
                     continue  # naming every call of a repo costs; only these tails can be a parser or builder
                 style = builder = None
                 for canon in namer.names(call):
@@ -180,7 +180,7 @@ class ConfigTree:
                         if qual is not None:
                             self.styles.setdefault(qual, _CLI_CALLS[tool])
 
-    def _field_call(self, s: FileSummary, call: CallSite, choices: dict[tuple[str, int], CallSite]) -> None:
+    def _field_call(self, s: FileSummary, call: CallSite) -> None:
         """``x: int = Field(8192, alias="max-model-len")``: what a user types for the field on that line, and its
         default. ``validation_alias`` (the name pydantic reads input by) wins over ``alias``; of an
         ``AliasChoices(...)`` the first choice is taken."""
@@ -190,7 +190,8 @@ class ConfigTree:
             a = kw.get(name)
             text = _lit(a)
             if a is not None and a.kind == "call" and str(a.value).endswith("AliasChoices"):
-                inner = choices.get((call.scope, call.line))
+                inner = next((c for c in s.calls if c.line == call.line and c.scope == call.scope
+                              and c.func.endswith("AliasChoices")), None)
                 text = next((x.value for x in inner.args if x.kind == "lit" and isinstance(x.value, str)), None) \
                     if inner is not None else None
             if isinstance(text, str) and text.replace("-", "_").replace(".", "_").isidentifier():
