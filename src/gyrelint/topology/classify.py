@@ -41,8 +41,11 @@ PROCESS_TOKENS = {
     "nnodes", "nodes", "num_nodes", "rank", "ranks", "local_rank", "node_rank", "devices", "gpus",
     "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines",
     "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
-    "bundles", "actors", "accelerators",
+    "bundles", "actors", "accelerators", "subprocess", "inprocess",
 }
+# tokens that decide only as the whole leaf: ``gpu="H100"`` / ``resources=...`` of a launcher say what a role
+# runs on, ``gpu_memory_utilization`` or ``cpu_resources_limit`` are other things
+_WHOLE_LEAF_PROCESS = {"gpu", "accelerator", "resources", "launcher"}
 # Runs of tokens (matched contiguously).
 PROCESS_RUNS = [
     ("world", "size"), ("num", "gpus"), ("n", "gpus"), ("gpus", "per"), ("gpu", "per"), ("per", "node"),
@@ -52,6 +55,16 @@ PROCESS_RUNS = [
     ("parallel", "size"), ("parallel", "degree"), ("parallelism", "size"), ("parallelism", "degree"),
     ("tp", "size"), ("pp", "size"), ("dp", "size"), ("ep", "size"), ("cp", "size"), ("sp", "size"),
     ("fsdp", "size"), ("mesh", "shape"), ("start", "method"), ("num", "cpus"),
+    # sharded / replicated data-parallel degrees of a trainer mesh
+    ("dp", "replicate"), ("dp", "shard"), ("shard", "degree"), ("replicate", "degree"), ("parallel", "shard"),
+    ("parallel", "replicate"),
+    # counts of a role's copies spelled as ``*_replica_count`` / ``worker_count``
+    ("replica", "count"), ("replicas", "count"), ("instance", "count"), ("worker", "count"), ("actor", "count"),
+    ("process", "count"), ("node", "count"),
+    # API server processes in front of an engine
+    ("api", "servers"), ("api", "server", "count"), ("server", "count"), ("num", "api"),
+    # one process or two: the service runs in the caller's process or in its own
+    ("in", "process"), ("same", "process"), ("separate", "process"), ("own", "process"), ("out", "of", "process"),
 ]
 # Tokens that mean something else when present (a LoRA rank is a matrix rank).
 PROCESS_VETO = {"lora", "adapter", "dora", "svd", "peft", "lowrank", "matrix", "rerank", "reranker", "ranking",
@@ -101,6 +114,12 @@ COMM_RUNS = [
     ("nfs", "record"),
 ]
 COMM_VETO: set[str] = set()
+# how weights reach the engine (a broadcast, a refit of the engine) and how rollouts reach the trainer
+COMM_TOKENS |= {"refit"}
+COMM_RUNS += [("weight", "broadcast"), ("weights", "broadcast"), ("broadcast", "backend"), ("rollout", "transport"),
+              ("rollouts", "transport"), ("trajectory", "transport"), ("experience", "transport"),
+              ("sample", "transport"), ("samples", "transport"), ("data", "transport"), ("transport", "backend"),
+              ("transport", "type")]
 # weight-update settings say how weights move from trainer to sampler
 COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"), ("weights", "update"),
               ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight"),
@@ -108,7 +127,9 @@ COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"),
 
 # Mode switches that imply the layout: what shares a device, what runs ahead, which engine or backend.
 LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
-                 "offpolicyness", "placement", "disaggregated", "disaggregation", "strategy"}
+                 "offpolicyness", "placement", "disaggregated", "disaggregation", "strategy",
+                 # the spelling some frameworks use; unloading an engine between phases frees its GPU like offload
+                 "collocate", "collocated", "collocation", "unload", "unloading"}
 LAYOUT_RUNS = [
     ("hybrid", "engine"), ("device", "mapping"), ("device", "map"), ("free", "cache"), ("sleep", "mode"),
     ("sleep", "level"), ("allocation", "mode"), ("resource", "pool"), ("resource", "pools"), ("role", "mapping"),
@@ -117,6 +138,11 @@ LAYOUT_RUNS = [
     ("inference", "backend"), ("engine", "backend"), ("generation", "backend"), ("use", "ray"),
     ("release", "memory"), ("engine", "type"), ("rollout", "engine"), ("inference", "engine"),
     ("max", "concurrent"), ("max", "off", "policy"),
+    # where an agent's sandbox or environment runs (local containers, a remote service)
+    ("sandbox", "backend"), ("runtime", "backend"), ("env", "backend"), ("environment", "backend"),
+    # the share of a GPU an engine takes, spelled as a ratio or fraction; ZeRO sharding of the trainer
+    ("gpu", "ratio"), ("gpu", "fraction"), ("memory", "fraction"), ("gpu", "share"), ("memory", "ratio"),
+    ("zero", "stage"), ("engine", "sleep"), ("vllm", "sleep"), ("sglang", "sleep"), ("enable", "sleep"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -144,6 +170,16 @@ _SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
 _ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# a switch read without a default still says what it does with a server
+_SERVER_VERBS = {"use", "launch", "start", "spawn", "run", "combine", "separate", "share", "shared", "merge", "colocate",
+                 "skip", "external", "remote"}
+# servers of a run's tooling, not of the loop
+_SERVER_VETO = {"log", "logging", "logger", "wandb", "tensorboard", "mlflow", "metrics", "profiler", "profile", "debug",
+                "dashboard", "ui", "docs", "test", "tests"}
+# a key named after a training or generation backend holds that backend's settings
+_BACKEND_LEAF = {"deepspeed", "megatron", "vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "torchtitan",
+                 "colossalai", "fsdp2", "fsdp1", "veomni"}
+_VERSION = re.compile(r"^\s*(?:[=<>~!]|\d+\.\d)")  # ``vllm==0.15.0`` in an install line pins a package
 # values that name a launch or process mode, taken only on a generic leaf (``rollout.mode: async``)
 MODE_VALUES = {"async", "sync", "colocate", "colocated", "disaggregated", "separate", "separated", "hybrid", "spmd",
                "server", "remote", "local", "standalone", "ray", "slurm", "k8s", "kubernetes", "spawn", "forkserver",
@@ -275,7 +311,9 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
             runs = [r for r in vocab.runs[cls] if r in grams or (len(r) > 3 and _contains(toks, r))]
             found = sorted(words & vocab.tokens[cls])
             if cls == "process":
-                found = [t for t in found if t not in _ABBREV or toks == [t]]
+                found = [t for t in found if t not in _ABBREV or toks == [t] or _after_engine(toks, t)]
+                if not found and toks and len(toks) == 1 and toks[0] in _WHOLE_LEAF_PROCESS:
+                    found = [toks[0]]
             elif cls == "layout":
                 found = [t for t in found if t != "strategy" or toks == [t]]
                 if not found and not runs and toks[-1] in _CLASS_LEAF and _ROLE_WORDS & set(toks):
@@ -302,6 +340,11 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
             result = _VETOED if hits == [_VETOED] else _pick(hits, toks)
     vocab.leaf_memo[memo] = result
     return result
+
+
+def _after_engine(toks: list[str], abbrev: str) -> bool:
+    """``vllm_tp`` / ``sglang_dp_size``: a parallelism abbreviation right after an engine's name is its size."""
+    return abbrev != "fsdp" and any(a in ENGINE_VALUES and b == abbrev for a, b in zip(toks, toks[1:], strict=False))
 
 
 def _contains(toks: list[str], run: tuple[str, ...]) -> bool:
@@ -339,16 +382,29 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
         # ``name_resolve.type`` / ``queue.size``: a generic leaf takes its meaning from the parent
         parent = segments[-2]
         res = classify(parent, None, vocab)
-        if res is not None:
+        if res is not None and not res[1].startswith("named after"):  # (the engine switch rule judges those)
             return res[0], f"{res[1]} (parent '{parent}')"
     if (_TIMEOUT & set(toks) or (len(segments) > 1 and _TIMEOUT & set(_tokens(vocab, segments[-2])))) \
-            and not ctx & _TIMEOUT_VETO:
+            and not ctx & _TIMEOUT_VETO and str(value).lower() not in ("true", "false"):
+        # (``raise_timeout=True`` is what to do on a timeout, not how long to wait)
         # a wait on another process or service (a server's start-up, a request, a queue get, a collective)
         return "comm", "a timeout: how long a wait on another process or service may last"
     if len(toks) == 1 and toks[0] in _ROLE_LEAF and len(segments) > 1:
         ptoks = _tokens(vocab, segments[-2])
         if ptoks and set(ptoks) <= _ROLE_SECTIONS:
             return "layout", f"the {toks[0]} of the '{segments[-2]}' role (engine or backend it runs)"
+    if len(segments) == 1 and toks in (["backend"], ["engine"]) and context:
+        # ``AgentTrainer(backend="verl")``: the backend keyword of a role's own class
+        owner = _tokens(vocab, context.split(".", 1)[0])
+        if owner and owner[-1] in _ROLE_SECTIONS | {"trainer", "runner", "engine"}:
+            return "layout", f"the {toks[0]} of '{context.split('.', 1)[0]}' (what it runs on)"
+    if "_".join(toks) in _BACKEND_LEAF and not ctx & _ENGINE_VALUE_VETO and not _VERSION.match(str(value or "")):
+        # ``trainer_args.deepspeed: ds.json``: the settings of a backend, given, turn that backend on
+        return "layout", f"named after the '{last}' backend (setting it turns that backend on)"
+    if {"server", "servers"} & set(toks) and toks[-1] in ("server", "servers") and not ctx & _SERVER_VETO \
+            and (str(value).lower() in ("true", "false") or toks[0] in _SERVER_VERBS):
+        # ``combine_rm_and_critic_server: true`` / ``launch_server``: a switch that starts, merges or skips a server
+        return "process", "switches a server process (one process or another)"
     engine = _engine_switch(segments, toks, ctx)
     if engine is not None:
         return engine

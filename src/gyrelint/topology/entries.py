@@ -50,7 +50,7 @@ def fold_name(name: str) -> str:
 def _rank(raw: RawKey) -> int:
     """Declarations first, then config files, then env reads, then launchers and docs."""
     src = raw.source
-    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict")):
+    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict", "keyword argument")):
         return 0
     if src in ("yaml", "toml", "json", "ini"):
         return 1
@@ -163,17 +163,36 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
     for o in occs:  # the env var a settings class reads for a field (``RL_INFERENCE__PORT``) is that field
         if o.raw.env:
             out.setdefault(fold_name(o.raw.env), fold_name(o.raw.key))
+    at: dict[tuple[str, int], dict[str, str]] = {}  # (file, line) -> leaf of each lower-case key there -> its name
+    cli: set[str] = set()
+    for o in occs:
+        if not o.raw.key.isupper():
+            name = fold_name(o.raw.key)
+            at.setdefault((o.raw.file, o.raw.line), {}).setdefault(name.rsplit(".", 1)[-1], name)
+            if o.raw.source.split(" ", 1)[0] in _CLI:
+                cli.add(name)
     for o in occs:
         key = o.raw.key.lstrip("-")
         if not key.isupper() or fold_name(key) in out:
             continue
         targets = feeds.get(key, set())
         same = fold_name(key).lower()
+        beside = at.get((o.raw.file, o.raw.line), {}).get(same)
         if len(targets) == 1 or same in targets:  # several flags: the one of the same name, if any
             out[fold_name(key)] = same if same in targets else next(iter(targets))
         elif o.raw.file in declared.get(fold_name(key).lower(), ()):
             out[fold_name(key)] = fold_name(key).lower()
+        elif beside is not None:
+            # ``os.environ.get("BASE_URL", cfg.get("base_url"))`` / ``os.environ["PORT"] = str(cfg.port)``: the
+            # variable overrides, or carries, the key read on the same line
+            out[fold_name(key)] = beside
+        elif key in _LAUNCHER_SET and same in cli:
+            out[fold_name(key)] = same
     return out
+
+
+# set by torch/DeepSpeed launchers for every process they start, which also pass ``--local_rank``: one value
+_LAUNCHER_SET = {"LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "NODE_RANK", "MASTER_ADDR", "MASTER_PORT"}
 
 
 def _entry(group: list[Occurrence]) -> KeyEntry | None:
@@ -218,7 +237,7 @@ def _peripheral(path: str) -> bool:
 def _kind_order(declared_as: str) -> int:
     """Options, fields and config files first, then env reads, then launch lines."""
     head = declared_as.split(" ", 1)[0]
-    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini"):
+    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini", "keyword"):
         return 0
     return 1 if head in ("env", "config") else 2
 
@@ -257,6 +276,10 @@ _WHY_TOKENS: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"world"}), "how many processes take part"),
     (frozenset({"engines", "replicas", "servers", "instances", "workers", "actors", "procs", "processes", "nproc"}),
      "how many workers or engines are started"),
+    (frozenset({"resources", "launcher"}), "what a role's processes are started on, and by what"),
+    (frozenset({"concurrent", "concurrency"}), "how much work is kept in flight against the engine at once"),
+    (frozenset({"process", "subprocess", "inprocess", "server"}),
+     "whether a service runs in the caller's process or in a process of its own"),
 )
 
 

@@ -21,6 +21,7 @@ from .names import Namer
 from .scope import file_scope, key_scope
 from .selectors import selector_hits
 from .sources import RawKey
+from .sources.api_params import api_param_keys
 from .sources.config_reads import SOURCE as CONFIG_READ
 from .sources.config_reads import config_read_keys
 from .sources.python_src import python_keys
@@ -109,6 +110,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
     out.extend(yaml_keys(yaml_files))
     out.extend(python_keys(index, graphs, namers))
     if namers:
+        out.extend(api_param_keys(index, next(iter(namers.values())).symbols))
         named, relative = config_read_keys(index, namers, next(iter(namers.values())).symbols)
         out.extend(named)
         out.extend(anchor(relative, out))

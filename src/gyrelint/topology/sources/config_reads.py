@@ -9,7 +9,7 @@ from the root even when read through a sub-config passed down.
 A value is a config when it comes from a loader (``OmegaConf.load/create/structured/merge``,
 ``hydra.compose``, ``yaml.safe_load``, ``json.load``), is the first parameter of a function a
 decorator or wrapper called with ``config_path=``/``config_name=`` runs (``@hydra.main`` and the
-runners frameworks wrap it in), is a parameter annotated ``DictConfig``/``ListConfig``, or is
+runners frameworks wrap it in), is a parameter or a class field annotated ``DictConfig``/``ListConfig``, or is
 passed on from one of these: a local alias (``t = cfg.trainer``), an argument at a call site the
 symbol table resolves to a repo function or class, ``self.cfg = cfg`` then ``self.cfg.x`` in any
 method of the class or its subclasses. Chains on anything else (a model, a tensor, a module) are
@@ -203,6 +203,10 @@ class ConfigReads:
                 for p in params:
                     if p.annotation and _CONFIG_TYPES.search(p.annotation):
                         self.roots.add_local((path, fn.qualname, p.name), [(UNKNOWN,)])
+            for c in s.classes:  # ``@dataclass class Client: cfg: DictConfig``, then ``self.cfg.critic.port``
+                for f in c.fields:
+                    if f.annotation and _CONFIG_TYPES.search(f.annotation):
+                        self.roots.add_attr((f"{s.module}.{c.qualname}", f.name), [(UNKNOWN,)])
 
     def _hydra_entries(self, path: str, s: FileSummary) -> None:
         """First parameter of a function a ``config_path=``/``config_name=`` decorator or wrapper runs."""
@@ -520,7 +524,13 @@ class ConfigReads:
         out: list[tuple[Prefix, tuple[str, ...], int, str | None]] = []
         namer = self.namers[path]
         for c in s.calls:
-            if len(c.args) < 2 or (c.func != "getattr" and (c.attr not in ("select", "update")
+            if not c.args:
+                continue
+            attr = c.func.rsplit(".", 1)[-1]
+            if attr == "get" and c.args[0].kind == "name" and "." in c.func:
+                out.extend(self._const_get(path, s, c))  # ``cfg.get(LAUNCHER_KEY, "slurm")``
+                continue
+            if len(c.args) < 2 or (c.func != "getattr" and (attr not in ("select", "update")
                                                             or namer.canon(c.func, c.scope) not in _SELECT)):
                 continue
             first, second = c.args[0], c.args[1]
@@ -533,6 +543,37 @@ class ConfigReads:
                 default = value_text(third.value) if third is not None and third.kind == "lit" else None
                 out.extend((p, rest, c.line, default) for p in sorted(got))
         return out
+
+
+    def _const_get(self, path: str, s: FileSummary, c: CallSite) -> list[tuple[Prefix, tuple[str, ...], int, str | None]]:
+        """``cfg.get(LAUNCHER_KEY, d)`` with ``LAUNCHER_KEY = "launcher"`` a module constant (here or imported):
+        the constant's text is the key."""
+        receiver = c.func.rsplit(".", 1)[0]
+        if not self.roots.live(path, receiver):
+            return []
+        text = self._constant(s.module, c.scope, str(c.args[0].value))
+        if text is None:
+            return []
+        got = self._value_prefixes(path, s.module, c.scope, c.line, receiver)
+        rest = tuple(text.split("."))
+        if not got or not _keyish(rest) or len(got) > _MAX_PREFIXES:
+            return []
+        second = c.args[1] if len(c.args) > 1 else c.kwarg("default")
+        default = value_text(second.value) if second is not None and second.kind == "lit" else None
+        return [(p, rest, c.line, default) for p in sorted(got)]
+
+    def _constant(self, module: str, scope: str, name: str) -> str | None:
+        """The literal string a module-level constant holds (followed through one import)."""
+        qual = self.symbols.imported(module, scope, name) or self.symbols.resolve_in(module, scope, name) \
+            or f"{module}.{name}"
+        owner, _, attr = qual.rpartition(".")
+        s = self.symbols.modules.get(owner)
+        if s is None:
+            return None
+        for a in s.assignments:
+            if a.scope == MODULE_SCOPE and a.target == attr and a.value_kind == "lit" and isinstance(a.value, str):
+                return a.value
+        return None
 
 
 def _keyish(path: tuple[str, ...]) -> bool:

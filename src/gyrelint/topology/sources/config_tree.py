@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ...graphs.symbols import SymbolTable
 from ...index import Index
-from ...index.summary import MODULE_SCOPE, Arg, ClassDef, FileSummary, Param
+from ...index.summary import MODULE_SCOPE, Arg, CallSite, ClassDef, FileSummary, Param
 from ..names import Namer
 from . import RawKey, value_text
 
@@ -95,7 +95,12 @@ class ConfigTree:
         self.builders: dict[str, str] = {}  # class qualname -> the builder that makes a config of it
         self.styles: dict[str, Style] = {}  # class qualname -> how the parser called on it types its fields
         self.settings: dict[str, Style] = {}  # class qualname -> its own ``model_config = SettingsConfigDict(...)``
+        # (file, class scope, line) -> the name a user types for that field (``Field(alias=...)``) and the
+        # ``Field(8192, ...)`` positional default
+        self.aliases: dict[tuple[str, str, int], str] = {}
+        self.defaults: dict[tuple[str, str, int], object] = {}
         self._scan_calls(index)
+        self._alias_names = frozenset(self.aliases.values())  # typed as written, never re-cased
         self.config = {q for q in self.all if self._is_config(q)}
 
     # ---- which classes are configs -------------------------------------------------------
@@ -140,10 +145,14 @@ class ConfigTree:
         for path, s in index.summaries.items():
             namer = self.namers[path]
             for call in s.calls:
-                if call.attr == "SettingsConfigDict" or call.func.endswith("SettingsConfigDict"):
+                attr = call.func.rsplit(".", 1)[-1]
+                if attr == "SettingsConfigDict":
                     self._settings(s, call.scope, dict(call.kwargs))
                     continue
-                if call.attr not in _CALL_ATTRS and not call.attr.endswith("Parser"):
+                if attr == "Field" and call.scope != MODULE_SCOPE:
+                    self._field_call(s, call)
+                    continue
+                if attr not in _CALL_ATTRS and not attr.endswith("Parser"):
                     continue  # naming every call of a repo costs; only these tails can be a parser or builder
                 style = builder = None
                 for canon in namer.names(call):
@@ -170,6 +179,26 @@ class ConfigTree:
                         qual = self._resolve(s.module, MODULE_SCOPE, first.annotation)
                         if qual is not None:
                             self.styles.setdefault(qual, _CLI_CALLS[tool])
+
+    def _field_call(self, s: FileSummary, call: CallSite) -> None:
+        """``x: int = Field(8192, alias="max-model-len")``: what a user types for the field on that line, and its
+        default. ``validation_alias`` (the name pydantic reads input by) wins over ``alias``; of an
+        ``AliasChoices(...)`` the first choice is taken."""
+        at = (s.path, call.scope, call.line)
+        kw = dict(call.kwargs)
+        for name in ("validation_alias", "alias"):
+            a = kw.get(name)
+            text = _lit(a)
+            if a is not None and a.kind == "call" and str(a.value).endswith("AliasChoices"):
+                inner = next((c for c in s.calls if c.line == call.line and c.scope == call.scope
+                              and c.func.endswith("AliasChoices")), None)
+                text = next((x.value for x in inner.args if x.kind == "lit" and isinstance(x.value, str)), None) \
+                    if inner is not None else None
+            if isinstance(text, str) and text.replace("-", "_").replace(".", "_").isidentifier():
+                self.aliases.setdefault(at, text)
+                break
+        if call.args and call.args[0].kind == "lit" and call.args[0].value is not ...:
+            self.defaults.setdefault(at, call.args[0].value)
 
     def _parser_subclass(self, canon: str) -> Style | None:
         """A repo class built on a parser library (``class TrlParser(HfArgumentParser)``) parses as it does."""
@@ -272,7 +301,8 @@ class ConfigTree:
         for f, owner in self.fields(qual, skip):
             if f.name == "model_config" or (f.annotation and _tail(f.annotation) == "ClassVar"):
                 continue
-            here = (*path, f.name)
+            at = (owner.summary.path, owner.cls.qualname, f.line)
+            here = (*path, self.aliases.get(at, f.name))
             subs = [c for c in self.nested(f, owner) if c not in seen] if depth < _MAX_NEST else []
             if f.name.startswith("_") and not subs:
                 continue  # private state; a private field holding a config tree is still how the tree is passed
@@ -285,7 +315,9 @@ class ConfigTree:
             value = _lit(f.default)
             if value is None and f.default_kw is not None:  # x: int = field(default=8)
                 value = f.default_kw.value
-            segs = [s.replace("_", "-") for s in here] if style.kebab else list(here)
+            if value is None:
+                value = self.defaults.get(at)  # x: int = Field(8, ...)
+            segs = [s if s in self._alias_names else s.replace("_", "-") for s in here] if style.kebab else list(here)
             key = style.prefix + ".".join(segs) if style.nested else segs[-1]
             env = None
             if style.env_prefix is not None and (len(here) == 1 or style.env_delim):

@@ -72,7 +72,9 @@ def read_shell(path: str, text: str, source: str = "script", line_offset: int = 
 def _command(tokens: list[str], path: str, line: int, source: str) -> list[RawKey]:
     out: list[RawKey] = []
     i = 0
-    if tokens[:1] in (["export"], ["declare"], ["local"], ["readonly"]):
+    if tokens[:1] == ["local"]:
+        return out  # a shell function's own variable (``local url="$1"``), never in the environment
+    if tokens[:1] in (["export"], ["declare"], ["readonly"]):
         i = 1
         while i < len(tokens) and tokens[i].startswith("-"):
             i += 1
@@ -89,6 +91,8 @@ def _command(tokens: list[str], path: str, line: int, source: str) -> list[RawKe
         if not m.group(2).startswith("("):  # ``ARGS=(`` opens a bash array: its name is not a setting
             out.append(RawKey(m.group(1), m.group(2) or None, path, line, "env" if i + 1 < len(tokens) else source))
         i += 1
+    if i < len(tokens) and _installer(tokens[i:]):
+        return out  # ``pip install vllm==0.15.0``: packages and version pins, not settings
     if i < len(tokens) and not tokens[i].startswith("--"):
         i += 1  # the command word (a line of a bash array of flags, ``ARGS=(\n --tp 2\n)``, has none)
     while i < len(tokens):
@@ -110,6 +114,17 @@ def _command(tokens: list[str], path: str, line: int, source: str) -> list[RawKe
                 out.append(RawKey(m.group(2), m.group(3) or None, path, line, "hydra-override"))
         i += 1
     return out
+
+
+_INSTALLERS = {"pip", "pip3", "uv", "conda", "mamba", "micromamba", "apt", "apt-get", "yum", "brew", "poetry", "pixi"}
+
+
+def _installer(words: list[str]) -> bool:
+    """A package manager's command line (``pip install``, ``uv pip install``, ``python -m pip install``)."""
+    head = words[0].rsplit("/", 1)[-1]
+    if head in _INSTALLERS:  # ``uv run app --tp 2`` runs the app: only an install or add command is a package list
+        return "install" in words[1:3] or words[1:2] == ["add"]
+    return head.startswith("python") and words[1:3] == ["-m", "pip"]
 
 
 def markdown_shell_blocks(text: str) -> list[tuple[int, str]]:
