@@ -73,7 +73,7 @@ def measure(root: Path, seeds: list[int], show: int, cache: Path) -> None:
         r, runs, cpu = solve(sums, symbols, seed)
         got = facts(r, sums)
         capped = sum(1 for v in r.store.values() if len(v) >= R._MAX_VALUES)
-        row = f"{root.name:<10} seed {seed!s:>4}  runs {runs:>8,}  cpu {cpu:6.2f} s  capped keys {capped:>5,}  facts {len(got):>7,}"
+        row = f"{root.name:<10} seed {seed!s:>4}  batches {getattr(r, 'round_count', 0):>4}  runs {runs:>8,}  cpu {cpu:6.2f} s  capped keys {capped:>5,}  facts {len(got):>7,}"
         if base is None:
             base = got
             print(row, flush=True)

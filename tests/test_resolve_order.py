@@ -298,3 +298,22 @@ def test_a_read_before_its_key_is_written_does_not_depend_on_order(tmp_path: Pat
     first, *shuffled = _facts_in_orders(tmp_path, [None, 1, 2, 3])
     assert all(got == first for got in shuffled)
     assert {f[3] for f in first if f[:3] == ("site", "m", 1)} == {"m.f"}
+
+
+def test_a_capped_key_keeps_the_same_values_whatever_the_module_order(tmp_path: Path) -> None:
+    """More workers than a key keeps reach one parameter, each from a call site of its own
+    module. Applied after each item, the writes filled the key in the order the modules came
+    in and the first ``_MAX_VALUES`` stayed, so ``w.step()`` named other methods when the
+    modules were shuffled; applied together at the end of a batch, the kept values are chosen
+    from the whole batch, the same in every order."""
+    n = _MAX_VALUES + 16
+    lines = ["def drive(w):", "    w.step()", ""]
+    for i in range(n):
+        lines += [f"class W{i}:", "    def step(self):", "        pass", ""]
+    (tmp_path / "base.py").write_text("\n".join(lines))
+    for i in range(n):
+        (tmp_path / f"m{i}.py").write_text(f"from base import drive, W{i}\ndrive(W{i}())\n")
+    first, *shuffled = _facts_in_orders(tmp_path, [None, 1, 2, 3])
+    steps = {f[3] for f in first if f[:3] == ("site", "base", 0)}
+    assert len(steps) == _MAX_VALUES
+    assert all(got == first for got in shuffled)

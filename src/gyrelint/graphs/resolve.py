@@ -180,6 +180,7 @@ class Resolver:
         self.writers: dict[str, list[tuple[str, str, tuple] | None]] | None = None
         self.origin_memo: dict[str, frozenset[str] | None] = {}
         self.origin_capped = False
+        self.round_count = 0  # batches run() took (bench/resolve_order.py)
         self._setup()
 
     # ---- set-up ------------------------------------------------------------------
@@ -317,9 +318,10 @@ class Resolver:
         return out
 
     # ---- store -------------------------------------------------------------------
-    # Writes are buffered and applied when an item's step ends (:meth:`_flush`): a step reads
-    # the store as it was when the step began, so what it writes does not depend on the order
-    # in which it walks a set of values, and neither does which values a capped key keeps.
+    # Writes are buffered and applied when a round of items ends (:meth:`_flush`, see run()):
+    # a step reads the store as it was when the round began, so what it writes depends neither
+    # on the order in which it walks a set of values nor on which items ran before it, and
+    # neither does which values a capped key keeps.
     def _add(self, key: str, values) -> None:
         if not values:
             return
@@ -1147,13 +1149,25 @@ class Resolver:
             return 1 if fl.op in ("ret", "rann") else 2
         order = sorted(range(len(self.flows)), key=lambda i: rank(self.flows[i][1]))
         items: list[tuple[bool, str, object]] = [(True, *self.flows[i]) for i in order]
+        strata = bytearray(rank(self.flows[i][1]) for i in order)
         items += [(False, mod, c) for mod, s in self.sums.items() for c in s.calls]
         n = len(items)
-        # Rounds: each round runs the items queued by the previous one in item order, so the
-        # order never depends on set iteration (string hashes vary between runs) and a key
-        # capped at _MAX_VALUES gets the same values on every run.
+        strata += bytearray(b"\x03" * (n - len(strata)))
+        # Batches: the items of one stratum (imports and plain definitions, returns, the other
+        # flows, call sites) queued so far run together, every one on the store as the batch
+        # found it, and their writes are applied together when the batch ends (Jacobi within a
+        # batch, the strata in turn). The store after a batch is then a function of the store
+        # before it and of the set of items in the batch, never of the order they run in (the
+        # input order of files and flows, set iteration under a string-hash seed): which values
+        # a key capped at _MAX_VALUES keeps, and what a step that is not monotone (a read that
+        # falls back to every element, the first class of an MRO holding an attribute) wrote on
+        # a partial store, are the same in every order. Flushing after each item made about
+        # 1 % of verl's call facts move with the order (docs/bench/editloop.md).
         self.queue = deque()
         self.queued = bytearray(b"\x01" * n)
+        buckets: list[list[int]] = [[], [], [], []]
+        for i in range(n):
+            buckets[strata[i]].append(i)
         budget = n * _MAX_ROUNDS
         done = 0
         deps = self.deps
@@ -1164,11 +1178,14 @@ class Resolver:
         # named a decorator's or an iterator's target that the final store no longer gives).
         implicit: dict[int, dict[tuple[str, str, int, str], set[str]]] = {}
         attrs: dict[int, dict[str, set[str]]] = {}
-        current: list[int] = list(range(n))
-        while current and done < budget:
-            for i in current:
-                if done >= budget:
-                    break
+        batches = 0
+        stratum = 0
+        while any(buckets) and done < budget:  # the budget is checked between batches only
+            batch = sorted(buckets[stratum])
+            buckets[stratum] = []
+            if batch:
+                batches += 1
+            for i in batch:
                 self.queued[i] = 0
                 done += 1
                 is_flow, mod, obj = items[i]
@@ -1193,9 +1210,11 @@ class Resolver:
                         deps[k] = array("I", (i,))
                     elif got[-1] != i and (len(got) > 8 or i not in got):
                         got.append(i)
-                self._flush()  # after registering what i read: a step that feeds itself runs again
-            current = sorted(self.queue)
+            self._flush()  # after registering what each item read: a step that feeds itself runs again
+            for i in self.queue:
+                buckets[strata[i]].append(i)
             self.queue.clear()
+            stratum = (stratum + 1) % 4
         self.reading = None
         self.implicit, self.class_attrs = {}, {}
         for i in sorted(implicit):
@@ -1204,6 +1223,7 @@ class Resolver:
         for i in sorted(attrs):
             for c, names in attrs[i].items():
                 self.class_attrs.setdefault(c, set()).update(names)
+        self.round_count = batches
         return done
 
     # ---- results ---------------------------------------------------------------------
