@@ -56,7 +56,7 @@ def test_diff_reports_new_findings_and_leaves_the_checkout_alone(repo: Path):
     r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD~1", "--head", "HEAD", "--format", "json"],
                            catch_exceptions=False)
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert [f["rule"] for f in data["new_findings"]] == ["GYR008"]
     assert data["regressed"] is False
     assert state(repo) == before
@@ -69,7 +69,7 @@ def test_diff_against_the_working_tree_and_from_a_subfolder(repo: Path):
     sync = repo / "pkg" / "sync.py"
     sync.write_text(sync.read_text().replace("timeout=36000,", "timeout=30,"))
     r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD", "--format", "json"], catch_exceptions=False)
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert data["new_findings"] == [] and data["fixed_findings"] == 1 and data["head"] == "working tree"
     r = CliRunner().invoke(main, ["diff", str(repo / "pkg"), "--base", "HEAD~1", "--head", "HEAD", "--format", "json"],
                            catch_exceptions=False)
@@ -183,7 +183,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 def _diff(repo: Path, cache: Path) -> tuple[int, dict]:
     r = CliRunner().invoke(main, ["diff", str(repo), "--base", "HEAD", "--format", "json", "--cache-dir", str(cache)],
                            catch_exceptions=False)
-    return r.exit_code, json.loads(r.output)
+    return r.exit_code, json.loads(r.stdout)
 
 
 def test_demo_weight_push_replaced_by_pass_is_a_regression_at_that_function(demo_repo: Path, tmp_path: Path):
@@ -265,7 +265,7 @@ def test_a_flipped_layout_key_and_an_added_one_show_in_the_diff(tmp_path: Path):
     out = CliRunner().invoke(main, ["diff", str(r), "--base", "HEAD~1", "--head", "HEAD", "--format", "json"],
                              catch_exceptions=False)
     assert out.exit_code == 0, out.output
-    topo = json.loads(out.output)["topology"]
+    topo = json.loads(out.stdout)["topology"]
     assert [(k["key"], k["class"], k["before"], k["after"]) for k in topo["keys_changed"]] == [
         ("trainer.colocate", "layout", "false", "true")]
     assert [(k["key"], k["class"], k["value"]) for k in topo["keys_added"]] == [

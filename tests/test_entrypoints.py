@@ -301,7 +301,7 @@ def test_entries_command_text_and_json() -> None:
     assert res.exit_code == 0, res.output
     assert "rlx.train" in res.output and "Missing targets" in res.output and "README.md:12" in res.output
     res = runner.invoke(main, ["entries", str(REPO), "--no-cache", "-j", "1", "--format", "json"])
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert data["schema"] == "gyrelint/1"
     assert {"module", "file", "found_by", "source", "line", "command", "function", "exists"} <= set(data["entry_points"][0])
     assert any(m["module"] == "rlx.trainer_v0" for m in data["missing"])
@@ -311,7 +311,7 @@ def test_entries_command_text_and_json() -> None:
 def test_entries_command_extra_entry_option() -> None:
     res = CliRunner().invoke(main, ["entries", str(SRC), "--no-cache", "-j", "1", "--format", "json",
                                     "--entry", "examples/proj/run.py", "--entry", "pkgx.nothere"])
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     config = [(e["source"], e["file"], e["exists"]) for e in data["entry_points"] if e["found_by"] == "config"]
     assert ("--entry", "examples/proj/run.py", True) in config
     assert any(m["module"] == "pkgx.nothere" and m["source"] == "--entry" for m in data["missing"])

@@ -180,16 +180,16 @@ def test_graph_command_formats(tmp_path: Path) -> None:
     env = {"XDG_CACHE_HOME": str(tmp_path)}
     res = runner.invoke(cli, ["graph", root, "--format", "pycg", "-j", "1"], env=env)
     assert res.exit_code == 0, res.output
-    adj = json.loads(res.output)
+    adj = json.loads(res.stdout)
     assert "main.build" in adj["main"] and f"{T}.fit" in adj["main"]
     assert "<builtin>.print" in adj[f"{T}.log_step"]
     res = runner.invoke(cli, ["graph", root, "--format", "pycg", "--entry", str(FIX / "graphs_sameproc/unused.py")],
                         env=env)
-    assert res.exit_code == 0 and set(json.loads(res.output)) == {"unused"}
+    assert res.exit_code == 0 and set(json.loads(res.stdout)) == {"unused"}
     res = runner.invoke(cli, ["graph", root, "--imports", "--format", "dot"], env=env)
     assert res.exit_code == 0 and '"minirl" -> "minirl.trainer"' in res.output
     res = runner.invoke(cli, ["graph", root, "--calls"], env=env)
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert res.exit_code == 0 and "imports" not in data and data["calls"]["edges"]
 
 

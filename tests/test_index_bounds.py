@@ -294,6 +294,6 @@ def test_every_command_survives_data_modules(tmp_path: Path, monkeypatch: pytest
     if args[0] == "analyze":
         import json
 
-        kinds = {(d["file"], d["kind"]) for d in json.loads(result.output)["diagnostics"]}
+        kinds = {(d["file"], d["kind"]) for d in json.loads(result.stdout)["diagnostics"]}
         assert kinds == {("pkg/vocab.py", "data-module"), ("pkg/nest.py", "data-module"),
                          ("pkg/blank.py", "data-module")}

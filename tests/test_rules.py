@@ -510,7 +510,7 @@ def test_demo_field_renamed_on_the_producer_side_only_is_gyr004(tmp_path):
     sampler.write_text(src.replace('"obs": torch.stack(observations)', '"observation": torch.stack(observations)'))
     r = CliRunner().invoke(main, ["check", str(root), "--no-cache", "--format", "json"], catch_exceptions=False)
     assert r.exit_code == 1, r.output
-    found = [f for f in json.loads(r.output)["findings"] if f["rule"] == "GYR004"]
+    found = [f for f in json.loads(r.stdout)["findings"] if f["rule"] == "GYR004"]
     assert [(f["file"], "'obs'" in f["message"]) for f in found] == [("minirl/trainer.py", True)]
 
 

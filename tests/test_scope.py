@@ -85,8 +85,8 @@ def test_include_tests_from_pyproject_and_from_the_command_line(tmp_path: Path) 
     off = CliRunner().invoke(cli, ["analyze", str(repo), "--format", "json"], env=env)
     on = CliRunner().invoke(cli, ["analyze", str(repo), "--format", "json", "--include-tests"], env=env)
     assert off.exit_code == on.exit_code == 0, off.output + on.output
-    assert json.loads(off.output)["ignored"]["test"] == 2
-    assert json.loads(on.output)["ignored"]["test"] == 0
+    assert json.loads(off.stdout)["ignored"]["test"] == 2
+    assert json.loads(on.stdout)["ignored"]["test"] == 0
     with (repo / "pyproject.toml").open("a") as f:
         f.write("\n[tool.gyrelint]\ninclude-tests = true\n")
     a = analyze(repo, cache_dir=tmp_path / "cache", jobs=1)  # settings read from the repo

@@ -172,7 +172,7 @@ def test_text_and_json_show_entries_and_what_was_folded(tmp_path):
     res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1", "--all", "--root-relative"])
     assert "TEST_MASTER_PORT" in res.output and "[tests]" in res.output
     res = CliRunner().invoke(main, ["topology", str(root), "--no-cache", "-j", "1", "--format", "json"])
-    data = json.loads(res.output)["topology"]
+    data = json.loads(res.stdout)["topology"]
     keys = {k["name"]: k for k in data["keys"]}
     assert keys["--rollout-port"]["uses"] == 1 and keys["--rollout-port"]["where"][0]["file"] == "scripts/run.sh"
     assert keys["TEST_MASTER_PORT"]["scope"] == "tests" and data["folded"] == {"repeats": 1, "tests": 1}

@@ -136,7 +136,7 @@ def test_cli_text_and_json():
     assert "[port]" in res.output and "conf/rollout/engine.yaml:3" in res.output
     res = CliRunner().invoke(main, ["topology", root, "--no-cache", "-j", "1", "--format", "json", "--class", "comm"])
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
+    data = json.loads(res.stdout)
     assert data["schema"] == "gyrelint/1"
     assert data["topology"]["verdict"] == "cross-process"
     assert {k["class"] for k in data["topology"]["config_keys"]} == {"comm"}
