@@ -295,3 +295,10 @@ def test_offline_scripts_hand_nothing_off():
     ev = _analysis("accuracy_offline_entries").functions["ember.convert.broadcast_state"].evidence
     assert [e.via for e in ev if e.signal == "offline-entry"] == [
         "reached only from offline entry points: scripts.convert_checkpoint"]
+
+
+def test_loop_handing_its_rollouts_to_a_remote_trainer_is_the_driver():
+    """D (multi-process): ``batch = await collect(...); await policy.learn(batch)`` where the
+    optimizer step sits behind a client whose backend is only known by a name guess; a loop that
+    generates and only logs what it got stays sampling."""
+    assert wrong_labels("accuracy_remote_trainer") == []

@@ -23,6 +23,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
+from .drivers import FlowIndex, rollout_fed
 from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
@@ -249,13 +250,14 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
     groups = weak_groups(facts)
+    flows = FlowIndex(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
             results[q] = _label(q, facts, prepared[q], _unsplit(q, facts, edges, groups, results), results,
-                                matches.get(q, []))
+                                matches.get(q, []), flows)
         else:
-            _label_cycle(comp, facts, prepared, edges, results, matches)
+            _label_cycle(comp, facts, prepared, edges, results, matches, flows)
     return results
 
 
@@ -570,7 +572,7 @@ def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
-                 results: dict[str, SideResult], matches: dict[str, list[Match]]) -> None:
+                 results: dict[str, SideResult], matches: dict[str, list[Match]], flows: FlowIndex) -> None:
     """Label mutually recursive functions in rounds, each round from the previous round's results.
 
     The first round sees only callees outside the cycle; later rounds relabel the callers
@@ -588,7 +590,7 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
     todo = comp
     view: Mapping[str, SideResult] = results
     for _ in range(SCC_ROUNDS):
-        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, [])) for q in todo}
+        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, []), flows) for q in todo}
         changed = [q for q in todo if q not in cur or _passed_on(new[q]) != _passed_on(cur[q])]
         cur.update(new)
         if not changed:
@@ -599,7 +601,7 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
 
 
 def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Mapping[str, SideResult],
-           own_matches: list[Match]) -> SideResult:
+           own_matches: list[Match], flows: FlowIndex | None = None) -> SideResult:
     own, setup, top = prep
     fn = facts.functions[q]
     r = SideResult(own=own, own_matches=own_matches)
@@ -642,7 +644,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
     elif _shapes_between(own, own_matches):
         r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
-    elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
+    elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
+            or (flows is not None and _hands_rollouts_on(q, facts, out_edges, results, flows)):
         r.side = Side.DRIVER
     elif delegated is not None:
         r.side, r.kind = _SIDE_OF[delegated[0]]
@@ -885,6 +888,38 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
         elif cr.side == Side.TRAINING:
             got.add(TRAINING)
     return len(got) == 2
+
+
+def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], results: Mapping[str, SideResult],
+                       flows: FlowIndex) -> bool:
+    """The body hands what its generation chain returned to code the training chain runs behind.
+
+    ``groups = await gather(rollouts); await model.train(groups)``: the trainer sits behind a
+    client (an HTTP post, an actor call, a queue) that ``sides`` only reaches over faint, weak
+    edges, so ``_calls_both_chains`` sees no training callee. The value decides instead: a firm
+    call into a solid generation chain whose result (see ``drivers.rollout_fed``) is the argument
+    of a firm call into training, a driver, or a trajectory handoff / unlabelled callee with
+    training evidence behind it. A body that generates and stores its output in a buffer hands
+    nothing to a trainer: the buffer's ``put`` carries no training evidence.
+    """
+    gens: set[str] = set()
+    takers: set[str] = set()
+    for callee, decay in out_edges.items():
+        if decay < FIRM:
+            continue
+        cr = results.get(callee)
+        if cr is None:
+            continue
+        if cr.side == Side.SAMPLING and cr.solid and _generates(cr):
+            gens.add(callee)
+        elif cr.side in (Side.TRAINING, Side.DRIVER) or (
+                cr.total.get(TRAINING, 0.0) > 0 and (cr.side == Side.NEUTRAL or cr.kind == HandoffKind.TRAJECTORY)):
+            takers.add(callee)
+    if not gens or not takers:
+        return False
+    fn = facts.functions[q]
+    fed = rollout_fed(fn, flows.of(q), lambda c: any(t in gens for t in c.targets))
+    return any(t in takers for c in fed for t in c.targets)
 
 
 def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Evidence]:
