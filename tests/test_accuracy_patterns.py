@@ -302,3 +302,10 @@ def test_loop_handing_its_rollouts_to_a_remote_trainer_is_the_driver():
     optimizer step sits behind a client whose backend is only known by a name guess; a loop that
     generates and only logs what it got stays sampling."""
     assert wrong_labels("accuracy_remote_trainer") == []
+
+
+def test_constructor_building_the_engine_and_a_library_trainer_is_the_driver():
+    """R: an ``__init__`` that builds a vLLM engine and a training library's trainer in one process
+    starts both sides; building only the trainer is the training side's set-up; evaluating with
+    a trainer built elsewhere is neither."""
+    assert wrong_labels("accuracy_colocated_build") == []

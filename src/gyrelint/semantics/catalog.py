@@ -1706,6 +1706,16 @@ SIGNALS: tuple[Signal, ...] = (
        calls=("accelerate.*.prepare",), methods=("prepare",), roles=("accelerator",),
        examples_match=("class T:\n    def target(self, model, opt):\n        return self.accelerator.prepare(model, opt)\n",),
        examples_nomatch=("def target(stmt):\n    return stmt.prepare()\n",)),
+    _s(id="trainer-build", side=TRAINING, weight=1.0, setup=True,
+       rationale="Constructing a training library's trainer object (its loop owns the loss, backward and "
+                 "optimizer step) sets up the training side.",
+       calls=("trl.*Trainer", "transformers.Trainer", "transformers.*.Trainer", "transformers.Seq2SeqTrainer",
+              "lightning.*.Trainer", "lightning.Trainer", "pytorch_lightning.Trainer", "pytorch_lightning.*.Trainer"),
+       check=_ctor,
+       examples_match=("from trl import GRPOTrainer\n\ndef target(model, args, data):\n"
+                       "    return GRPOTrainer(model=model, args=args, train_dataset=data, reward_funcs=[])\n",),
+       examples_nomatch=("from mylib import Trainer\n\ndef target(model):\n    return Trainer(model)\n",
+                         "def target(trainer):\n    return trainer.evaluate()\n")),
     _s(id="fsdp-wrap", side=TRAINING, weight=0.8, setup=True,
        rationale="Sharding a module with FSDP prepares it for distributed training.",
        calls=("torch.distributed.fsdp.*FullyShardedDataParallel", "torch.distributed.fsdp.fully_shard",
