@@ -18,6 +18,8 @@ from ..index.summary import Flow
 from .facts import CallFact, Facts, FnFacts
 
 ROUNDS = 4  # flow-insensitive: a value assigned below its use in a loop still reaches it
+# methods that store their argument in the receiver: ``kept.append(group)`` makes ``kept`` rollouts too
+_GROW = frozenset({"append", "extend", "add", "insert", "appendleft", "update", "put", "put_nowait"})
 
 
 class FlowIndex:
@@ -58,6 +60,9 @@ class _Rollouts:
         self.names: set[str] = set()
         self.sources = {c.site.func for c in fn.calls if produces(c)}
         self.flows = flows
+        self.grows = [c.site.expr for c in fn.calls if c.method in _GROW and isinstance(c.site.expr, tuple)
+                      and c.site.expr[:1] == ("c",) and isinstance(c.site.expr[1], tuple)
+                      and c.site.expr[1][:1] == ("a",)]
 
     def holds(self, e: object, depth: int = 0) -> bool:
         """The expression's value is (or is built from) rollouts of this body."""
@@ -112,6 +117,9 @@ class _Rollouts:
             for fl in self.flows:
                 if fl.op in ("=", "for", "with") and self.holds(fl.value):
                     grew |= self._bind(fl.target)
+            for e in self.grows:
+                if any(self.holds(a) for a in e[2]):
+                    grew |= self._bind(e[1][1])
             if not grew:
                 return
 
