@@ -43,6 +43,7 @@ heldout pipelinerl https://github.com/ServiceNow/PipelineRL 58d393458625ad63ed53
 heldout nemo_rl https://github.com/NVIDIA-NeMo/RL 7ea279abfbeb698b092856d0dab61e7cf39bc909
 dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845c9937bbe
 dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
+dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d4c
 TREES
 fi
 echo "$CACHE"
