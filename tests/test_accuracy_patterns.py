@@ -309,3 +309,11 @@ def test_constructor_building_the_engine_and_a_library_trainer_is_the_driver():
     starts both sides; building only the trainer is the training side's set-up; evaluating with
     a trainer built elsewhere is neither."""
     assert wrong_labels("accuracy_colocated_build") == []
+
+
+def test_buffer_that_shapes_groups_is_the_handoff_and_the_process_launcher_takes_its_childs_side():
+    """R/P: a buffer that gives a finished group its advantages (one call) and queues it is the
+    trajectory handoff, not training, and the rollout that feeds it stays sampling (a "task batch"
+    of episodes is no prompt intake); ``Process(target=child)`` starts the child's side however
+    deep the child's generation sits; a dict's ``get`` is not the buffer's."""
+    assert wrong_labels("accuracy_group_buffer") == []

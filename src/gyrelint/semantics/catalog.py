@@ -289,6 +289,8 @@ def _intake(c: CallFact, fn: FnFacts, s: float) -> float:
             toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit" or any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
+    if c.method.startswith("put") and any(any(w in t for w in _MADE) for p in fn.params for t in tokens_of(p)):
+        return 0.0  # a body handed episodes or results puts what was generated (a "task batch" of groups)
     return s if _prompt_payload(toks) else 0.0
 
 

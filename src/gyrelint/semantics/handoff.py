@@ -7,7 +7,7 @@ from collections.abc import Set as AbstractSet
 
 from ..model import HandoffKind, ModuleReport, Side
 from .facts import Facts
-from .sides import INHERITED_THRESHOLD, SideResult
+from .sides import INHERITED_THRESHOLD, SHAPING, SideResult
 from .signals import SAMPLING, TRAINING
 
 # parameter-update evidence, strongest first
@@ -361,6 +361,9 @@ def _lean(r: SideResult | None) -> str | None:
     if r is None:
         return None
     s, t = r.total.get(SAMPLING, 0.0), r.total.get(TRAINING, 0.0)
+    o = r.origins.get(TRAINING)
+    if o is not None and o.via != "own" and o.signal in SHAPING and not r.own.get(TRAINING):
+        t = 0.0  # advantages computed by one call before the put: shaping between the sides, not a trainer (R)
     if s >= INHERITED_THRESHOLD and s > 2 * t:
         return SAMPLING
     if t >= INHERITED_THRESHOLD and t > 2 * s:

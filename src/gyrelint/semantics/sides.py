@@ -600,6 +600,11 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
     results.update(cur)
 
 
+# methods every dict, list or set has: a name guess of one on an unknown receiver is most likely the builtin's
+_BUILTIN_NAMES = frozenset({"get", "pop", "put", "append", "extend", "update", "items", "keys", "values", "add",
+                            "clear", "copy", "setdefault", "remove", "insert", "popleft", "appendleft"})
+
+
 def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Mapping[str, SideResult],
            own_matches: list[Match], flows: FlowIndex | None = None) -> SideResult:
     own, setup, top = prep
@@ -617,7 +622,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             continue
         for k, v in cr.export.items():
             if v > 0:
-                if k == TRAJECTORY and decay < DECAY_EXACT * 0.85 and _container_origin(cr):
+                if k == TRAJECTORY and decay < DECAY_EXACT * 0.85 and (_container_origin(cr) or
+                                                                      callee.rpartition(".")[2] in _BUILTIN_NAMES):
                     continue  # ``kwargs.pop(...)`` guessed to be the batch type's ``pop``: no evidence
                 inherited.setdefault(k, []).append((v * decay, callee))
                 if decay >= DECAY_EXACT * 0.85:
@@ -639,10 +645,10 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
     own_w = own.get(WEIGHT_SYNC, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
-    delegated = _delegated_side(q, own, total, out_edges, results)
+    delegated = _delegated_side(q, own, total, out_edges, results) or _spawned_side(fn, own, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _shapes_between(own, own_matches):
+    elif _shapes_between(own, own_matches, _only_shaping(out_edges, results)):
         r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
             or (flows is not None and _hands_rollouts_on(q, facts, out_edges, results, flows)):
@@ -707,24 +713,42 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
 
 
 # training evidence that only shapes rollouts into a batch (returns, advantages): no loss, no step
-_SHAPING = frozenset({"gae-advantage", "group-norm-advantage"})
+SHAPING = frozenset({"gae-advantage", "group-norm-advantage"})
 
 
-def _shapes_between(own: dict[str, float], own_matches: list[Match]) -> bool:
+def _only_shaping(out_edges: dict[str, float], results: Mapping[str, SideResult]) -> bool:
+    """Some callee passes training evidence on, and every such callee's rests on shaping (advantages)."""
+    found = False
+    for callee in out_edges:
+        cr = results.get(callee)
+        if cr is None or cr.export.get(TRAINING, 0.0) <= 0:
+            continue
+        o = cr.origins.get(TRAINING)
+        if o is None or o.signal not in SHAPING:
+            return False
+        found = True
+    return found
+
+
+def _shapes_between(own: dict[str, float], own_matches: list[Match], shaping_callees: bool = False) -> bool:
     """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
     into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
 
     A CPU actor that drains the results queue and serves each learner rank its shard does no
-    training work of its own: it computes no loss, runs no backward and steps no optimizer.
+    training work of its own: it computes no loss, runs no backward and steps no optimizer. The
+    shaping may be one call (``adv = group_advantages(groups)`` before ``queue.put(batch)``):
+    then every callee passing training evidence on must rest on that shaping.
     """
-    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or not own.get(TRAINING):
+    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0:
+        return False
+    if not own.get(TRAINING) and not shaping_callees:
         return False
     transport = False
     for m in own_matches:
         sig = m.signal
         if sig.guard:
             continue
-        if sig.side == TRAINING and sig.id not in _SHAPING:
+        if sig.side == TRAINING and sig.id not in SHAPING:
             return False
         if sig.side == HANDOFF and sig.kind == TRAJECTORY and not sig.container and not sig.setup:
             transport = True
@@ -786,6 +810,41 @@ def _delegated_side(q: str, own: dict[str, float], total: dict[str, float], out_
     return k, v
 
 
+# calls that start a process or thread running the callable handed to them (``Process(target=f)``)
+_SPAWN = frozenset({"Process", "Thread", "start_new_thread", "spawn", "start_processes"})
+
+
+def _spawned_side(fn, own: dict[str, float], out_edges: dict[str, float],
+                  results: Mapping[str, SideResult]) -> tuple[str, float] | None:
+    """A launcher with no evidence of its own that starts processes (or threads) running one side's
+    code takes that side, however far below the side's evidence sits in the child.
+
+    ``Process(target=child_main)`` where ``child_main`` builds the rollout loop that reaches the
+    engine six calls down: the child *is* the sampler, so whatever starts it starts sampling
+    (a launcher of the generation processes only is sampling, of the trainer only training; one
+    that starts both is the driver, see ``_calls_both_chains``). Decay along the child's chain
+    says how sure a caller may be of the child's side, not what the process does. A child
+    entry left neutral counts for nothing (a sandbox's code runner is no trainer).
+    """
+    if any(own.get(k, 0.0) > 0 for k in KEYS):
+        return None
+    found: dict[str, float] = {}
+    for c in fn.calls:
+        if c.method not in _SPAWN:
+            continue
+        for t in c.targets:
+            cr = results.get(t)
+            if cr is None or out_edges.get(t, 0.0) < FIRM:
+                continue
+            k = _side_key(cr)
+            if k in (SAMPLING, TRAINING) and cr.export.get(k, 0.0) > 0:
+                found[k] = max(found.get(k, 0.0), cr.export[k])
+    if len(found) != 1:
+        return None
+    (k, v), = found.items()
+    return k, max(v, THRESHOLD)
+
+
 def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, float]) -> bool:
     """Both chains run under this body: comparable evidence, or a strong call into the weaker chain.
 
@@ -803,7 +862,7 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
 
 
-_NOT_GENERATION = frozenset({"reward-scoring"})  # rollout-side, but scoring, not acting with the policy
+_NOT_GENERATION = frozenset({"reward-scoring", "prompt-intake"})  # rollout-side, but scoring or feeding prompts, not acting with the policy
 
 
 def _generates(r: SideResult) -> bool:
@@ -898,9 +957,10 @@ def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], result
     client (an HTTP post, an actor call, a queue) that ``sides`` only reaches over faint, weak
     edges, so ``_calls_both_chains`` sees no training callee. The value decides instead: a firm
     call into a solid generation chain whose result (see ``drivers.rollout_fed``) is the argument
-    of a firm call into training, a driver, or a trajectory handoff / unlabelled callee with
-    training evidence behind it. A body that generates and stores its output in a buffer hands
-    nothing to a trainer: the buffer's ``put`` carries no training evidence.
+    of a firm call into training, a driver, or a trajectory handoff / unlabelled callee with a
+    learner's training evidence behind it (see ``_learns``). A body that generates and stores its
+    output in a buffer hands nothing to a trainer, even when the buffer computes the group's
+    advantages before queueing it.
     """
     gens: set[str] = set()
     takers: set[str] = set()
@@ -913,13 +973,21 @@ def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], result
         if cr.side == Side.SAMPLING and cr.solid and _generates(cr):
             gens.add(callee)
         elif cr.side in (Side.TRAINING, Side.DRIVER) or (
-                cr.total.get(TRAINING, 0.0) > 0 and (cr.side == Side.NEUTRAL or cr.kind == HandoffKind.TRAJECTORY)):
+                cr.total.get(TRAINING, 0.0) > 0 and (cr.side == Side.NEUTRAL or cr.kind == HandoffKind.TRAJECTORY)
+                and _learns(cr)):
             takers.add(callee)
     if not gens or not takers:
         return False
     fn = facts.functions[q]
     fed = rollout_fed(fn, flows.of(q), lambda c: any(t in gens for t in c.targets))
     return any(t in takers for c in fed for t in c.targets)
+
+
+def _learns(r: SideResult) -> bool:
+    """The training evidence behind a result is a learner's (a loss, a step), not advantage shaping:
+    a buffer that normalises a group's rewards before queueing it trains nothing."""
+    o = r.origins.get(TRAINING)
+    return o is not None and o.signal not in SHAPING
 
 
 def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Evidence]:
