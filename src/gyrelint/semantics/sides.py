@@ -648,10 +648,11 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results) or _spawned_side(fn, own, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _shapes_between(own, own_matches, _only_shaping(out_edges, results)):
+    elif _shapes_between(own, own_matches, out_edges, results):
         r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
-            or (flows is not None and _hands_rollouts_on(q, facts, out_edges, results, flows)):
+            or (flows is not None and s > 0 and (t > 0 or total.get(TRAJECTORY, 0.0) > 0)
+                and _hands_rollouts_on(q, facts, out_edges, results, flows)):
         r.side = Side.DRIVER
     elif delegated is not None:
         r.side, r.kind = _SIDE_OF[delegated[0]]
@@ -730,7 +731,8 @@ def _only_shaping(out_edges: dict[str, float], results: Mapping[str, SideResult]
     return found
 
 
-def _shapes_between(own: dict[str, float], own_matches: list[Match], shaping_callees: bool = False) -> bool:
+def _shapes_between(own: dict[str, float], own_matches: list[Match], out_edges: dict[str, float],
+                    results: Mapping[str, SideResult]) -> bool:
     """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
     into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
 
@@ -741,7 +743,7 @@ def _shapes_between(own: dict[str, float], own_matches: list[Match], shaping_cal
     """
     if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0:
         return False
-    if not own.get(TRAINING) and not shaping_callees:
+    if not own.get(TRAINING) and not _only_shaping(out_edges, results):
         return False
     transport = False
     for m in own_matches:
@@ -826,7 +828,7 @@ def _spawned_side(fn, own: dict[str, float], out_edges: dict[str, float],
     says how sure a caller may be of the child's side, not what the process does. A child
     entry left neutral counts for nothing (a sandbox's code runner is no trainer).
     """
-    if any(own.get(k, 0.0) > 0 for k in KEYS):
+    if _SPAWN.isdisjoint(fn.called()) or any(own.get(k, 0.0) > 0 for k in KEYS):
         return None
     found: dict[str, float] = {}
     for c in fn.calls:
