@@ -343,3 +343,23 @@ def test_rollout_tensors_handed_over_through_shared_file_mappings():
     batch written into such views on one side and mapped back on the other is the trajectory
     handoff (both the mapper and the writer that calls it); a private read of a file is not."""
     assert wrong_labels("accuracy_shared_files") == []
+def test_loop_handing_its_rollouts_to_a_remote_trainer_is_the_driver():
+    """D (multi-process): ``batch = await collect(...); await policy.learn(batch)`` where the
+    optimizer step sits behind a client whose backend is only known by a name guess; a loop that
+    generates and only logs what it got stays sampling."""
+    assert wrong_labels("accuracy_remote_trainer") == []
+
+
+def test_constructor_building_the_engine_and_a_library_trainer_is_the_driver():
+    """R: an ``__init__`` that builds a vLLM engine and a training library's trainer in one process
+    starts both sides; building only the trainer is the training side's set-up; evaluating with
+    a trainer built elsewhere is neither."""
+    assert wrong_labels("accuracy_colocated_build") == []
+
+
+def test_buffer_that_shapes_groups_is_the_handoff_and_the_process_launcher_takes_its_childs_side():
+    """R/P: a buffer that gives a finished group its advantages (one call) and queues it is the
+    trajectory handoff, not training, and the rollout that feeds it stays sampling (a "task batch"
+    of episodes is no prompt intake); ``Process(target=child)`` starts the child's side however
+    deep the child's generation sits; a dict's ``get`` is not the buffer's."""
+    assert wrong_labels("accuracy_group_buffer") == []

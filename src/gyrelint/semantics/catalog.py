@@ -303,6 +303,8 @@ def _intake(c: CallFact, fn: FnFacts, s: float) -> float:
             toks.update(tokens_of(a.target))
     if c.site.args and c.site.args[0].kind == "lit" or any(any(w in t for w in _NOT_ROLLOUT) for t in toks):
         return 0.0
+    if c.method.startswith("put") and any(any(w in t for w in _MADE) for p in fn.params for t in tokens_of(p)):
+        return 0.0  # a body handed episodes or results puts what was generated (a "task batch" of groups)
     return s if _prompt_payload(toks) and not _built_from_made(c, fn) else 0.0
 
 
@@ -1908,6 +1910,16 @@ SIGNALS: tuple[Signal, ...] = (
        calls=("accelerate.*.prepare",), methods=("prepare",), roles=("accelerator",),
        examples_match=("class T:\n    def target(self, model, opt):\n        return self.accelerator.prepare(model, opt)\n",),
        examples_nomatch=("def target(stmt):\n    return stmt.prepare()\n",)),
+    _s(id="trainer-build", side=TRAINING, weight=1.0, setup=True,
+       rationale="Constructing a training library's trainer object (its loop owns the loss, backward and "
+                 "optimizer step) sets up the training side.",
+       calls=("trl.*Trainer", "transformers.Trainer", "transformers.*.Trainer", "transformers.Seq2SeqTrainer",
+              "lightning.*.Trainer", "lightning.Trainer", "pytorch_lightning.Trainer", "pytorch_lightning.*.Trainer"),
+       check=_ctor,
+       examples_match=("from trl import GRPOTrainer\n\ndef target(model, args, data):\n"
+                       "    return GRPOTrainer(model=model, args=args, train_dataset=data, reward_funcs=[])\n",),
+       examples_nomatch=("from mylib import Trainer\n\ndef target(model):\n    return Trainer(model)\n",
+                         "def target(trainer):\n    return trainer.evaluate()\n")),
     _s(id="fsdp-wrap", side=TRAINING, weight=0.8, setup=True,
        rationale="Sharding a module with FSDP prepares it for distributed training.",
        calls=("torch.distributed.fsdp.*FullyShardedDataParallel", "torch.distributed.fsdp.fully_shard",

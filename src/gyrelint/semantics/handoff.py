@@ -7,7 +7,7 @@ from collections.abc import Set as AbstractSet
 
 from ..model import HandoffKind, ModuleReport, Side
 from .facts import Facts
-from .sides import INHERITED_THRESHOLD, SideResult, hub_end
+from .sides import INHERITED_THRESHOLD, SHAPING, SideResult, hub_end
 from .signals import SAMPLING, TRAINING
 
 # parameter-update evidence, strongest first
@@ -361,6 +361,9 @@ def _lean(r: SideResult | None, fn) -> str | None:
     if r is None or hub_end(r, fn):
         return None  # a collector queuing what it shaped is the handoff's put end, on neither side
     s, t = r.total.get(SAMPLING, 0.0), r.total.get(TRAINING, 0.0)
+    o = r.origins.get(TRAINING)
+    if o is not None and o.via != "own" and o.signal in SHAPING and not r.own.get(TRAINING):
+        t = 0.0  # advantages computed by one call before the put: shaping between the sides, not a trainer (R)
     if s >= INHERITED_THRESHOLD and s > 2 * t:
         return SAMPLING
     if t >= INHERITED_THRESHOLD and t > 2 * s:

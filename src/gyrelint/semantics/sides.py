@@ -23,6 +23,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
+from .drivers import FlowIndex, rollout_fed
 from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 
@@ -249,13 +250,14 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) 
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
     groups = weak_groups(facts)
+    flows = FlowIndex(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
             results[q] = _label(q, facts, prepared[q], _unsplit(q, facts, edges, groups, results), results,
-                                matches.get(q, []))
+                                matches.get(q, []), flows)
         else:
-            _label_cycle(comp, facts, prepared, edges, results, matches)
+            _label_cycle(comp, facts, prepared, edges, results, matches, flows)
     return results
 
 
@@ -570,7 +572,7 @@ def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
-                 results: dict[str, SideResult], matches: dict[str, list[Match]]) -> None:
+                 results: dict[str, SideResult], matches: dict[str, list[Match]], flows: FlowIndex) -> None:
     """Label mutually recursive functions in rounds, each round from the previous round's results.
 
     The first round sees only callees outside the cycle; later rounds relabel the callers
@@ -588,7 +590,7 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
     todo = comp
     view: Mapping[str, SideResult] = results
     for _ in range(SCC_ROUNDS):
-        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, [])) for q in todo}
+        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, []), flows) for q in todo}
         changed = [q for q in todo if q not in cur or _passed_on(new[q]) != _passed_on(cur[q])]
         cur.update(new)
         if not changed:
@@ -598,8 +600,13 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
     results.update(cur)
 
 
+# methods every dict, list or set has: a name guess of one on an unknown receiver is most likely the builtin's
+_BUILTIN_NAMES = frozenset({"get", "pop", "put", "append", "extend", "update", "items", "keys", "values", "add",
+                            "clear", "copy", "setdefault", "remove", "insert", "popleft", "appendleft"})
+
+
 def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Mapping[str, SideResult],
-           own_matches: list[Match]) -> SideResult:
+           own_matches: list[Match], flows: FlowIndex | None = None) -> SideResult:
     own, setup, top = prep
     fn = facts.functions[q]
     r = SideResult(own=own, own_matches=own_matches)
@@ -615,7 +622,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             continue
         for k, v in cr.export.items():
             if v > 0:
-                if k == TRAJECTORY and decay < DECAY_EXACT * 0.85 and _container_origin(cr):
+                if k == TRAJECTORY and decay < DECAY_EXACT * 0.85 and (_container_origin(cr) or
+                                                                      callee.rpartition(".")[2] in _BUILTIN_NAMES):
                     continue  # ``kwargs.pop(...)`` guessed to be the batch type's ``pop``: no evidence
                 inherited.setdefault(k, []).append((v * decay, callee))
                 if decay >= DECAY_EXACT * 0.85:
@@ -637,12 +645,14 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
     own_w = own.get(WEIGHT_SYNC, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
-    delegated = _delegated_side(q, own, total, out_edges, results)
+    delegated = _delegated_side(q, own, total, out_edges, results) or _spawned_side(fn, own, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _shapes_between(own, own_matches) or _hub_end(own, own_matches, total, origins, fn):
+    elif _shapes_between(own, own_matches, out_edges, results) or _hub_end(own, own_matches, total, origins, fn):
         r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
-    elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results):
+    elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
+            or (flows is not None and s > 0 and (t > 0 or total.get(TRAJECTORY, 0.0) > 0)
+                and _hands_rollouts_on(q, facts, out_edges, results, flows)):
         r.side = Side.DRIVER
     elif delegated is not None:
         r.side, r.kind = _SIDE_OF[delegated[0]]
@@ -704,24 +714,43 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
 
 
 # training evidence that only shapes rollouts into a batch (returns, advantages): no loss, no step
-_SHAPING = frozenset({"gae-advantage", "group-norm-advantage"})
+SHAPING = frozenset({"gae-advantage", "group-norm-advantage"})
 
 
-def _shapes_between(own: dict[str, float], own_matches: list[Match]) -> bool:
+def _only_shaping(out_edges: dict[str, float], results: Mapping[str, SideResult]) -> bool:
+    """Some callee passes training evidence on, and every such callee's rests on shaping (advantages)."""
+    found = False
+    for callee in out_edges:
+        cr = results.get(callee)
+        if cr is None or cr.export.get(TRAINING, 0.0) <= 0:
+            continue
+        o = cr.origins.get(TRAINING)
+        if o is None or o.signal not in SHAPING:
+            return False
+        found = True
+    return found
+
+
+def _shapes_between(own: dict[str, float], own_matches: list[Match], out_edges: dict[str, float],
+                    results: Mapping[str, SideResult]) -> bool:
     """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
     into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
 
     A CPU actor that drains the results queue and serves each learner rank its shard does no
-    training work of its own: it computes no loss, runs no backward and steps no optimizer.
+    training work of its own: it computes no loss, runs no backward and steps no optimizer. The
+    shaping may be one call (``adv = group_advantages(groups)`` before ``queue.put(batch)``):
+    then every callee passing training evidence on must rest on that shaping.
     """
-    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or not own.get(TRAINING):
+    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0:
+        return False
+    if not own.get(TRAINING) and not _only_shaping(out_edges, results):
         return False
     transport = False
     for m in own_matches:
         sig = m.signal
         if sig.guard:
             continue
-        if sig.side == TRAINING and sig.id not in _SHAPING:
+        if sig.side == TRAINING and sig.id not in SHAPING:
             return False
         if sig.side == HANDOFF and sig.kind == TRAJECTORY and not sig.container and not sig.setup:
             transport = True
@@ -818,6 +847,41 @@ def _delegated_side(q: str, own: dict[str, float], total: dict[str, float], out_
     return k, v
 
 
+# calls that start a process or thread running the callable handed to them (``Process(target=f)``)
+_SPAWN = frozenset({"Process", "Thread", "start_new_thread", "spawn", "start_processes"})
+
+
+def _spawned_side(fn, own: dict[str, float], out_edges: dict[str, float],
+                  results: Mapping[str, SideResult]) -> tuple[str, float] | None:
+    """A launcher with no evidence of its own that starts processes (or threads) running one side's
+    code takes that side, however far below the side's evidence sits in the child.
+
+    ``Process(target=child_main)`` where ``child_main`` builds the rollout loop that reaches the
+    engine six calls down: the child *is* the sampler, so whatever starts it starts sampling
+    (a launcher of the generation processes only is sampling, of the trainer only training; one
+    that starts both is the driver, see ``_calls_both_chains``). Decay along the child's chain
+    says how sure a caller may be of the child's side, not what the process does. A child
+    entry left neutral counts for nothing (a sandbox's code runner is no trainer).
+    """
+    if _SPAWN.isdisjoint(fn.called()) or any(own.get(k, 0.0) > 0 for k in KEYS):
+        return None
+    found: dict[str, float] = {}
+    for c in fn.calls:
+        if c.method not in _SPAWN:
+            continue
+        for t in c.targets:
+            cr = results.get(t)
+            if cr is None or out_edges.get(t, 0.0) < FIRM:
+                continue
+            k = _side_key(cr)
+            if k in (SAMPLING, TRAINING) and cr.export.get(k, 0.0) > 0:
+                found[k] = max(found.get(k, 0.0), cr.export[k])
+    if len(found) != 1:
+        return None
+    (k, v), = found.items()
+    return k, max(v, THRESHOLD)
+
+
 def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, float]) -> bool:
     """Both chains run under this body: comparable evidence, or a strong call into the weaker chain.
 
@@ -835,7 +899,7 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
 
 
-_NOT_GENERATION = frozenset({"reward-scoring"})  # rollout-side, but scoring, not acting with the policy
+_NOT_GENERATION = frozenset({"reward-scoring", "prompt-intake"})  # rollout-side, but scoring or feeding prompts, not acting with the policy
 
 
 def _generates(r: SideResult) -> bool:
@@ -920,6 +984,47 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
         elif cr.side == Side.TRAINING:
             got.add(TRAINING)
     return len(got) == 2
+
+
+def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], results: Mapping[str, SideResult],
+                       flows: FlowIndex) -> bool:
+    """The body hands what its generation chain returned to code the training chain runs behind.
+
+    ``groups = await gather(rollouts); await model.train(groups)``: the trainer sits behind a
+    client (an HTTP post, an actor call, a queue) that ``sides`` only reaches over faint, weak
+    edges, so ``_calls_both_chains`` sees no training callee. The value decides instead: a firm
+    call into a solid generation chain whose result (see ``drivers.rollout_fed``) is the argument
+    of a firm call into training, a driver, or a trajectory handoff / unlabelled callee with a
+    learner's training evidence behind it (see ``_learns``). A body that generates and stores its
+    output in a buffer hands nothing to a trainer, even when the buffer computes the group's
+    advantages before queueing it.
+    """
+    gens: set[str] = set()
+    takers: set[str] = set()
+    for callee, decay in out_edges.items():
+        if decay < FIRM:
+            continue
+        cr = results.get(callee)
+        if cr is None:
+            continue
+        if cr.side == Side.SAMPLING and cr.solid and _generates(cr):
+            gens.add(callee)
+        elif cr.side in (Side.TRAINING, Side.DRIVER) or (
+                cr.total.get(TRAINING, 0.0) > 0 and (cr.side == Side.NEUTRAL or cr.kind == HandoffKind.TRAJECTORY)
+                and _learns(cr)):
+            takers.add(callee)
+    if not gens or not takers:
+        return False
+    fn = facts.functions[q]
+    fed = rollout_fed(fn, flows.of(q), lambda c: any(t in gens for t in c.targets))
+    return any(t in takers for c in fed for t in c.targets)
+
+
+def _learns(r: SideResult) -> bool:
+    """The training evidence behind a result is a learner's (a loss, a step), not advantage shaping:
+    a buffer that normalises a group's rewards before queueing it trains nothing."""
+    o = r.origins.get(TRAINING)
+    return o is not None and o.signal not in SHAPING
 
 
 def _evidence(file: str, r: SideResult, own_matches: list[Match]) -> list[Evidence]:
