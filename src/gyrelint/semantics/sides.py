@@ -769,7 +769,7 @@ def _hub_end(own: dict[str, float], own_matches: list[Match], total: dict[str, f
             or total.get(SAMPLING, 0.0) >= INHERITED_THRESHOLD:
         return False
     o = origins.get(TRAINING)
-    if o is None or o.via == "own" or o.signal not in _SHAPING:
+    if o is None or o.via == "own" or o.signal not in SHAPING:
         return False
     lines = {m.line for m in own_matches if m.signal.side == HANDOFF and m.signal.kind == TRAJECTORY
              and not m.signal.container and not m.signal.setup and m.signal.id in _PUTS}
