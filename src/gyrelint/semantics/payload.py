@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ..index import Index
 from ..index.summary import Flow
 from .facts import CallFact, Facts, FnFacts
+from .taint import BodyTaint, FlowIndex, dotted_text
 
 # calls whose result is a module's parameters (the seed of the payload)
 _SEED_METHODS = frozenset({"named_parameters", "parameters", "state_dict"})  # buffers (rotary tables) are no trained weights
@@ -52,7 +53,7 @@ _RECV = frozenset({"recv", "recv_pyobj", "recv_multipart", "recv_bytes", "recv_j
                    "irecv", "broadcast_object_list"})
 _LOAD = re.compile(r"^(load_state_dict|load_weights?|load_model_weights|copy_|set_weights?|update_weights?\w*|"
                    r"load_params?\w*|assign_weights?)$")
-ROUNDS = 4
+ROUNDS = 4  # rounds of the join across calls (a callee's taint reaching its callers)
 
 
 @dataclass(slots=True)
@@ -64,97 +65,42 @@ class WeightFlow:
     handed: set[str] = field(default_factory=set)  # repo functions a parameter-derived value is passed to
 
 
-def _scope_flows(index: Index, facts: Facts) -> dict[str, list[Flow]]:
-    """Flows of every function, by full qualname (module-level flows dropped)."""
-    out: dict[str, list[Flow]] = {}
-    for s in index.summaries.values():
-        for fl in s.flows:
-            q = f"{s.module}.{fl.scope}"
-            if q in facts.functions:
-                out.setdefault(q, []).append(fl)
-    return out
-
-
-def _text(e: object) -> str:
-    """Dotted text of a name/attribute tree (``self.net``), '' for anything else."""
-    if not isinstance(e, tuple) or not e:
-        return ""
-    if e[0] == "n":
-        return str(e[1])
-    if e[0] == "a":
-        base = _text(e[1])
-        return f"{base}.{e[2]}" if base else ""
-    return ""
-
-
 def _model_receiver(base: object) -> bool:
     if isinstance(base, tuple) and base[:1] == ("s",):
         base = base[1]  # ``self.states["model"].state_dict()``: the container's name decides
-    last = _text(base).rsplit(".", 1)[-1].lower()
+    last = dotted_text(base).rsplit(".", 1)[-1].lower()
     if not last:
         return isinstance(base, tuple) and bool(base) and base[0] == "c"  # ``unwrap(m).state_dict()``
     return not any(w in last for w in _NOT_MODEL)
 
 
-class _Body:
+class _Body(BodyTaint):
     """Taint of one function body: which names hold parameter-derived values."""
 
     def __init__(self, fn: FnFacts, flows: list[Flow], tainted_params: set[str],
                  returns_weights: set[str]) -> None:
+        super().__init__(flows, tainted_params)
         self.fn = fn
-        self.flows = flows
-        self.names: set[str] = set(tainted_params)
         self.returns_weights = returns_weights
-        self.by_line: dict[tuple[int, str], CallFact] = {}
-        for c in fn.calls:
-            self.by_line.setdefault((c.site.line, c.site.func), c)
 
-    def tainted(self, e: object, depth: int = 0) -> bool:
-        if not isinstance(e, tuple) or not e or depth > 30:
-            return False
-        op = e[0]
-        d = depth + 1
-        if op == "n":
-            return e[1] in self.names
-        if op == "a":
-            if e[2] in _NOT_WEIGHTS_ATTR:
-                return False
-            t = _text(e)
-            return (bool(t) and t in self.names) or self.tainted(e[1], d)
-        if op == "s":
-            return self.tainted(e[1], d)
-        if op in ("l", "d"):
-            items = e[2]
-            for it in items:
-                if isinstance(it, tuple) and len(it) == 2 and not isinstance(it[0], str):
-                    if self.tainted(it[1], d):  # a dict item (key, value)
-                        return True
-                elif isinstance(it, tuple) and it and it[0] == "*":
-                    if self.tainted(it[1], d):
-                        return True
-                elif self.tainted(it, d):
-                    return True
-            return False
-        if op == "u":
-            return any(self.tainted(a, d) for a in e[1])
-        if op == "c":
-            func = e[1]
-            if isinstance(func, tuple) and func and func[0] == "a":
-                if func[2] in _SEED_METHODS and _model_receiver(func[1]):
-                    return True
-                if func[2] in _NOT_WEIGHTS_ATTR:
-                    return False
-                if self.tainted(func[1], d):  # ``p.detach().cpu()``, ``sd.items()``
-                    return True
-            if any(self.tainted(a[1] if isinstance(a, tuple) and a[:1] == ("*",) else a, d) for a in e[2]):
-                return True  # ``gather(p)``, ``list(params)``, ``zip(names, tensors)``
-            if any(self.tainted(v, d) for _, v in e[3]):
+    def attr_holds(self, e: tuple, depth: int) -> bool:
+        return e[2] not in _NOT_WEIGHTS_ATTR and super().attr_holds(e, depth)
+
+    def call_holds(self, e: tuple, depth: int) -> bool:
+        func = e[1]
+        if isinstance(func, tuple) and func and func[0] == "a":
+            if func[2] in _SEED_METHODS and _model_receiver(func[1]):
                 return True
-            return bool(self.returns_weights) and self._callee_returns_weights(func)
-        return False
+            if func[2] in _NOT_WEIGHTS_ATTR:
+                return False
+            if self.holds(func[1], depth):  # ``p.detach().cpu()``, ``sd.items()``
+                return True
+        if self.args_hold(e, depth):
+            return True
+        return bool(self.returns_weights) and self._callee_returns_weights(func)
 
     def _callee_returns_weights(self, func: object) -> bool:
-        text = _text(func)
+        text = dotted_text(func)
         if not text:
             return False
         for c in self.fn.calls:
@@ -162,31 +108,8 @@ class _Body:
                 return True
         return False
 
-    def _assign(self, target: object) -> bool:
-        grew = False
-        if not isinstance(target, tuple) or not target:
-            return False
-        if target[0] == "l":
-            for it in target[2]:
-                grew |= self._assign(it[1] if isinstance(it, tuple) and it[:1] == ("*",) else it)
-            return grew
-        t = _text(target)
-        if t and t not in self.names:
-            self.names.add(t)
-            return True
-        return False
-
-    def run(self) -> None:
-        for _ in range(ROUNDS):
-            grew = False
-            for fl in self.flows:
-                if fl.op in ("=", "for", "with") and self.tainted(fl.value):
-                    grew |= self._assign(fl.target)
-            if not grew:
-                return
-
     def returns(self) -> bool:
-        return any(fl.op in ("ret", "yield", "yieldfrom") and self.tainted(fl.value) for fl in self.flows)
+        return any(fl.op in ("ret", "yield", "yieldfrom") and self.holds(fl.value) for fl in self.flows)
 
 
 def _args(expr: tuple) -> list[tuple[int | str, object]]:
@@ -234,7 +157,7 @@ def _param_index(q: str, facts: Facts) -> list[str]:
 def weight_flow(index: Index, facts: Facts) -> WeightFlow:
     """Senders and receivers of the policy's parameters, repo-wide."""
     out = WeightFlow()
-    flows = _scope_flows(index, facts)
+    flows = FlowIndex(facts)
     # functions worth a look: they call a seed method, or later get a tainted parameter / callee
     todo = {q for q, fn in facts.functions.items() if fn.called() & _SEED_METHODS}
     params: dict[str, set[str]] = {}
@@ -255,7 +178,7 @@ def weight_flow(index: Index, facts: Facts) -> WeightFlow:
             if done.get(q) == key:
                 continue
             done[q] = key
-            body = _Body(fn, flows.get(q, []), params.get(q, set()), returns_weights)
+            body = _Body(fn, flows.of(q), params.get(q, set()), returns_weights)
             body.run()
             if body.returns() and q not in returns_weights:
                 returns_weights.add(q)
@@ -264,7 +187,7 @@ def weight_flow(index: Index, facts: Facts) -> WeightFlow:
                 expr = c.site.expr
                 if not isinstance(expr, tuple) or expr[:1] != ("c",):
                     continue
-                hot = [(k, v) for k, v in _args(expr) if body.tainted(v)]
+                hot = [(k, v) for k, v in _args(expr) if body.holds(v)]
                 if not hot:
                     continue
                 if _crossing(c):
