@@ -8,7 +8,7 @@ runs them through the whole pipeline. Every example is a module defining ``targe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
@@ -1006,18 +1006,25 @@ def _draw_site(fn: FnFacts, grown: set[str]) -> tuple[int, str] | None:
     return None
 
 
+def _mro_methods(cls: str, facts: Facts) -> Iterator[FnFacts]:
+    """The methods of a class and its repo bases, in MRO order, by name within each class."""
+    for c in facts.mro(cls):
+        for m in sorted(facts.classes[c].methods):
+            f = facts.functions.get(f"{c}.{m}")
+            if f is not None:
+                yield f
+
+
 def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
     """The lists of a class (and its repo bases) that one of its methods draws from: its store."""
     def compute() -> frozenset[str]:
         grown = _grown(cls, facts)
         out: set[str] = set()
         if grown:
-            for c in facts.mro(cls):
-                for m in sorted(facts.classes[c].methods):
-                    f = facts.functions.get(f"{c}.{m}")
-                    hit = _draw_site(f, grown) if f is not None else None
-                    if hit is not None:
-                        out.add(hit[1])
+            for f in _mro_methods(cls, facts):
+                hit = _draw_site(f, grown)
+                if hit is not None:
+                    out.add(hit[1])
         return frozenset(out)
     return facts.memo_class("drawn", cls, compute)
 
@@ -1049,11 +1056,9 @@ def experience_lists(cls: str, facts: Facts) -> frozenset[str]:
     def compute() -> frozenset[str]:
         out: set[str] = set()
         for lst in drawn_lists(cls, facts):
-            for c in facts.mro(cls):
-                for m in sorted(facts.classes[c].methods):
-                    f = facts.functions.get(f"{c}.{m}")
-                    if f is not None and _stores_experience(f, {lst}) is not None:
-                        out.add(lst)
+            for f in _mro_methods(cls, facts):
+                if _stores_experience(f, {lst}) is not None:
+                    out.add(lst)
         return frozenset(out)
     return facts.memo_class("experience", cls, compute)
 
