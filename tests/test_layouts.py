@@ -78,6 +78,19 @@ def test_a_namespace_folder_inside_a_package_keeps_the_package_name() -> None:
     assert names["core/models/llama/attn.py"] == "core.models.llama.attn"
 
 
+def test_a_namespace_is_seen_past_a_large_sibling_folder(tmp_path: Path) -> None:
+    """``demos/`` (no ``__init__.py``) holds a big script folder listed first and a package whose
+    own files import it as ``demos.heron...``: the package is named through the namespace.
+    Failed before: the look read the first 40 files, all in ``demos/aaa-big/``."""
+    files = {f"demos/aaa-big/s{i:02d}.py": "x = 1\n" for i in range(45)}
+    files.update({"demos/heron/__init__.py": "", "demos/heron/agents/__init__.py": "",
+                  "demos/heron/agents/score.py": "def score(x):\n    return x\n",
+                  "demos/heron/agents/agent.py": "from demos.heron.agents.score import score\n"})
+    names = discover(_repo(tmp_path, files), Settings()).modules
+    assert names["demos/heron/agents/agent.py"] == "demos.heron.agents.agent"
+    assert names["demos/heron/agents/score.py"] == "demos.heron.agents.score"
+
+
 def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
     return write_tree(tmp_path / "repo", files)
 

@@ -347,7 +347,7 @@ def module_names(root: Path, paths: list[str], layout: Layout | None = None) -> 
                 got = [top, *dirs]
             elif first is None:
                 got = [*prefix, *dirs] if r.declared else (folder.split("/") if folder else [])
-            elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[:first]):
+            elif first == 0 or r.declared or evidence.namespace(r.folder, dirs[:first], dirs[first]):
                 got = [*prefix, *dirs]
             else:
                 got = dirs[first:]
@@ -394,8 +394,8 @@ def root_package_name(root: Path, paths: list[str]) -> str:
 
 class _NamespaceEvidence:
     """Whether folders without ``__init__.py`` above a package form a namespace package: the
-    files below them import through them (``from ns.sub.x import y``). Reads at most
-    ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per namespace; answers are kept."""
+    files below them, or the package's own files, import through them (``from ns.pkg.x import y``).
+    Reads at most ``EVIDENCE_FILES`` files, ``EVIDENCE_BYTES`` each, per look; answers are kept."""
 
     BUDGET = 2000  # file heads read per repository, whatever a hostile tree holds
 
@@ -404,10 +404,15 @@ class _NamespaceEvidence:
         self.known: dict[tuple[str, ...], bool] = {}
         self.left = self.BUDGET
 
-    def namespace(self, base: str, gap: list[str]) -> bool:
-        key = (base, *gap)
+    def namespace(self, base: str, gap: list[str], package: str) -> bool:
+        """Whether the first files below the namespace folder, or the package's own files (a
+        large sibling folder listed first must not hide them), import through it."""
+        return self._imports(base, gap, "") or self._imports(base, gap, package)
+
+    def _imports(self, base: str, gap: list[str], package: str) -> bool:
+        key = (base, *gap, package)
         if key not in self.known:
-            folder = "/".join(filter(None, (base, *gap)))
+            folder = "/".join(filter(None, (base, *gap, package)))
             dotted = re.escape(".".join(gap).encode())
             pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + dotted + rb"\.[A-Za-z_]", re.M)
             files = [p for p in self.paths if p.startswith(folder + "/")][: min(EVIDENCE_FILES, self.left)]
