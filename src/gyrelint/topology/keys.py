@@ -16,6 +16,7 @@ from .classify import Vocabulary, classify
 from .composed import composed_keys, find_prefixes
 from .entries import Occurrence, empty, fold
 from .evidence import EvidenceResult
+from .literals import literal_hits
 from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
 from .scope import file_scope, key_scope
@@ -219,6 +220,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     reads = spawn_reads(index, ev) if ev is not None else {}
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
+    compared = literal_hits(index, raws)
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:
@@ -235,6 +237,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
         picks = selected.get(r.key)
         if picks is not None and (hit is None or hit[0] == "layout") and r.source not in _LAUNCHER_SOURCES:
             hit = picks
+        if hit is None:
+            hit = compared.get((r.file, r.line))
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
             use = use_hit(r.key, reads)
             if use is not None:
