@@ -12,6 +12,7 @@ elsewhere is not taken for it; inherited fields come through the class's MRO.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ...graphs.symbols import SymbolTable
@@ -62,6 +63,16 @@ _CLI_CALLS = {
 }
 _CALL_ATTRS = frozenset(n.rsplit(".", 1)[-1] for n in (*_CLI_CALLS, *_BUILDERS))
 _CLI_DECORATORS = {"draccus.wrap": "draccus.wrap", "pyrallis.wrap": "pyrallis.wrap"}
+
+
+def config_class(decorators: Iterable[str], bases: Iterable[str]) -> bool:
+    """A class whose own decorators or bases make it a config: dataclass-like (dataclasses, attrs, chz, pydantic
+    dataclasses) or a pydantic model / typed dict. The one test for every topology source."""
+    for d in decorators:
+        d = d.removesuffix("()")
+        if d in _DATACLASS_DECOS or _tail(d) == "dataclass":
+            return True
+    return any(_tail(b) in _MODEL_BASES or _tail(b) in _DICT_BASES for b in bases)
 
 
 def _lit(arg: Arg | None) -> object:
@@ -121,16 +132,9 @@ class ConfigTree:
             return local[0]
         return same[0] if len(same) == 1 else None
 
-    def _own_config(self, c: ClassDef) -> bool:
-        for d in c.decorators:
-            d = d.removesuffix("()")
-            if d in _DATACLASS_DECOS or _tail(d) == "dataclass":
-                return True
-        return any(_tail(b) in _MODEL_BASES or _tail(b) in _DICT_BASES for b in c.bases)
-
     def _is_config(self, qual: str, depth: int = 0) -> bool:
         k = self.all[qual]
-        if self._own_config(k.cls) or qual in self.builders or qual in self.styles or qual in self.settings:
+        if config_class(k.cls.decorators, k.cls.bases) or qual in self.builders or qual in self.styles or qual in self.settings:
             return True
         if depth > 8:
             return False
