@@ -50,7 +50,8 @@ def fold_name(name: str) -> str:
 def _rank(raw: RawKey) -> int:
     """Declarations first, then config files, then env reads, then launchers and docs."""
     src = raw.source
-    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict", "keyword argument")):
+    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict", "keyword argument",
+                                                       "parameter (CLI")):
         return 0
     if src in ("yaml", "toml", "json", "ini"):
         return 1
@@ -237,7 +238,8 @@ def _peripheral(path: str) -> bool:
 def _kind_order(declared_as: str) -> int:
     """Options, fields and config files first, then env reads, then launch lines."""
     head = declared_as.split(" ", 1)[0]
-    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini", "keyword"):
+    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini", "keyword",
+                                "parameter"):
         return 0
     return 1 if head in ("env", "config") else 2
 
