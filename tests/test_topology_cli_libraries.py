@@ -76,3 +76,22 @@ def test_simple_parsing_flags_are_flat(tmp_path):
     })))
     assert "--master_port" in got and "--num_nodes" in got
     assert "--net.master_port" not in got
+
+
+def test_jsonargparse_nested_keys_tyro_arg_names_and_negated_switches(tmp_path):
+    got = listed(run(write_tree(tmp_path, {
+        "pkg/conf.py": "from dataclasses import dataclass\nfrom typing import Annotated\n\nimport tyro\n\n\n"
+                       "@dataclass\nclass Gen:\n"
+                       "    tensor_parallel: Annotated[int, tyro.conf.arg(name='tp-size')] = 1\n"
+                       "    colocate_engine: bool = True\n\n\n"
+                       "def main():\n    tyro.cli(Gen)\n",
+        "pkg/serve.py": "from jsonargparse import ArgumentParser\n\n\nclass Router:\n"
+                        "    def __init__(self, listen_port: int = 8100):\n        pass\n\n\n"
+                        "def parse():\n    p = ArgumentParser()\n    p.add_class_arguments(Router, 'router')\n"
+                        "    return p.parse_args()\n",
+        "run.sh": "python -m pkg.conf --tp-size 2 --no-colocate-engine\n",
+    })))
+    tp = got["--tp-size"]  # declared by the field (not only the script's flag), default and value folded
+    assert (tp.cls, tp.file, tp.default, tp.value) == ("process", "pkg/conf.py", "1", "2")
+    assert got["--router.listen_port"].cls == "port"
+    assert "--no-colocate-engine" not in got and "--no-colocate-engine" in got["--colocate-engine"].aliases

@@ -164,6 +164,13 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
     for o in occs:  # the env var a settings class reads for a field (``RL_INFERENCE__PORT``) is that field
         if o.raw.env:
             out.setdefault(fold_name(o.raw.env), fold_name(o.raw.key))
+    # ``--no-colocate`` is how tyro, typer and pydantic-settings (``cli_implicit_flags``) type a boolean flag off
+    switches = {fold_name(o.raw.key) for o in occs if o.raw.type == "bool" and _rank(o.raw) == 0
+                and display_name(o.raw).startswith("--")}
+    for o in occs:
+        name = fold_name(o.raw.key)
+        if name.startswith("no_") and name[3:] in switches:
+            out.setdefault(name, name[3:])
     at: dict[tuple[str, int], dict[str, str]] = {}  # (file, line) -> leaf of each lower-case key there -> its name
     cli: set[str] = set()
     for o in occs:

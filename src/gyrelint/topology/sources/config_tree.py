@@ -13,7 +13,7 @@ elsewhere is not taken for it; inherited fields come through the class's MRO.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...graphs.symbols import SymbolTable
 from ...index import Index
@@ -65,7 +65,12 @@ _CLI_CALLS = {
     "pydantic_settings.CliApp.run_subcommand": Style("pydantic-settings", flag=True),
     # parsers of a function's (or a class constructor's) parameters: each parameter is a flag
     "fire.Fire": Style("fire", flag=True, nested=False), "typer.run": Style("typer", flag=True, kebab=True),
+    # a class or function added under a nested key (second argument): ``--model.hidden_size``
+    "jsonargparse.ArgumentParser.add_class_arguments": Style("jsonargparse", flag=True),
+    "jsonargparse.ArgumentParser.add_dataclass_arguments": Style("jsonargparse", flag=True),
+    "jsonargparse.ArgumentParser.add_function_arguments": Style("jsonargparse", flag=True),
 }
+_NESTED_KEY = {"add_class_arguments", "add_dataclass_arguments", "add_function_arguments"}
 # ``@app.command()`` on a ``typer.Typer()`` app: the function's parameters are its options (``--max-workers``)
 _CLI_FUNC_DECORATORS = {"typer.Typer.command": Style("typer", flag=True, kebab=True),
                         "typer.Typer.callback": Style("typer", flag=True, kebab=True)}
@@ -189,6 +194,11 @@ class ConfigTree:
                 if attr == "Field" and call.scope != MODULE_SCOPE:
                     self._field_call(s, call)
                     continue
+                if attr == "arg" and call.scope != MODULE_SCOPE and isinstance(_lit(call.kwarg("name")), str) \
+                        and "tyro.conf.arg" in namer.names(call):
+                    # ``Annotated[int, tyro.conf.arg(name="tp")]``: the flag is named as given
+                    self.aliases.setdefault((s.path, call.scope, call.line), str(_lit(call.kwarg("name"))))
+                    continue
                 if any(k == "_cli_parse_args" for k, _v in call.kwargs):
                     self._init_settings(s, call)  # ``Settings(_cli_parse_args=True)``
                 if attr not in _CALL_ATTRS and not attr.endswith("Parser"):
@@ -199,7 +209,12 @@ class ConfigTree:
                     builder = builder or _BUILDERS.get(canon)
                 if style is None and builder is None:
                     continue
-                for a in (*call.args, *(v for _, v in call.kwargs)):
+                args = (*call.args, *(v for _, v in call.kwargs))
+                if style is not None and attr in _NESTED_KEY:
+                    nested = _lit(call.args[1]) if len(call.args) > 1 else _lit(call.kwarg("nested_key"))
+                    style = replace(style, prefix=f"{nested}.") if isinstance(nested, str) and nested else style
+                    args = call.args[:1] or tuple(v for k, v in call.kwargs if k in ("theclass", "function"))
+                for a in args:
                     for text in _class_args(a):
                         qual = self._resolve(s.module, call.scope, text)
                         if qual is None or (style and not builder and not self._is_config(qual)):
@@ -361,7 +376,7 @@ class ConfigTree:
                 bases_of_children.update(b for b in self.symbols.mro(c)[1:] if b in self.config)
         out: list[RawKey] = []
         for q in sorted(self.config):
-            if q in self.mounts and q not in self.styles:  # stored in a Hydra group: its fields live there
+            if q in self.mounts:  # stored in a Hydra group: its fields live there
                 for path in sorted(self.mounts[q]):
                     self._emit(q, path, self._root_style(q), 0, (q,), out)
             elif q in self.styles:  # a parser is called on it: a root even when nested elsewhere too
