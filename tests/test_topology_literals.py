@@ -42,7 +42,11 @@ def test_literal_types_and_choices_declare_the_values_a_key_may_take(tmp_path):
                        "class MoverConfig:\n"
                        "    carrier: Literal['nccl', 'cuda_ipc'] = 'nccl'\n"
                        "    provider: Literal['vllm', 'sglang'] | None = None\n"
-                       "    colour: Literal['red', 'blue'] = 'red'\n",
+                       "    colour: Literal['red', 'blue'] = 'red'\n\n\n@dataclass\nclass TelemetryConfig:\n"
+                       "    sink: Literal['http', 'stdout'] = 'stdout'\n",
+        "pkg/weights_merger.py": "import argparse\n\n\ndef parse():\n    p = argparse.ArgumentParser()\n"
+                                 "    p.add_argument('--flavour', choices=['fsdp', 'megatron'])\n"
+                                 "    return p.parse_args()\n",
         "pkg/cli.py": "import argparse\n\n\ndef parse():\n    p = argparse.ArgumentParser()\n"
                       "    p.add_argument('--relay',\n                   choices=['gloo', 'nccl'])\n"
                       "    p.add_argument('--tint', choices=['red', 'blue'])\n    return p.parse_args()\n",
@@ -51,3 +55,5 @@ def test_literal_types_and_choices_declare_the_values_a_key_may_take(tmp_path):
     assert got["provider"].cls == "layout" and "'vllm'" in got["provider"].evidence
     assert got["--relay"].cls == "comm"  # choices written on the call's next line
     assert "colour" not in got and "--tint" not in got
+    # where traces are exported, and the backend a checkpoint merger reads, are no layout of the run
+    assert "sink" not in got and "--flavour" not in got

@@ -29,10 +29,12 @@ _MODE_LEAF = {"mode", "type", "kind", "backend", "name", "impl", "engine", "laun
               "method", "runtime", "executor", "launch", "placement", "topology", "layout"}
 # what an engine name next to these words is about: a chat template, a checkpoint format, a download source
 _ENGINE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export", "convert",
-                "dtype", "dataset", "data", "hub", "source", "download", "repo", "prompt"}
-# a transport name compared with a logging or metrics key is where logs go, not a link of the run
+                "converter", "conversion", "merge", "merger", "dtype", "dataset", "data", "hub", "source", "download",
+                "repo", "prompt"}
+# a transport name compared with a logging, metrics or telemetry key is where logs go, not a link of the run
 _COMM_VETO = {"log", "logging", "logger", "wandb", "tensorboard", "mlflow", "metrics", "report", "profiler", "debug",
-              "dashboard", "tracker", "tracking"}
+              "dashboard", "tracker", "tracking", "telemetry", "exporter", "exporters", "trace", "tracing", "monitor",
+              "monitoring", "observability"}
 
 
 def _decide(values: Iterable[str], toks: set[str], leaf: str) -> tuple[str, str] | None:
@@ -87,7 +89,8 @@ def literal_hits(index: Index, raws: Iterable[RawKey]) -> dict[tuple[str, int], 
                 continue
             segs = {p.lower() for p in raw.key.lstrip("-").split(".")}
             values = [v for v in values if v.lstrip("-").lower() not in segs]  # ``cfg["backend"]``: the key itself
-            toks = {t for seg in raw.key.split(".") for t in tokenize(seg)}
+            # the key's words, its declaring class's and its file's (a converter script's ``--backend``) veto
+            toks = {t for seg in (*raw.key.split("."), raw.context, file.rsplit("/", 1)[-1][:-3]) for t in tokenize(seg)}
             leaf = "_".join(tokenize(raw.key.rsplit(".", 1)[-1]))
             got = _decide(values, toks, leaf.rsplit("_", 1)[-1] if leaf else "")
             if got is not None:
