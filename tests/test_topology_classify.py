@@ -143,3 +143,12 @@ def test_a_settings_layout_word_lists_the_key_in_the_topology(tmp_path):
     (root / "pyproject.toml").write_text('[tool.gyrelint.topology]\nlayout = ["cohost"]\n', encoding="utf-8")
     got = analyze(root, use_cache=False, cache_dir=tmp_path / "c1")
     assert [(k.cls, k.value, k.line) for k in got.topology.keys if k.name == "trainer.cohost"] == [("layout", "true", 16)]
+
+
+def test_a_reward_models_worker_settings_are_layout_like_any_roles():
+    # the reward model runs in workers of its own: their offload, colocation, pools and async launch are the layout
+    for key in ("reward_model.launch_reward_fn_async", "train.colocate_critic_reward", "reward.offload",
+                "reward_model.enable_resource_pool", "reward_model.model.fsdp_config.param_offload"):
+        hit = classify(key)
+        assert hit is not None and hit[0] == "layout", key
+    assert classify("reward.loss_coef") is None and classify("reward_clip") is None

@@ -155,7 +155,7 @@ _TIMEOUT_VETO = {"profiler", "profile", "profiling", "log", "logging", "logger",
 # a strategy or an offload of something else (saving, padding, a learning-rate schedule) is not the layout
 LAYOUT_VETO = {"save", "saving", "eval", "evaluation", "logging", "log", "padding", "pad", "truncation", "sampling",
                "lr", "checkpoint", "ckpt", "dataloader", "loader", "dataset", "tokenizer", "profiler", "decay",
-               "warmup", "search", "selection", "filter", "merge", "dedup", "split", "reward", "loss", "kv", "activation",
+               "warmup", "search", "selection", "filter", "merge", "dedup", "split", "loss", "kv", "activation",
                "activations"}
 # ``worker_cls`` / ``rollout_class``: which class a role runs is a plugin of the layout
 _ROLE_WORDS = {"worker", "workers", "engine", "actor", "rollout", "server", "trainer", "manager", "scheduler",
