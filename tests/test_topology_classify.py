@@ -152,3 +152,13 @@ def test_a_reward_models_worker_settings_are_layout_like_any_roles():
         hit = classify(key)
         assert hit is not None and hit[0] == "layout", key
     assert classify("reward.loss_coef") is None and classify("reward_clip") is None
+
+
+def test_a_switch_that_turns_a_role_on_and_the_work_kept_in_flight():
+    for key in ("actor.use_ref", "algorithm.use_critic", "use_reference_policy", "enable_reward_model"):
+        hit = classify(key)
+        assert hit is not None and hit[0] == "process", key
+    for key in ("model_config.max_concurrency", "workflow.n_parallel_tasks"):
+        hit = classify(key)
+        assert hit is not None and hit[0] == "layout", key
+    assert classify("use_kl_loss") is None and classify("use_reference_answer_format") is None

@@ -143,6 +143,9 @@ LAYOUT_RUNS = [
     # the share of a GPU an engine takes, spelled as a ratio or fraction; ZeRO sharding of the trainer
     ("gpu", "ratio"), ("gpu", "fraction"), ("memory", "fraction"), ("gpu", "share"), ("memory", "ratio"),
     ("zero", "stage"), ("engine", "sleep"), ("vllm", "sleep"), ("sglang", "sleep"), ("enable", "sleep"),
+    # how much work is kept in flight against an engine or a service
+    ("max", "concurrency"), ("concurrency", "limit"), ("parallel", "tasks"), ("parallel", "requests"),
+    ("concurrent", "requests"), ("concurrent", "tasks"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -170,6 +173,9 @@ _SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
 _ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# roles a switch turns on (``use_critic``, ``use_reference_policy``): each is a worker group of its own
+_ROLE_SWITCH = {"ref", "reference", "ref_policy", "reference_policy", "ref_model", "reference_model", "critic",
+                "critic_model", "value_model", "reward_model", "rm", "teacher", "teacher_model"}
 # a switch read without a default still says what it does with a server
 _SERVER_VERBS = {"use", "launch", "start", "spawn", "run", "combine", "separate", "share", "shared", "merge", "colocate",
                  "skip", "external", "remote"}
@@ -408,6 +414,9 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     engine = _engine_switch(segments, toks, ctx)
     if engine is not None:
         return engine
+    if len(toks) > 1 and toks[0] in _SWITCH and "_".join(toks[1:]) in _ROLE_SWITCH:
+        # ``use_critic`` / ``use_ref``: turning a role on starts (or spares) that role's workers
+        return "process", f"switches the '{'_'.join(toks[1:])}' role's workers on or off"
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout
