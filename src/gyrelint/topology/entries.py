@@ -53,7 +53,7 @@ def _rank(raw: RawKey) -> int:
     if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict", "keyword argument",
                                                        "parameter (CLI")):
         return 0
-    if src in ("yaml", "toml", "json", "ini"):
+    if src in ("yaml", "toml", "json", "ini", "python dict"):
         return 1
     if src in ("env (python)", "config read") or (src == "env" and raw.file.rsplit("/", 1)[-1].startswith(".env")):
         return 2
@@ -246,7 +246,7 @@ def _kind_order(declared_as: str) -> int:
     """Options, fields and config files first, then env reads, then launch lines."""
     head = declared_as.split(" ", 1)[0]
     if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini", "keyword",
-                                "parameter"):
+                                "parameter", "python"):
         return 0
     return 1 if head in ("env", "config") else 2
 

@@ -25,6 +25,7 @@ from .sources import RawKey
 from .sources.api_params import api_param_keys
 from .sources.config_reads import SOURCE as CONFIG_READ
 from .sources.config_reads import config_read_keys
+from .sources.py_dicts import python_dict_keys
 from .sources.python_src import python_keys
 from .sources.shell import config_mentions, markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
@@ -111,6 +112,10 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
     out.extend(yaml_keys(yaml_files))
     out.extend(python_keys(index, graphs, namers))
     if namers:
+        def read(rel: str) -> str | None:
+            return read_config_text(index, rel, limit, [])
+
+        out.extend(python_dict_keys(index, namers, next(iter(namers.values())).symbols, read))
         out.extend(api_param_keys(index, next(iter(namers.values())).symbols))
         named, relative = config_read_keys(index, namers, next(iter(namers.values())).symbols)
         out.extend(named)
