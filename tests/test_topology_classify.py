@@ -162,3 +162,12 @@ def test_a_switch_that_turns_a_role_on_and_the_work_kept_in_flight():
         hit = classify(key)
         assert hit is not None and hit[0] == "layout", key
     assert classify("use_kl_loss") is None and classify("use_reference_answer_format") is None
+
+
+def test_checkpoint_engines_move_weights_and_remote_runtimes_are_layout():
+    assert classify("async_training.checkpoint_engine.enable")[0] == "comm"
+    assert classify("rollout.checkpoint_engine.device_buffer_size_M")[0] == "comm"
+    assert classify("agent.remote_runtime.enabled")[0] == "layout"
+    assert classify("agent.remote_runtime.backend")[0] == "layout"
+    assert classify("checkpoint.save_interval") is None and classify("remote_code") is None
+    assert classify("rollout.checkpoint_engine._target_", "pkg.config.EngineConfig") is None  # the section's class

@@ -123,7 +123,9 @@ COMM_RUNS += [("weight", "broadcast"), ("weights", "broadcast"), ("broadcast", "
 # weight-update settings say how weights move from trainer to sampler
 COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"), ("weights", "update"),
               ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight"),
-              ("parameter", "sync"), ("param", "sync"), ("params", "sync"), ("sync", "params")]
+              ("parameter", "sync"), ("param", "sync"), ("params", "sync"), ("sync", "params"),
+              # a checkpoint engine (the checkpoint-engine library, a framework's own) pushes weights into the engine
+              ("checkpoint", "engine"), ("ckpt", "engine")]
 
 # Mode switches that imply the layout: what shares a device, what runs ahead, which engine or backend.
 LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
@@ -146,6 +148,8 @@ LAYOUT_RUNS = [
     # how much work is kept in flight against an engine or a service
     ("max", "concurrency"), ("concurrency", "limit"), ("parallel", "tasks"), ("parallel", "requests"),
     ("concurrent", "requests"), ("concurrent", "tasks"),
+    # agents or environments run in a remote runtime or sandbox service, not in the rollout worker
+    ("remote", "runtime"), ("remote", "sandbox"), ("remote", "env"), ("remote", "envs"), ("remote", "environment"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -421,7 +425,7 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     if by_layout is not None:
         return by_layout
     by_value = classify_value(value)
-    if by_value is None and len(segments) > 1:
+    if by_value is None and len(segments) > 1 and last.strip("_") != "target":  # (``_target_`` names a class)
         # a key inside a transport's own section (``queue.trajectory_maxsize``, ``zmq.hwm``) is about that transport
         parent = segments[-2]
         hit = _leaf(vocab, parent, vetoes)
