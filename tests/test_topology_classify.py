@@ -143,3 +143,31 @@ def test_a_settings_layout_word_lists_the_key_in_the_topology(tmp_path):
     (root / "pyproject.toml").write_text('[tool.gyrelint.topology]\nlayout = ["cohost"]\n', encoding="utf-8")
     got = analyze(root, use_cache=False, cache_dir=tmp_path / "c1")
     assert [(k.cls, k.value, k.line) for k in got.topology.keys if k.name == "trainer.cohost"] == [("layout", "true", 16)]
+
+
+def test_a_reward_models_worker_settings_are_layout_like_any_roles():
+    # the reward model runs in workers of its own: their offload, colocation, pools and async launch are the layout
+    for key in ("reward_model.launch_reward_fn_async", "train.colocate_critic_reward", "reward.offload",
+                "reward_model.enable_resource_pool", "reward_model.model.fsdp_config.param_offload"):
+        hit = classify(key)
+        assert hit is not None and hit[0] == "layout", key
+    assert classify("reward.loss_coef") is None and classify("reward_clip") is None
+
+
+def test_a_switch_that_turns_a_role_on_and_the_work_kept_in_flight():
+    for key in ("actor.use_ref", "algorithm.use_critic", "use_reference_policy", "enable_reward_model"):
+        hit = classify(key)
+        assert hit is not None and hit[0] == "process", key
+    for key in ("model_config.max_concurrency", "workflow.n_parallel_tasks"):
+        hit = classify(key)
+        assert hit is not None and hit[0] == "layout", key
+    assert classify("use_kl_loss") is None and classify("use_reference_answer_format") is None
+
+
+def test_checkpoint_engines_move_weights_and_remote_runtimes_are_layout():
+    assert classify("async_training.checkpoint_engine.enable")[0] == "comm"
+    assert classify("rollout.checkpoint_engine.device_buffer_size_M")[0] == "comm"
+    assert classify("agent.remote_runtime.enabled")[0] == "layout"
+    assert classify("agent.remote_runtime.backend")[0] == "layout"
+    assert classify("checkpoint.save_interval") is None and classify("remote_code") is None
+    assert classify("rollout.checkpoint_engine._target_", "pkg.config.EngineConfig") is None  # the section's class

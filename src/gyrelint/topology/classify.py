@@ -123,7 +123,9 @@ COMM_RUNS += [("weight", "broadcast"), ("weights", "broadcast"), ("broadcast", "
 # weight-update settings say how weights move from trainer to sampler
 COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"), ("weights", "update"),
               ("weight", "transfer"), ("weights", "transfer"), ("sync", "weights"), ("sync", "weight"),
-              ("parameter", "sync"), ("param", "sync"), ("params", "sync"), ("sync", "params")]
+              ("parameter", "sync"), ("param", "sync"), ("params", "sync"), ("sync", "params"),
+              # a checkpoint engine (the checkpoint-engine library, a framework's own) pushes weights into the engine
+              ("checkpoint", "engine"), ("ckpt", "engine")]
 
 # Mode switches that imply the layout: what shares a device, what runs ahead, which engine or backend.
 LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
@@ -143,6 +145,11 @@ LAYOUT_RUNS = [
     # the share of a GPU an engine takes, spelled as a ratio or fraction; ZeRO sharding of the trainer
     ("gpu", "ratio"), ("gpu", "fraction"), ("memory", "fraction"), ("gpu", "share"), ("memory", "ratio"),
     ("zero", "stage"), ("engine", "sleep"), ("vllm", "sleep"), ("sglang", "sleep"), ("enable", "sleep"),
+    # how much work is kept in flight against an engine or a service
+    ("max", "concurrency"), ("concurrency", "limit"), ("parallel", "tasks"), ("parallel", "requests"),
+    ("concurrent", "requests"), ("concurrent", "tasks"),
+    # agents or environments run in a remote runtime or sandbox service, not in the rollout worker
+    ("remote", "runtime"), ("remote", "sandbox"), ("remote", "env"), ("remote", "envs"), ("remote", "environment"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -155,7 +162,7 @@ _TIMEOUT_VETO = {"profiler", "profile", "profiling", "log", "logging", "logger",
 # a strategy or an offload of something else (saving, padding, a learning-rate schedule) is not the layout
 LAYOUT_VETO = {"save", "saving", "eval", "evaluation", "logging", "log", "padding", "pad", "truncation", "sampling",
                "lr", "checkpoint", "ckpt", "dataloader", "loader", "dataset", "tokenizer", "profiler", "decay",
-               "warmup", "search", "selection", "filter", "merge", "dedup", "split", "reward", "loss", "kv", "activation",
+               "warmup", "search", "selection", "filter", "merge", "dedup", "split", "loss", "kv", "activation",
                "activations"}
 # ``worker_cls`` / ``rollout_class``: which class a role runs is a plugin of the layout
 _ROLE_WORDS = {"worker", "workers", "engine", "actor", "rollout", "server", "trainer", "manager", "scheduler",
@@ -170,6 +177,9 @@ _SWITCH = {"enable", "enabled", "use", "using", "activate", "on"}
 _ENGINE_SECTIONS = ENGINE_VALUES | {"trt_llm", "trt", "tensorrt"}
 _ENGINE_VALUE_VETO = {"tokenizer", "template", "chat", "format", "checkpoint", "ckpt", "save", "load", "export",
                       "convert", "dtype", "dataset", "data", "hub", "source", "download", "repo", "model", "prompt"}
+# roles a switch turns on (``use_critic``, ``use_reference_policy``): each is a worker group of its own
+_ROLE_SWITCH = {"ref", "reference", "ref_policy", "reference_policy", "ref_model", "reference_model", "critic",
+                "critic_model", "value_model", "reward_model", "rm", "teacher", "teacher_model"}
 # a switch read without a default still says what it does with a server
 _SERVER_VERBS = {"use", "launch", "start", "spawn", "run", "combine", "separate", "share", "shared", "merge", "colocate",
                  "skip", "external", "remote"}
@@ -408,11 +418,14 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     engine = _engine_switch(segments, toks, ctx)
     if engine is not None:
         return engine
+    if len(toks) > 1 and toks[0] in _SWITCH and "_".join(toks[1:]) in _ROLE_SWITCH:
+        # ``use_critic`` / ``use_ref``: turning a role on starts (or spares) that role's workers
+        return "process", f"switches the '{'_'.join(toks[1:])}' role's workers on or off"
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout
     by_value = classify_value(value)
-    if by_value is None and len(segments) > 1:
+    if by_value is None and len(segments) > 1 and last.strip("_") != "target":  # (``_target_`` names a class)
         # a key inside a transport's own section (``queue.trajectory_maxsize``, ``zmq.hwm``) is about that transport
         parent = segments[-2]
         hit = _leaf(vocab, parent, vetoes)

@@ -50,9 +50,10 @@ def fold_name(name: str) -> str:
 def _rank(raw: RawKey) -> int:
     """Declarations first, then config files, then env reads, then launchers and docs."""
     src = raw.source
-    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict", "keyword argument")):
+    if src.split(" ", 1)[0] in _CLI or src.startswith(("dataclass", "pydantic", "TypedDict", "keyword argument",
+                                                       "parameter (CLI")):
         return 0
-    if src in ("yaml", "toml", "json", "ini"):
+    if src in ("yaml", "toml", "json", "ini", "python dict"):
         return 1
     if src in ("env (python)", "config read") or (src == "env" and raw.file.rsplit("/", 1)[-1].startswith(".env")):
         return 2
@@ -163,6 +164,13 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
     for o in occs:  # the env var a settings class reads for a field (``RL_INFERENCE__PORT``) is that field
         if o.raw.env:
             out.setdefault(fold_name(o.raw.env), fold_name(o.raw.key))
+    # ``--no-colocate`` is how tyro, typer and pydantic-settings (``cli_implicit_flags``) type a boolean flag off
+    switches = {fold_name(o.raw.key) for o in occs if o.raw.type == "bool" and _rank(o.raw) == 0
+                and display_name(o.raw).startswith("--")}
+    for o in occs:
+        name = fold_name(o.raw.key)
+        if name.startswith("no_") and name[3:] in switches:
+            out.setdefault(name, name[3:])
     at: dict[tuple[str, int], dict[str, str]] = {}  # (file, line) -> leaf of each lower-case key there -> its name
     cli: set[str] = set()
     for o in occs:
@@ -237,7 +245,8 @@ def _peripheral(path: str) -> bool:
 def _kind_order(declared_as: str) -> int:
     """Options, fields and config files first, then env reads, then launch lines."""
     head = declared_as.split(" ", 1)[0]
-    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini", "keyword"):
+    if head in _CLI or head in ("dataclass", "pydantic", "TypedDict", "yaml", "toml", "json", "ini", "keyword",
+                                "parameter", "python"):
         return 0
     return 1 if head in ("env", "config") else 2
 

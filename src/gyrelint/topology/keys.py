@@ -16,6 +16,7 @@ from .classify import Vocabulary, classify
 from .composed import composed_keys, find_prefixes
 from .entries import Occurrence, empty, fold
 from .evidence import EvidenceResult
+from .literals import literal_hits
 from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
 from .scope import file_scope, key_scope
@@ -24,6 +25,7 @@ from .sources import RawKey
 from .sources.api_params import api_param_keys
 from .sources.config_reads import SOURCE as CONFIG_READ
 from .sources.config_reads import config_read_keys
+from .sources.py_dicts import python_dict_keys
 from .sources.python_src import python_keys
 from .sources.shell import config_mentions, markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
@@ -110,6 +112,10 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
     out.extend(yaml_keys(yaml_files))
     out.extend(python_keys(index, graphs, namers))
     if namers:
+        def read(rel: str) -> str | None:
+            return read_config_text(index, rel, limit, [])
+
+        out.extend(python_dict_keys(index, namers, next(iter(namers.values())).symbols, read))
         out.extend(api_param_keys(index, next(iter(namers.values())).symbols))
         named, relative = config_read_keys(index, namers, next(iter(namers.values())).symbols)
         out.extend(named)
@@ -219,6 +225,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     reads = spawn_reads(index, ev) if ev is not None else {}
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
+    compared = literal_hits(index, raws)
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:
@@ -235,6 +242,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
         picks = selected.get(r.key)
         if picks is not None and (hit is None or hit[0] == "layout") and r.source not in _LAUNCHER_SOURCES:
             hit = picks
+        if hit is None:
+            hit = compared.get((r.file, r.line))
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
             use = use_hit(r.key, reads)
             if use is not None:

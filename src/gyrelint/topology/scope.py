@@ -60,4 +60,7 @@ def key_scope(name: str, source: str) -> str:
     """``hardware-tuning`` for an env var that tunes the interconnect (NCCL_*, *_PROXY, NVLink)."""
     if (source.startswith("env") or (source in _ENV_SOURCES and name.isupper())) and _HW_ENV.search(name):
         return "hardware-tuning"
+    parent, _, leaf = name.rpartition(".")
+    if leaf.isupper() and "env" in parent.lower() and _HW_ENV.search(leaf):
+        return "hardware-tuning"  # ``runtime_env.env_vars.NCCL_DEBUG`` in a config: the same tuning, set for workers
     return ""

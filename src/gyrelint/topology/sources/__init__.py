@@ -20,6 +20,7 @@ class RawKey:
     type: str | None = None  # the declared type (field annotation, argparse ``type=``/``store_true``)
     env: str | None = None  # the environment variable that sets the same field (pydantic-settings)
     root: str = ""  # config class trees: the root class the path starts at
+    choices: tuple[str, ...] = ()  # the values an option allows (``choices=["nccl", "gloo"]``)
 
 
 def value_text(value: object) -> str | None:

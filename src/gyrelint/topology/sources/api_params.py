@@ -21,9 +21,10 @@ from ...index import Index
 from ...index.summary import MODULE_SCOPE, FileSummary, FunctionDef
 from ..scope import file_scope
 from . import RawKey, value_text
+from .config_tree import config_class
 
 SOURCE = "keyword argument"
-_CONFIG_BASES = {"BaseModel", "BaseSettings", "RootModel", "TypedDict", "NamedTuple", "Enum", "IntEnum", "StrEnum"}
+_VALUE_BASES = {"NamedTuple", "Enum", "IntEnum", "StrEnum"}
 _PERIPHERAL = {"examples", "example", "scripts", "script", "recipes", "recipe", "benchmarks", "bench", "tools",
                "tutorials", "tutorial", "cookbook", "cookbooks", "demos", "demo", "notebooks"}
 _SETUP = {"register", "initialize", "init", "setup", "configure", "connect", "launch", "start", "serve", "deploy"}
@@ -56,12 +57,10 @@ def _exports(s: FileSummary, symbols: SymbolTable) -> list[str]:
 
 
 def _is_config(qual: str, symbols: SymbolTable) -> bool:
-    """A dataclass / pydantic / typed-dict class: its fields are read as a config tree."""
+    """A config class (its fields are read as a config tree) or a value record (a named tuple, an enum)."""
     for c in symbols.mro(qual):
         d = symbols.definitions.get(c)
-        if d is not None and any(x.removesuffix("()").rsplit(".", 1)[-1] == "dataclass" for x in d.decorators):
-            return True
-        if c.rsplit(".", 1)[-1] in _CONFIG_BASES:
+        if config_class(d.decorators if d is not None else (), (c,)) or c.rsplit(".", 1)[-1] in _VALUE_BASES:
             return True
     return False
 

@@ -49,6 +49,7 @@ _METHODS = {"get", "items", "keys", "values", "copy", "pop", "update", "setdefau
 # where a library base class keeps the config its ``__init__`` receives
 _INHERITED = ("cfg", "_cfg", "config", "_config")
 _CONFIG_PARAMS = {"cfg", "config", "conf", "model_cfg", "model_config"}
+_WORKER_CONFIG = {"cfg", "config", "conf"}  # (a ``model_config`` is often the model's own)
 _HEAD = re.compile(r"[.\[(]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SELF_ATTR = re.compile(r"self\.[A-Za-z_][A-Za-z0-9_]*")
@@ -207,6 +208,32 @@ class ConfigReads:
                 for f in c.fields:
                     if f.annotation and _CONFIG_TYPES.search(f.annotation):
                         self.roots.add_attr((f"{s.module}.{c.qualname}", f.name), [(UNKNOWN,)])
+        self._ray_workers()
+
+    def _ray_workers(self) -> None:
+        """The ``config``/``cfg`` a Ray actor's constructor takes is the run's config (or a section of it) even
+        unannotated: workers are built through a role -> class mapping (``RayClassWithInitArgs(cls=mapping[role],
+        config=cfg.critic)``) no value flow follows, so its reads are keys whose place under the root is unknown."""
+        actors: set[str] = set()
+        for path, s in self.index.summaries.items():
+            namer = self.namers[path]
+            for c in s.classes:
+                if any(namer.canon(d, c.qualname) == "ray.remote" for d in c.decorators if not d.endswith("()")):
+                    actors.add(f"{s.module}.{c.qualname}")
+            for call in s.calls:  # ``ray.remote(CriticWorker)``
+                if call.attr == "remote" and call.args and call.args[0].kind == "name" \
+                        and namer.canon(call.func, call.scope) == "ray.remote":
+                    got = self.symbols.resolve_in(s.module, call.scope, str(call.args[0].value))
+                    if got in self.symbols.classes:
+                        actors.add(got)
+        for cls in sorted(actors):
+            init = self.symbols.method_of(cls, "__init__")
+            fn = self._func(init) if init else None
+            if fn is None:
+                continue
+            for p in _params(fn.fn):
+                if p.name in _WORKER_CONFIG and not p.annotation:
+                    self.roots.add_local((fn.path, fn.fn.qualname, p.name), [(UNKNOWN,)])
 
     def _hydra_entries(self, path: str, s: FileSummary) -> None:
         """First parameter of a function a ``config_path=``/``config_name=`` decorator or wrapper runs."""

@@ -12,7 +12,8 @@ elsewhere is not taken for it; inherited fields come through the class's MRO.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from ...graphs.symbols import SymbolTable
 from ...index import Index
@@ -40,6 +41,7 @@ class Style:
     flag: bool = False  # typed as ``--a.b``
     kebab: bool = False  # ``max_async_level`` typed as ``max-async-level``
     nested: bool = True  # False: every field is a top-level flag (HfArgumentParser)
+    flatten: bool = False  # nested config fields are walked but typed by their own name (simple_parsing)
     prefix: str = ""  # pydantic-settings ``cli_prefix``
     env_prefix: str | None = None  # pydantic-settings: the env var that sets a field
     env_delim: str | None = None
@@ -52,16 +54,60 @@ _CLI_CALLS = {
     "draccus.parse": Style("draccus", flag=True), "draccus.wrap": Style("draccus", flag=True),
     "pyrallis.parse": Style("pyrallis", flag=True), "pyrallis.wrap": Style("pyrallis", flag=True),
     "jsonargparse.CLI": Style("jsonargparse", flag=True), "jsonargparse.auto_cli": Style("jsonargparse", flag=True),
-    "simple_parsing.parse": Style("simple_parsing", flag=True),
-    "simple_parsing.ArgumentParser.add_arguments": Style("simple_parsing", flag=True),
+    # simple_parsing adds a dataclass's fields without its ``dest`` prefix (``--learning_rate``), nested ones too
+    # unless two names clash
+    "simple_parsing.parse": Style("simple_parsing", flag=True, nested=False, flatten=True),
+    "simple_parsing.ArgumentParser.add_arguments": Style("simple_parsing", flag=True, nested=False, flatten=True),
     "chz.entrypoint": Style("chz"), "chz.nested_entrypoint": Style("chz"),
     "transformers.HfArgumentParser": Style("HfArgumentParser", flag=True, nested=False),
     "trl.TrlParser": Style("HfArgumentParser", flag=True, nested=False),
     "pydantic_settings.CliApp.run": Style("pydantic-settings", flag=True),
     "pydantic_settings.CliApp.run_subcommand": Style("pydantic-settings", flag=True),
+    # parsers of a function's (or a class constructor's) parameters: each parameter is a flag
+    "fire.Fire": Style("fire", flag=True, nested=False), "typer.run": Style("typer", flag=True, kebab=True),
+    # a class or function added under a nested key (second argument): ``--model.hidden_size``
+    "jsonargparse.ArgumentParser.add_class_arguments": Style("jsonargparse", flag=True),
+    "jsonargparse.ArgumentParser.add_dataclass_arguments": Style("jsonargparse", flag=True),
+    "jsonargparse.ArgumentParser.add_function_arguments": Style("jsonargparse", flag=True),
 }
+_NESTED_KEY = {"add_class_arguments", "add_dataclass_arguments", "add_function_arguments"}
+# ``@app.command()`` on a ``typer.Typer()`` app: the function's parameters are its options (``--max-workers``)
+_CLI_FUNC_DECORATORS = {"typer.Typer.command": Style("typer", flag=True, kebab=True),
+                        "typer.Typer.callback": Style("typer", flag=True, kebab=True)}
+_SETTINGS_KW = {"cli_parse_args", "cli_kebab_case", "cli_prefix", "env_prefix", "env_nested_delimiter"}
 _CALL_ATTRS = frozenset(n.rsplit(".", 1)[-1] for n in (*_CLI_CALLS, *_BUILDERS))
 _CLI_DECORATORS = {"draccus.wrap": "draccus.wrap", "pyrallis.wrap": "pyrallis.wrap"}
+
+
+
+def config_class(decorators: Iterable[str], bases: Iterable[str]) -> bool:
+    """A class whose own decorators or bases make it a config: dataclass-like (dataclasses, attrs, chz, pydantic
+    dataclasses) or a pydantic model / typed dict. The one test for every topology source."""
+    for d in decorators:
+        d = d.removesuffix("()")
+        if d in _DATACLASS_DECOS or _tail(d) == "dataclass":
+            return True
+    return any(_tail(b) in _MODEL_BASES or _tail(b) in _DICT_BASES for b in bases)
+
+
+def _settings_style(opts: dict[str, object]) -> Style:
+    """The spelling pydantic-settings options give a root's fields (``cli_parse_args``, ``cli_kebab_case``,
+    ``cli_prefix``, ``env_prefix``, ``env_nested_delimiter``), however they were passed."""
+    cli = bool(opts.get("cli_parse_args"))
+    prefix, env_prefix, delim = opts.get("cli_prefix"), opts.get("env_prefix"), opts.get("env_nested_delimiter")
+    if isinstance(prefix, str) and prefix and not prefix.endswith("."):
+        prefix += "."  # ``cli_prefix="rl"`` types ``--rl.field``
+    return Style("pydantic-settings" if cli else "", flag=cli, kebab=bool(opts.get("cli_kebab_case")),
+                 prefix=prefix if isinstance(prefix, str) else "",
+                 env_prefix=env_prefix if isinstance(env_prefix, str) else "",
+                 env_delim=delim if isinstance(delim, str) and delim else None)
+
+
+def _keyword_value(text: str) -> object:
+    """A class keyword as the index writes it (``<str:APP_>``, ``True``) back to its value."""
+    if text.startswith("<str:") and text.endswith(">"):
+        return text[5:-1]
+    return {"True": True, "False": False}.get(text)
 
 
 def _lit(arg: Arg | None) -> object:
@@ -94,12 +140,15 @@ class ConfigTree:
                 self.by_name.setdefault(c.name, []).append(qual)
         self.builders: dict[str, str] = {}  # class qualname -> the builder that makes a config of it
         self.styles: dict[str, Style] = {}  # class qualname -> how the parser called on it types its fields
+        self.functions: dict[str, Style] = {}  # function qualname -> the parser of its parameters (``fire.Fire(f)``)
+        self.mounts: dict[str, set[tuple[str, ...]]] = {}  # class -> Hydra ConfigStore group paths it is stored at
         self.settings: dict[str, Style] = {}  # class qualname -> its own ``model_config = SettingsConfigDict(...)``
         # (file, class scope, line) -> the name a user types for that field (``Field(alias=...)``) and the
         # ``Field(8192, ...)`` positional default
         self.aliases: dict[tuple[str, str, int], str] = {}
         self.defaults: dict[tuple[str, str, int], object] = {}
         self._scan_calls(index)
+        self._settings_keywords()
         self._alias_names = frozenset(self.aliases.values())  # typed as written, never re-cased
         self.config = {q for q in self.all if self._is_config(q)}
 
@@ -121,16 +170,9 @@ class ConfigTree:
             return local[0]
         return same[0] if len(same) == 1 else None
 
-    def _own_config(self, c: ClassDef) -> bool:
-        for d in c.decorators:
-            d = d.removesuffix("()")
-            if d in _DATACLASS_DECOS or _tail(d) == "dataclass":
-                return True
-        return any(_tail(b) in _MODEL_BASES or _tail(b) in _DICT_BASES for b in c.bases)
-
     def _is_config(self, qual: str, depth: int = 0) -> bool:
         k = self.all[qual]
-        if self._own_config(k.cls) or qual in self.builders or qual in self.styles or qual in self.settings:
+        if config_class(k.cls.decorators, k.cls.bases) or qual in self.builders or qual in self.styles or qual in self.settings:
             return True
         if depth > 8:
             return False
@@ -152,6 +194,13 @@ class ConfigTree:
                 if attr == "Field" and call.scope != MODULE_SCOPE:
                     self._field_call(s, call)
                     continue
+                if attr == "arg" and call.scope != MODULE_SCOPE and isinstance(_lit(call.kwarg("name")), str) \
+                        and "tyro.conf.arg" in namer.names(call):
+                    # ``Annotated[int, tyro.conf.arg(name="tp")]``: the flag is named as given
+                    self.aliases.setdefault((s.path, call.scope, call.line), str(_lit(call.kwarg("name"))))
+                    continue
+                if any(k == "_cli_parse_args" for k, _v in call.kwargs):
+                    self._init_settings(s, call)  # ``Settings(_cli_parse_args=True)``
                 if attr not in _CALL_ATTRS and not attr.endswith("Parser"):
                     continue  # naming every call of a repo costs; only these tails can be a parser or builder
                 style = builder = None
@@ -160,16 +209,30 @@ class ConfigTree:
                     builder = builder or _BUILDERS.get(canon)
                 if style is None and builder is None:
                     continue
-                for a in (*call.args, *(v for _, v in call.kwargs)):
+                args = (*call.args, *(v for _, v in call.kwargs))
+                if style is not None and attr in _NESTED_KEY:
+                    nested = _lit(call.args[1]) if len(call.args) > 1 else _lit(call.kwarg("nested_key"))
+                    style = replace(style, prefix=f"{nested}.") if isinstance(nested, str) and nested else style
+                    args = call.args[:1] or tuple(v for k, v in call.kwargs if k in ("theclass", "function"))
+                for a in args:
                     for text in _class_args(a):
                         qual = self._resolve(s.module, call.scope, text)
-                        if qual is None:
+                        if qual is None or (style and not builder and not self._is_config(qual)):
+                            if style:  # a function, or a plain class parsed through its constructor
+                                self._function_root(s, call.scope, text, style)
                             continue
                         if builder:
                             self.builders.setdefault(qual, builder)
+                            if builder == "Hydra ConfigStore":
+                                self._mount(qual, call)
                         if style:
                             self.styles.setdefault(qual, style)
             for f in s.functions:
+                for d in f.decorators:
+                    if d.endswith((".command()", ".callback()")):
+                        got = _CLI_FUNC_DECORATORS.get(namer.canon(d.removesuffix("()"), MODULE_SCOPE))
+                        if got is not None:
+                            self.functions.setdefault(f"{s.module}.{f.qualname}", got)
                 tools = [_CLI_DECORATORS.get(namer.canon(d.removesuffix("()"), f.qualname)) for d in f.decorators
                          if d.removesuffix("()").endswith("wrap")]
                 tool = next((t for t in tools if t), None)
@@ -206,20 +269,53 @@ class ConfigTree:
             return None
         return next((_CLI_CALLS[b] for b in self.symbols.mro(canon)[1:] if b in _CLI_CALLS), None)
 
+    def _function_root(self, s: FileSummary, scope: str, text: str, style: Style) -> None:
+        """``fire.Fire(main)`` / ``tyro.cli(main)`` / ``jsonargparse.CLI(main)``: the function's parameters are
+        the flags; a class that is no config (``fire.Fire(Trainer)``) is parsed through its constructor."""
+        if self.symbols is None:
+            return
+        qual = self.symbols.resolve_in(s.module, scope, text.removesuffix("()"))
+        if qual in self.symbols.classes:
+            qual = self.symbols.method_of(qual, "__init__")
+        if qual is not None and qual in self.symbols.functions:
+            self.functions.setdefault(qual, style)
+
+    def _mount(self, qual: str, call: CallSite) -> None:
+        """``ConfigStore.store(group="trainer", name="base", node=TrainerConfig)``: Hydra puts the node's fields
+        under its group (``trainer.lr``), or under ``package=`` when given (``_global_``: at the root)."""
+        package, group = _lit(call.kwarg("package")), _lit(call.kwarg("group"))
+        where = package if isinstance(package, str) and package not in ("_group_", "") else group
+        if not isinstance(where, str) or not where:
+            return
+        path = () if where == "_global_" else tuple(p for p in where.replace("/", ".").split(".") if p)
+        self.mounts.setdefault(qual, set()).add(path)
+
+    def _settings_keywords(self) -> None:
+        """``class S(BaseSettings, cli_parse_args=True, env_prefix="APP_")``: pydantic-settings also takes its
+        options as class keywords."""
+        for qual, k in self.all.items():
+            kw = {name: text for name, text in k.cls.keywords if name in _SETTINGS_KW}
+            if kw and qual not in self.settings:
+                self.settings[qual] = _settings_style({n: _keyword_value(v) for n, v in kw.items()})
+
+    def _init_settings(self, s: FileSummary, call: CallSite) -> None:
+        """``Settings(_cli_parse_args=True, _cli_prefix="rl")``: the same options given when the root is built."""
+        qual = self._resolve(s.module, call.scope, call.func)
+        if qual is None:
+            return
+        opts = {k[1:]: _lit(v) for k, v in call.kwargs if k[1:] in _SETTINGS_KW}
+        own = self.settings.get(qual)
+        if own is not None:  # the class's own options stay unless the call overrides them
+            opts = {"cli_kebab_case": own.kebab, "cli_prefix": own.prefix, "env_prefix": own.env_prefix,
+                    "env_nested_delimiter": own.env_delim, **opts}
+        self.settings[qual] = _settings_style(opts)
+
     def _settings(self, s: FileSummary, scope: str, kw: dict[str, Arg]) -> None:
         """``model_config = SettingsConfigDict(cli_parse_args=True, cli_kebab_case=True, env_prefix=...)``."""
         qual = f"{s.module}.{scope}"
         if scope == MODULE_SCOPE or qual not in self.all:
             return
-        cli = bool(_lit(kw.get("cli_parse_args")))
-        prefix = _lit(kw.get("cli_prefix"))
-        env_prefix = _lit(kw.get("env_prefix"))
-        delim = _lit(kw.get("env_nested_delimiter"))
-        self.settings[qual] = Style(
-            "pydantic-settings" if cli else "", flag=cli,
-            kebab=bool(_lit(kw.get("cli_kebab_case"))), prefix=prefix if isinstance(prefix, str) else "",
-            env_prefix=env_prefix if isinstance(env_prefix, str) else "",
-            env_delim=delim if isinstance(delim, str) and delim else None)
+        self.settings[qual] = _settings_style({k: _lit(v) for k, v in kw.items()})
 
     def _root_style(self, qual: str) -> Style:
         """How a root's fields are typed: its parser's call, merged with the ``model_config`` it has or
@@ -236,7 +332,7 @@ class ConfigTree:
         if call is None:
             return own
         return Style(call.tool, flag=call.flag, kebab=own.kebab or call.kebab, nested=call.nested,
-                     prefix=own.prefix, env_prefix=own.env_prefix, env_delim=own.env_delim)
+                     flatten=call.flatten, prefix=own.prefix, env_prefix=own.env_prefix, env_delim=own.env_delim)
 
     # ---- fields ----------------------------------------------------------------------------
     def fields(self, qual: str, skip: frozenset[str] = frozenset()) -> list[tuple[Param, _Class]]:
@@ -280,12 +376,37 @@ class ConfigTree:
                 bases_of_children.update(b for b in self.symbols.mro(c)[1:] if b in self.config)
         out: list[RawKey] = []
         for q in sorted(self.config):
-            if q in self.styles:  # a parser is called on it: a root even when nested elsewhere too
+            if q in self.mounts:  # stored in a Hydra group: its fields live there
+                for path in sorted(self.mounts[q]):
+                    self._emit(q, path, self._root_style(q), 0, (q,), out)
+            elif q in self.styles:  # a parser is called on it: a root even when nested elsewhere too
                 self._emit(q, (), self._root_style(q), 0, (q,), out)
             elif not (q in children or q in bases_of_children or _tail(q).startswith("_")):
                 # a base that is nested elsewhere says its fields under that path
                 self._emit(q, (), self._root_style(q), 0, (q,), out, frozenset(children))
+        for fq, style in sorted(self.functions.items()):
+            self._emit_function(fq, style, out)
         return out
+
+    def _emit_function(self, qual: str, style: Style, out: list[RawKey]) -> None:
+        """The parameters of a function a CLI parser runs: ``--max-workers`` (typer, tyro), ``--max_workers``
+        (fire, jsonargparse); a parameter typed with a config class nests its fields (``--cfg.lr``)."""
+        d = self.symbols.definitions.get(qual) if self.symbols is not None else None
+        f = self.symbols.functions.get(qual) if self.symbols is not None else None
+        if d is None or f is None:
+            return
+        owner = d.owner.rsplit(".", 1)[-1] if d.owner else f.name
+        for p in f.params:
+            if p.name in ("self", "cls") or p.name.startswith("_") or p.kind in ("vararg", "kwarg"):
+                continue
+            sub = self._resolve(d.module, MODULE_SCOPE, p.annotation) if p.annotation else None
+            if sub is not None and sub in self.config:
+                self._emit(sub, (p.name,) if style.nested else (), style, 1, (qual, sub), out)
+                continue
+            name = p.name.replace("_", "-") if style.kebab else p.name
+            line = p.default.line if p.default is not None and p.default.line else f.line
+            out.append(RawKey(style.prefix + name, value_text(_lit(p.default)), d.file, line,
+                              f"parameter (CLI: {style.tool})", owner, p.annotation, None, qual))
 
     def _emit(self, qual: str, path: tuple[str, ...], style: Style, depth: int, seen: tuple[str, ...],
               out: list[RawKey], skip: frozenset[str] = frozenset()) -> None:
@@ -306,7 +427,7 @@ class ConfigTree:
             subs = [c for c in self.nested(f, owner) if c not in seen] if depth < _MAX_NEST else []
             if f.name.startswith("_") and not subs:
                 continue  # private state; a private field holding a config tree is still how the tree is passed
-            if subs and style.nested:
+            if subs and (style.nested or style.flatten):
                 if f.annotation and _tail(f.annotation) in _MAPPINGS:
                     here = (*here, "*")  # ``teacher_models: dict[str, TeacherConfig]``: one section per name
                 for sub in subs:

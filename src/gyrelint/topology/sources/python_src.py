@@ -53,7 +53,7 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
                     templates.setdefault(call.scope.rsplit(".", 1)[-1], []).append((name, call, s))
                     continue
                 out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line, "argparse",
-                                  type=_arg_type(call)))
+                                  type=_arg_type(call), choices=_choices(call)))
             elif attr in ("option", "Option", "argument"):
                 canon = namer.names(call)
                 if any(c.startswith(("click.", "typer.", "asyncclick.")) for c in canon):
@@ -61,7 +61,7 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
                     if name:
                         out.append(RawKey(name, value_text(_lit(call.kwarg("default"))), path, call.line,
                                           "typer" if any(c.startswith("typer.") for c in canon) else "click",
-                                          type=_arg_type(call)))
+                                          type=_arg_type(call), choices=_choices(call)))
             elif attr in ("get", "getenv", "setdefault", "putenv", "pop"):
                 canon = namer.names(call)
                 if any(c in _ENV_CALLS for c in canon) and call.args and isinstance(_lit(call.args[0]), str):
@@ -84,6 +84,15 @@ def _arg_type(call: CallSite) -> str | None:
     if action in ("store_true", "store_false", True):
         return "bool"
     return None
+
+
+def _choices(call: CallSite) -> tuple[str, ...]:
+    """``choices=["nccl", "gloo"]`` written literally (a ``click.Choice([...])`` on the option's line is read from
+    that line's literals)."""
+    got = _lit(call.kwarg("choices"))
+    if isinstance(got, (list, tuple)):
+        return tuple(v for v in got if isinstance(v, str))[:16]
+    return ()
 
 
 def _first_str(call: CallSite) -> str | None:
