@@ -63,6 +63,7 @@ class SideResult:
     solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
     hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
     relayed: Origin | None = None  # weight sync: the strongest evidence arriving from a callee (where the push goes)
+    between: bool = False  # an end of a rollout transport that only shapes what passes (see ``_put_end``)
 
     @property
     def has_own(self) -> bool:
@@ -244,14 +245,17 @@ def _passed_on(r: SideResult) -> tuple:
     return tuple(out)
 
 
-def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) -> dict[str, SideResult]:
+def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs,
+                 flows: FlowIndex | None = None) -> dict[str, SideResult]:
+    """Label every function; ``flows`` is the run's one ``FlowIndex`` (built here when not given)."""
     edges = call_edges(facts, graphs)
     results: dict[str, SideResult] = {}
     prepared: dict[str, tuple[dict[str, float], dict[str, float], dict[str, Match]]] = {
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
     groups = weak_groups(facts)
-    flows = FlowIndex(facts)
+    if flows is None:
+        flows = FlowIndex(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
@@ -649,8 +653,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results) or _spawned_side(fn, own, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _shapes_between(own, own_matches, out_edges, results) or _hub_end(own, own_matches, total, origins, fn):
-        r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
+    elif _put_end(own, own_matches, total, origins, out_edges, results, fn):
+        r.side, r.kind, r.between = Side.HANDOFF, HandoffKind.TRAJECTORY, True
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
             or (flows is not None and s > 0 and (t > 0 or total.get(TRAJECTORY, 0.0) > 0)
                 and _hands_rollouts_on(q, facts, out_edges, results, flows)):
@@ -732,19 +736,24 @@ def _only_shaping(out_edges: dict[str, float], results: Mapping[str, SideResult]
     return found
 
 
-def _shapes_between(own: dict[str, float], own_matches: list[Match], out_edges: dict[str, float],
-                    results: Mapping[str, SideResult]) -> bool:
-    """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
-    into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
+def _put_end(own: dict[str, float], own_matches: list[Match], total: dict[str, float], origins: dict[str, Origin],
+             out_edges: dict[str, float], results: Mapping[str, SideResult], fn) -> bool:
+    """An end of a rollout transport that only shapes what passes through: the trajectory handoff,
+    on neither side (pattern R).
 
-    A CPU actor that drains the results queue and serves each learner rank its shard does no
-    training work of its own: it computes no loss, runs no backward and steps no optimizer. The
-    shaping may be one call (``adv = group_advantages(groups)`` before ``queue.put(batch)``):
-    then every callee passing training evidence on must rest on that shaping.
+    A CPU actor that drains the results queue, normalises rewards into advantages, packs and
+    serves each learner rank its shard; a collector that groups the episodes it is handed, has a
+    helper turn their rewards into advantages and queues the group for the learner: neither
+    computes a loss, runs a backward or steps an optimizer. The body has its own transport
+    evidence, no sampling evidence of its own, and training evidence that is shaping only:
+
+    - its own (advantage/return signals), or every callee passing training evidence on rests on
+      shaping (``adv = group_advantages(groups)`` before ``queue.put(batch)``): any put or get;
+    - or only the strongest training evidence is a shaping callee's and nothing arrives from a
+      generation chain: then it must be the put end, and what it puts more than a counter (a slot
+      token or a step number handed back for back-pressure carries no rollout).
     """
     if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0:
-        return False
-    if not own.get(TRAINING) and not _only_shaping(out_edges, results):
         return False
     transport = False
     for m in own_matches:
@@ -755,19 +764,9 @@ def _shapes_between(own: dict[str, float], own_matches: list[Match], out_edges: 
             return False
         if sig.side == HANDOFF and sig.kind == TRAJECTORY and not sig.container and not sig.setup:
             transport = True
-    return transport
-
-
-def _hub_end(own: dict[str, float], own_matches: list[Match], total: dict[str, float],
-             origins: dict[str, Origin], fn) -> bool:
-    """The put end of a transport whose only training evidence is a callee shaping rollouts (R).
-
-    A collector that groups the episodes it is handed, has a helper turn their rewards into
-    advantages and queues the group for the learner does no training work itself: its training
-    score is the advantage helper's, and the producer-end rule below would make it training.
-    """
-    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or own.get(TRAINING, 0.0) > 0 \
-            or total.get(SAMPLING, 0.0) >= INHERITED_THRESHOLD:
+    if own.get(TRAINING) or _only_shaping(out_edges, results):
+        return transport
+    if total.get(SAMPLING, 0.0) >= INHERITED_THRESHOLD:
         return False
     o = origins.get(TRAINING)
     if o is None or o.via == "own" or o.signal not in SHAPING:
@@ -788,11 +787,6 @@ def _counter_payload(c) -> bool:
     return bool(names) and all(a.rsplit("_", 1)[-1].rsplit(".", 1)[-1].lower() in _COUNTER for a in names)
 
 
-def hub_end(r: SideResult, fn) -> bool:
-    """``r`` (the result of ``fn``) was labelled by ``_hub_end``: its training score is a shaping
-    callee's, not its own."""
-    return r.side == Side.HANDOFF and r.kind == HandoffKind.TRAJECTORY and \
-        _hub_end(r.own, r.own_matches, r.total, r.origins, fn)
 FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
 _SIDE_OF: dict[str, tuple[Side, HandoffKind | None]] = {
     SAMPLING: (Side.SAMPLING, None), TRAINING: (Side.TRAINING, None),

@@ -37,6 +37,7 @@ from .sides import (
     weight_sync_helpers,
 )
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
+from .taint import FlowIndex
 
 
 @dataclass(slots=True)
@@ -106,7 +107,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
-    flow = weight_flow(index, facts)
+    body_flows = FlowIndex(facts)  # one grouping of the value-flow facts for the payload and the sides
+    flow = weight_flow(index, facts, body_flows)
     facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
     matches: dict[str, list[Match]] = {}
     for q, fn in facts.functions.items():
@@ -116,7 +118,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     drop_resampling(facts, matches)  # a data-weight draw under training callers picks examples (pattern L)
     _payload_decides_kind(facts, matches)
     _class_payload(facts, matches)
-    sides = assign_sides(facts, matches, graphs)
+    sides = assign_sides(facts, matches, graphs, body_flows)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
     dropped: dict[str, list[Match]] = {}
@@ -125,7 +127,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
             ms = matches.get(q, [])
             dropped[q] = [m for m in ms if m.signal.id in QUEUE_SIGNALS and m.line in lines]
             matches[q] = [m for m in ms if m not in dropped[q]]
-        sides = assign_sides(facts, matches, graphs)
+        sides = assign_sides(facts, matches, graphs, body_flows)
     # second pass: the trajectory containers are known now; code that builds, returns or
     # buffers them is the trajectory handoff
     edges = call_edges(facts, graphs)
@@ -145,7 +147,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                 matches.setdefault(q, []).append(Match(_CONTAINER_SIGNAL, line, st))
                 added = True
     if added:
-        sides = assign_sides(facts, matches, graphs)
+        sides = assign_sides(facts, matches, graphs, body_flows)
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
