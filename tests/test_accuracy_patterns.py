@@ -363,3 +363,11 @@ def test_buffer_that_shapes_groups_is_the_handoff_and_the_process_launcher_takes
     of episodes is no prompt intake); ``Process(target=child)`` starts the child's side however
     deep the child's generation sits; a dict's ``get`` is not the buffer's."""
     assert wrong_labels("accuracy_group_buffer") == []
+
+
+def test_reporting_helpers_take_no_side_and_log_probs_are_no_logging():
+    """Neutral precision: a helper named for reporting (``update_*_metrics``, ``_log_*_stats``) that
+    computes a KL for the dashboard is no training code, nor is the logger calling it; a helper
+    named ``*_log_prob`` is the logarithm, so the caller context still gives it its class's side."""
+    assert wrong_labels("accuracy_reporters") == []
+

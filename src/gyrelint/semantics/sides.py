@@ -284,12 +284,34 @@ def _unsplit(q: str, facts: Facts, edges: dict[str, dict[str, float]], groups: d
     return {t: d for t, d in row.items() if t not in drop} if drop else row
 
 
+# ``log`` followed by one of these is the logarithm (``compute_log_prob``, ``log_softmax``), not logging
+_LOG_MATH = r"(?!_(?:prob|probs|probas|softmax|sigmoid|ratio|ratios|likelihood|lik|sum|exp|det|pi|p|partition|std|var|" \
+            r"density|pdf|odds|space|scale|norm|prior|posterior)(?:$|_))"
 # helpers whose name says they report, persist, set up, parse the command line, evaluate or decide (predicates steer the loop,
 # they do no side's work): they serve a side without being part of it
-_SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"
+_SERVICE_NAME = re.compile(r"(^|_)(log" + _LOG_MATH + r"|logs|logging|logger|metric|metrics|print|report|save|load|"
+                           r"checkpoint|ckpt|"
                            r"dump|plot|wandb|tensorboard|profile|profiler|timer|timing|str|repr|format|config|setup|"
                            r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
                            r"validation|should|is|has|can|need|needs|args|argv|argparse|parser|arguments|cli)($|_)")
+# the narrower set: functions whose name says they report what ran (log, record metrics, print stats)
+_REPORT_NAME = re.compile(r"(^|_)(log" + _LOG_MATH + r"|logs|logging|logger|metric|metrics|print|report|reporting|"
+                          r"stats|statistics|summary|summarize|wandb|tensorboard|plot|visuali[sz]e)($|_)")
+
+
+def reports(name: str) -> bool:
+    """The name says the function reports what ran (logs, records metrics, prints statistics).
+
+    Such a body computes a KL or an entropy, reads rewards or pushes numbers to a tracker
+    *about* one side's work: the signals match, yet it does none of that side's work, and
+    its callers' side says nothing about it either (a metrics helper the trainer calls is
+    no training step). ``log`` followed by a probability word is the logarithm, not logging;
+    what follows ``with``/``and`` is a by-product (``objective_with_stats`` is a loss).
+    """
+    head = re.split(r"_(?:with|and)(?:_|$)", name.lower().strip("_"), maxsplit=1)[0]
+    return bool(_REPORT_NAME.search(head))
+
+
 CONTEXT_ROUNDS = 4
 _LAYOUT_CALL = re.compile(r"^(get_\w*(rank|world_size|group|size)\w*|is_initialized|device_count)$")
 
@@ -684,6 +706,10 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             else:
                 r.side = Side.HANDOFF
                 r.kind = HandoffKind.TRAJECTORY if best_k == TRAJECTORY else HandoffKind.WEIGHT_SYNC
+    quiet = r.side in (Side.SAMPLING, Side.TRAINING, Side.HANDOFF) and reports(fn.definition.name)
+    if quiet:  # a reporter: its signals are about the work it reports, not that work
+        r.side, r.kind = Side.NEUTRAL, None
+
     # what callers inherit: only the label's sides, setup evidence at half strength
     def passed(k: str) -> float:
         v = total.get(k, 0.0) - SETUP_FACTOR * setup.get(k, 0.0)
@@ -710,7 +736,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             # method over the carrier and the feeder that collects from it both move its data;
             # their callers (a utility's users, the training step) are not the handoff too
             r.export = {k: passed(k)} if relay else {}
-    else:
+    elif not quiet:
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
     key = _side_key(r)
     r.solid = r.solid or (key is not None and own.get(key, 0.0) >= THRESHOLD)
