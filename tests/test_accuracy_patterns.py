@@ -371,3 +371,9 @@ def test_reporting_helpers_take_no_side_and_log_probs_are_no_logging():
     named ``*_log_prob`` is the logarithm, so the caller context still gives it its class's side."""
     assert wrong_labels("accuracy_reporters") == []
 
+
+def test_a_name_guess_does_not_veto_the_rollout_stepping_its_worlds():
+    """Q: plain-Python worlds (``step``/``reset``, no environment library) picked from a registry
+    and stepped by the rollout are sampling, though the trainer's ``warmup.step()`` on an untyped
+    receiver is name-guessed to every ``step`` of the repo: a guess is no caller."""
+    assert wrong_labels("accuracy_env_guesses") == []

@@ -570,8 +570,8 @@ def _rollout_scores(q: str, facts: Facts, callers: dict[str, list[tuple[str, flo
     other = False
     for c, d in sorted(callers[q]):
         cr = results.get(c)
-        if cr is None:
-            continue
+        if cr is None or (d < DISPATCH - 1e-9 and c not in pickers):
+            continue  # a name guess is no caller (``scheduler.step()`` guessed to every ``step``)
         if cr.side == Side.TRAINING or (cr.side == Side.DRIVER and acts):
             other = True
             break
