@@ -377,3 +377,10 @@ def test_a_name_guess_does_not_veto_the_rollout_stepping_its_worlds():
     and stepped by the rollout are sampling, though the trainer's ``warmup.step()`` on an untyped
     receiver is name-guessed to every ``step`` of the repo: a guess is no caller."""
     assert wrong_labels("accuracy_env_guesses") == []
+
+
+def test_helpers_a_driver_hands_its_rollouts_to_are_the_handoff():
+    """E/R: plain-Python regrouping and filtering the step loop applies to what generation
+    returned, before the update, is the trajectory handoff; a prompt picker fed nothing
+    generated and a stats printer stay neutral."""
+    assert wrong_labels("accuracy_reshape") == []

@@ -25,6 +25,7 @@ from .handoff import (
     weight_sync_path,
 )
 from .payload import weight_flow
+from .reshape import rollout_reshapers
 from .sides import (
     SideResult,
     assign_sides,
@@ -153,6 +154,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
+    rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
