@@ -384,3 +384,9 @@ def test_helpers_a_driver_hands_its_rollouts_to_are_the_handoff():
     returned, before the update, is the trajectory handoff; a prompt picker fed nothing
     generated and a stats printer stay neutral."""
     assert wrong_labels("accuracy_reshape") == []
+
+
+def test_a_helper_that_calls_nothing_takes_no_side_from_its_callers():
+    """Neutral precision (K): a request-dict builder that calls nothing, used only by the
+    sampler's class, does none of its work; the sampler's output parser does and takes its side."""
+    assert wrong_labels("accuracy_context_builders") == []

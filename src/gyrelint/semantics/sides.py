@@ -328,7 +328,9 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
 
     A private helper that masks padding for the loss or builds stop words for the sampler is part
     of that side's code although it calls no library with a side. Logging, persistence and
-    set-up helpers (by name), dunder methods and test code stay neutral; so does a helper called
+    set-up helpers (by name), dunder methods, test code and bodies that call nothing and read no
+    field of their input (a dict or name built from the arguments, like the key builders
+    ``weight_sync_helpers`` leaves alone) stay neutral; so does a helper called
     from anywhere else or from both sides, or by a caller whose side is not solid (it rests on
     decayed or spread-out scores: a mislabel there must not spread through its module).
     Applied after propagation (it passes nothing up) in a few rounds, so a helper of a helper
@@ -347,7 +349,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             continue
         name = fn.definition.name
         if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
-                or _layout_query(fn)):
+                or _layout_query(fn) or _builds_only(fn)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
@@ -372,6 +374,13 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
+
+
+def _builds_only(fn) -> bool:
+    """The body calls nothing and reads no field of what it is handed: it builds a literal (a
+    request dict, a key) from its arguments, which is no side's work. Reading the fields of a
+    generation's output (``[o.text for o in out.outputs]``) is."""
+    return not fn.calls and not any(a.mode == "read" for a in fn.attrs) and not any(s.mode == "read" for s in fn.subs)
 
 
 def defined_only(facts: Facts, edges: dict[str, dict[str, float]]) -> set[tuple[str, str]]:
