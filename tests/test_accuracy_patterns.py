@@ -390,3 +390,11 @@ def test_a_helper_that_calls_nothing_takes_no_side_from_its_callers():
     """Neutral precision (K): a request-dict builder that calls nothing, used only by the
     sampler's class, does none of its work; the sampler's output parser does and takes its side."""
     assert wrong_labels("accuracy_context_builders") == []
+
+
+def test_the_loop_that_sends_prompts_to_a_rollout_service_and_trains_on_the_answer_is_the_driver():
+    """D (multi-process): agents run in worker processes behind a task queue; the trainer's step
+    draws prompts, hands them to the service's client and trains on what comes back. No
+    generation score reaches it, yet it drives both chains (and so does the loop calling it);
+    a function that only pulls ready rollouts and trains stays training."""
+    assert wrong_labels("accuracy_rollout_service") == []

@@ -23,7 +23,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .drivers import rollout_fed
+from .drivers import prompt_requests, rollout_fed
 from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 from .taint import FlowIndex
@@ -688,7 +688,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         r.side, r.kind, r.between = Side.HANDOFF, HandoffKind.TRAJECTORY, True
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
             or (flows is not None and s > 0 and (t > 0 or total.get(TRAJECTORY, 0.0) > 0)
-                and _hands_rollouts_on(q, facts, out_edges, results, flows)):
+                and _hands_rollouts_on(q, facts, out_edges, results, flows)) \
+            or (flows is not None and t > 0 and _requests_rollouts(q, facts, out_edges, results, flows)):
         r.side = Side.DRIVER
     elif delegated is not None:
         r.side, r.kind = _SIDE_OF[delegated[0]]
@@ -1048,6 +1049,48 @@ def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], result
     fn = facts.functions[q]
     fed = rollout_fed(fn, flows.of(q), lambda c: any(t in gens for t in c.targets))
     return any(t in takers for c in fed for t in c.targets)
+
+
+def _requests_rollouts(q: str, facts: Facts, out_edges: dict[str, float], results: Mapping[str, SideResult],
+                       flows: FlowIndex) -> bool:
+    """The body hands the prompts it drew to the client of a rollout service and what comes back
+    to the trainer: the step loop of a framework whose agents run in other processes.
+
+    ``gen_batch = build(batch_dict); out = self._rollout(gen_batch); update(advantages(out))``: the
+    sampling runs behind a client (a trajectory handoff: an HTTP queue, a store the agents fill;
+    or a prompt feeder that then collects the results), so no generation score reaches the loop
+    and it looked like a training step. What moves decides: the
+    prompts go out through a firm call into a trajectory handoff (``drivers.prompt_requests``), and
+    its result is the argument of a firm call into training (see ``_hands_rollouts_on``). A loop
+    that only pulls ready rollouts from a buffer (``buffer.get()``) hands no prompts out: training.
+    """
+    carriers: set[str] = set()
+    takers: set[str] = set()
+    for callee, decay in out_edges.items():
+        if decay < FIRM:
+            continue
+        cr = results.get(callee)
+        if cr is None:
+            continue
+        if (cr.side == Side.HANDOFF and cr.kind == HandoffKind.TRAJECTORY) or _feeds_prompts(cr):
+            carriers.add(callee)
+        elif cr.side in (Side.TRAINING, Side.DRIVER) or (cr.total.get(TRAINING, 0.0) > 0 and _learns(cr)):
+            takers.add(callee)
+    if not carriers or not takers:
+        return False
+    fn = facts.functions[q]
+    body = flows.of(q)
+    asked = {c.site.func for c in prompt_requests(fn, body, lambda c: any(t in carriers for t in c.targets))}
+    if not asked:
+        return False
+    fed = rollout_fed(fn, body, lambda c: c.site.func in asked)
+    return any(t in takers for c in fed for t in c.targets)
+
+
+def _feeds_prompts(r: SideResult) -> bool:
+    """The callee's sampling side is feeding prompts to a sampler elsewhere (a task queue's put end)."""
+    o = r.origins.get(SAMPLING)
+    return r.side == Side.SAMPLING and o is not None and o.signal == "prompt-intake"
 
 
 def _learns(r: SideResult) -> bool:
