@@ -363,3 +363,38 @@ def test_buffer_that_shapes_groups_is_the_handoff_and_the_process_launcher_takes
     of episodes is no prompt intake); ``Process(target=child)`` starts the child's side however
     deep the child's generation sits; a dict's ``get`` is not the buffer's."""
     assert wrong_labels("accuracy_group_buffer") == []
+
+
+def test_reporting_helpers_take_no_side_and_log_probs_are_no_logging():
+    """Neutral precision: a helper named for reporting (``update_*_metrics``, ``_log_*_stats``) that
+    computes a KL for the dashboard is no training code, nor is the logger calling it; a helper
+    named ``*_log_prob`` is the logarithm, so the caller context still gives it its class's side."""
+    assert wrong_labels("accuracy_reporters") == []
+
+
+def test_a_name_guess_does_not_veto_the_rollout_stepping_its_worlds():
+    """Q: plain-Python worlds (``step``/``reset``, no environment library) picked from a registry
+    and stepped by the rollout are sampling, though the trainer's ``warmup.step()`` on an untyped
+    receiver is name-guessed to every ``step`` of the repo: a guess is no caller."""
+    assert wrong_labels("accuracy_env_guesses") == []
+
+
+def test_helpers_a_driver_hands_its_rollouts_to_are_the_handoff():
+    """E/R: plain-Python regrouping and filtering the step loop applies to what generation
+    returned, before the update, is the trajectory handoff; a prompt picker fed nothing
+    generated and a stats printer stay neutral."""
+    assert wrong_labels("accuracy_reshape") == []
+
+
+def test_a_helper_that_calls_nothing_takes_no_side_from_its_callers():
+    """Neutral precision (K): a request-dict builder that calls nothing, used only by the
+    sampler's class, does none of its work; the sampler's output parser does and takes its side."""
+    assert wrong_labels("accuracy_context_builders") == []
+
+
+def test_the_loop_that_sends_prompts_to_a_rollout_service_and_trains_on_the_answer_is_the_driver():
+    """D (multi-process): agents run in worker processes behind a task queue; the trainer's step
+    draws prompts, hands them to the service's client and trains on what comes back. No
+    generation score reaches it, yet it drives both chains (and so does the loop calling it);
+    a function that only pulls ready rollouts and trains stays training."""
+    assert wrong_labels("accuracy_rollout_service") == []

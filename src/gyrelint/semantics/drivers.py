@@ -68,3 +68,37 @@ def rollout_fed(fn: FnFacts, flows: list[Flow], produces: Callable[[CallFact], b
         if any(body.holds(a) for a in call_values(e)):
             out.append(c)
     return out
+
+
+# where a batch comes from before any generation (see ``facts.prompt_fed``): names so called hold prompts
+PROMPT_WORDS = ("prompt", "dataset", "loader", "row", "example", "question", "batch_dict", "raw_batch")
+
+
+class _Prompts(BodyTaint):
+    """Which names of one body hold the prompts it drew (names saying so, and what is built from them)."""
+
+    def __init__(self, fn: FnFacts, flows: list[Flow]) -> None:
+        seeds = {p for p in fn.params if any(w in p.lower() for w in PROMPT_WORDS)}
+        for fl in flows:
+            t = dotted_text(fl.target) if fl.op in ("=", "for", "with") else ""
+            if t and any(w in t.rsplit(".", 1)[-1].lower() for w in PROMPT_WORDS):
+                seeds.add(t)
+        super().__init__(flows, seeds)
+
+    def call_holds(self, e: tuple, depth: int) -> bool:
+        if isinstance(e[1], tuple) and e[1][:1] == ("a",) and self.holds(e[1][1], depth):
+            return True
+        return self.args_hold(e, depth)
+
+
+def prompt_requests(fn: FnFacts, flows: list[Flow], carriers: Callable[[CallFact], bool]) -> list[CallFact]:
+    """The calls into a rollout carrier (``carriers``) that ``fn`` hands the prompts it drew:
+    ``gen_batch = build(batch_dict); out = self.rollout_client(gen_batch)``."""
+    wanted = [c for c in fn.calls if carriers(c) and isinstance(c.site.expr, tuple) and c.site.expr[:1] == ("c",)]
+    if not wanted:
+        return []
+    body = _Prompts(fn, flows)
+    if not body.names:
+        return []
+    body.run()
+    return [c for c in wanted if any(body.holds(a) for a in call_values(c.site.expr))]

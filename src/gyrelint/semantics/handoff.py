@@ -7,7 +7,7 @@ from collections.abc import Set as AbstractSet
 
 from ..model import HandoffKind, ModuleReport, Side
 from .facts import Facts
-from .sides import INHERITED_THRESHOLD, SHAPING, SideResult, hub_end
+from .sides import INHERITED_THRESHOLD, SHAPING, SideResult
 from .signals import SAMPLING, TRAINING
 
 # parameter-update evidence, strongest first
@@ -358,7 +358,7 @@ def internal_queue_sites(facts: Facts, sides: dict[str, SideResult]) -> dict[str
 
 def _lean(r: SideResult | None, fn) -> str | None:
     """The side a function's sampling/training scores point to, if they clearly point to one."""
-    if r is None or hub_end(r, fn):
+    if r is None or r.between:
         return None  # a collector queuing what it shaped is the handoff's put end, on neither side
     s, t = r.total.get(SAMPLING, 0.0), r.total.get(TRAINING, 0.0)
     o = r.origins.get(TRAINING)

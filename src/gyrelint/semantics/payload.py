@@ -154,10 +154,11 @@ def _param_index(q: str, facts: Facts) -> list[str]:
     return names
 
 
-def weight_flow(index: Index, facts: Facts) -> WeightFlow:
-    """Senders and receivers of the policy's parameters, repo-wide."""
+def weight_flow(index: Index, facts: Facts, flows: FlowIndex | None = None) -> WeightFlow:
+    """Senders and receivers of the policy's parameters, repo-wide (``flows``: the run's one index)."""
     out = WeightFlow()
-    flows = FlowIndex(facts)
+    if flows is None:
+        flows = FlowIndex(facts)
     # functions worth a look: they call a seed method, or later get a tainted parameter / callee
     todo = {q for q, fn in facts.functions.items() if fn.called() & _SEED_METHODS}
     params: dict[str, set[str]] = {}

@@ -23,7 +23,7 @@ import networkx as nx
 from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
-from .drivers import rollout_fed
+from .drivers import prompt_requests, rollout_fed
 from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 from .taint import FlowIndex
@@ -63,6 +63,7 @@ class SideResult:
     solid: bool = False  # the side rests on own evidence, or on plain delegation to a solid callee
     hops: int = 0  # trajectory handoff: calls between this body and the transport it inherits from
     relayed: Origin | None = None  # weight sync: the strongest evidence arriving from a callee (where the push goes)
+    between: bool = False  # an end of a rollout transport that only shapes what passes (see ``_put_end``)
 
     @property
     def has_own(self) -> bool:
@@ -244,14 +245,17 @@ def _passed_on(r: SideResult) -> tuple:
     return tuple(out)
 
 
-def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs) -> dict[str, SideResult]:
+def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs,
+                 flows: FlowIndex | None = None) -> dict[str, SideResult]:
+    """Label every function; ``flows`` is the run's one ``FlowIndex`` (built here when not given)."""
     edges = call_edges(facts, graphs)
     results: dict[str, SideResult] = {}
     prepared: dict[str, tuple[dict[str, float], dict[str, float], dict[str, Match]]] = {
         q: own_scores(matches.get(q, [])) for q in facts.functions
     }
     groups = weak_groups(facts)
-    flows = FlowIndex(facts)
+    if flows is None:
+        flows = FlowIndex(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
@@ -280,12 +284,34 @@ def _unsplit(q: str, facts: Facts, edges: dict[str, dict[str, float]], groups: d
     return {t: d for t, d in row.items() if t not in drop} if drop else row
 
 
+# ``log`` followed by one of these is the logarithm (``compute_log_prob``, ``log_softmax``), not logging
+_LOG_MATH = r"(?!_(?:prob|probs|probas|softmax|sigmoid|ratio|ratios|likelihood|lik|sum|exp|det|pi|p|partition|std|var|" \
+            r"density|pdf|odds|space|scale|norm|prior|posterior)(?:$|_))"
 # helpers whose name says they report, persist, set up, parse the command line, evaluate or decide (predicates steer the loop,
 # they do no side's work): they serve a side without being part of it
-_SERVICE_NAME = re.compile(r"(^|_)(log|logs|logging|logger|metric|metrics|print|report|save|load|checkpoint|ckpt|"
+_SERVICE_NAME = re.compile(r"(^|_)(log" + _LOG_MATH + r"|logs|logging|logger|metric|metrics|print|report|save|load|"
+                           r"checkpoint|ckpt|"
                            r"dump|plot|wandb|tensorboard|profile|profiler|timer|timing|str|repr|format|config|setup|"
                            r"init|close|shutdown|cleanup|debug|summary|visuali[sz]e|stats|eval|evaluate|validate|"
                            r"validation|should|is|has|can|need|needs|args|argv|argparse|parser|arguments|cli)($|_)")
+# the narrower set: functions whose name says they report what ran (log, record metrics, print stats)
+_REPORT_NAME = re.compile(r"(^|_)(log" + _LOG_MATH + r"|logs|logging|logger|metric|metrics|print|report|reporting|"
+                          r"stats|statistics|summary|summarize|wandb|tensorboard|plot|visuali[sz]e)($|_)")
+
+
+def reports(name: str) -> bool:
+    """The name says the function reports what ran (logs, records metrics, prints statistics).
+
+    Such a body computes a KL or an entropy, reads rewards or pushes numbers to a tracker
+    *about* one side's work: the signals match, yet it does none of that side's work, and
+    its callers' side says nothing about it either (a metrics helper the trainer calls is
+    no training step). ``log`` followed by a probability word is the logarithm, not logging;
+    what follows ``with``/``and`` is a by-product (``objective_with_stats`` is a loss).
+    """
+    head = re.split(r"_(?:with|and)(?:_|$)", name.lower().strip("_"), maxsplit=1)[0]
+    return bool(_REPORT_NAME.search(head))
+
+
 CONTEXT_ROUNDS = 4
 _LAYOUT_CALL = re.compile(r"^(get_\w*(rank|world_size|group|size)\w*|is_initialized|device_count)$")
 
@@ -302,7 +328,9 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
 
     A private helper that masks padding for the loss or builds stop words for the sampler is part
     of that side's code although it calls no library with a side. Logging, persistence and
-    set-up helpers (by name), dunder methods and test code stay neutral; so does a helper called
+    set-up helpers (by name), dunder methods, test code and bodies that call nothing and read no
+    field of their input (a dict or name built from the arguments, like the key builders
+    ``weight_sync_helpers`` leaves alone) stay neutral; so does a helper called
     from anywhere else or from both sides, or by a caller whose side is not solid (it rests on
     decayed or spread-out scores: a mislabel there must not spread through its module).
     Applied after propagation (it passes nothing up) in a few rounds, so a helper of a helper
@@ -321,7 +349,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             continue
         name = fn.definition.name
         if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
-                or _layout_query(fn)):
+                or _layout_query(fn) or _builds_only(fn)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
@@ -346,6 +374,13 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
+
+
+def _builds_only(fn) -> bool:
+    """The body calls nothing and reads no field of what it is handed: it builds a literal (a
+    request dict, a key) from its arguments, which is no side's work. Reading the fields of a
+    generation's output (``[o.text for o in out.outputs]``) is."""
+    return not fn.calls and not any(a.mode == "read" for a in fn.attrs) and not any(s.mode == "read" for s in fn.subs)
 
 
 def defined_only(facts: Facts, edges: dict[str, dict[str, float]]) -> set[tuple[str, str]]:
@@ -544,8 +579,8 @@ def _rollout_scores(q: str, facts: Facts, callers: dict[str, list[tuple[str, flo
     other = False
     for c, d in sorted(callers[q]):
         cr = results.get(c)
-        if cr is None:
-            continue
+        if cr is None or (d < DISPATCH - 1e-9 and c not in pickers):
+            continue  # a name guess is no caller (``scheduler.step()`` guessed to every ``step``)
         if cr.side == Side.TRAINING or (cr.side == Side.DRIVER and acts):
             other = True
             break
@@ -649,11 +684,12 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     delegated = _delegated_side(q, own, total, out_edges, results) or _spawned_side(fn, own, out_edges, results)
     if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
-    elif _shapes_between(own, own_matches, out_edges, results) or _hub_end(own, own_matches, total, origins, fn):
-        r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
+    elif _put_end(own, own_matches, total, origins, out_edges, results, fn):
+        r.side, r.kind, r.between = Side.HANDOFF, HandoffKind.TRAJECTORY, True
     elif (_drives_both(s, t, own, firm) and _generates(r)) or _calls_both_chains(s, t, own, out_edges, results) \
             or (flows is not None and s > 0 and (t > 0 or total.get(TRAJECTORY, 0.0) > 0)
-                and _hands_rollouts_on(q, facts, out_edges, results, flows)):
+                and _hands_rollouts_on(q, facts, out_edges, results, flows)) \
+            or (flows is not None and t > 0 and _requests_rollouts(q, facts, out_edges, results, flows)):
         r.side = Side.DRIVER
     elif delegated is not None:
         r.side, r.kind = _SIDE_OF[delegated[0]]
@@ -680,6 +716,10 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             else:
                 r.side = Side.HANDOFF
                 r.kind = HandoffKind.TRAJECTORY if best_k == TRAJECTORY else HandoffKind.WEIGHT_SYNC
+    quiet = r.side in (Side.SAMPLING, Side.TRAINING, Side.HANDOFF) and reports(fn.definition.name)
+    if quiet:  # a reporter: its signals are about the work it reports, not that work
+        r.side, r.kind = Side.NEUTRAL, None
+
     # what callers inherit: only the label's sides, setup evidence at half strength
     def passed(k: str) -> float:
         v = total.get(k, 0.0) - SETUP_FACTOR * setup.get(k, 0.0)
@@ -706,7 +746,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             # method over the carrier and the feeder that collects from it both move its data;
             # their callers (a utility's users, the training step) are not the handoff too
             r.export = {k: passed(k)} if relay else {}
-    else:
+    elif not quiet:
         r.export = {k: passed(k) * 0.5 for k in KEYS if total.get(k)}
     key = _side_key(r)
     r.solid = r.solid or (key is not None and own.get(key, 0.0) >= THRESHOLD)
@@ -732,19 +772,24 @@ def _only_shaping(out_edges: dict[str, float], results: Mapping[str, SideResult]
     return found
 
 
-def _shapes_between(own: dict[str, float], own_matches: list[Match], out_edges: dict[str, float],
-                    results: Mapping[str, SideResult]) -> bool:
-    """A body that takes rollouts off a transport and only shapes them (filters, normalises rewards
-    into advantages, packs) stands between the sides: the trajectory handoff, not training (R).
+def _put_end(own: dict[str, float], own_matches: list[Match], total: dict[str, float], origins: dict[str, Origin],
+             out_edges: dict[str, float], results: Mapping[str, SideResult], fn) -> bool:
+    """An end of a rollout transport that only shapes what passes through: the trajectory handoff,
+    on neither side (pattern R).
 
-    A CPU actor that drains the results queue and serves each learner rank its shard does no
-    training work of its own: it computes no loss, runs no backward and steps no optimizer. The
-    shaping may be one call (``adv = group_advantages(groups)`` before ``queue.put(batch)``):
-    then every callee passing training evidence on must rest on that shaping.
+    A CPU actor that drains the results queue, normalises rewards into advantages, packs and
+    serves each learner rank its shard; a collector that groups the episodes it is handed, has a
+    helper turn their rewards into advantages and queues the group for the learner: neither
+    computes a loss, runs a backward or steps an optimizer. The body has its own transport
+    evidence, no sampling evidence of its own, and training evidence that is shaping only:
+
+    - its own (advantage/return signals), or every callee passing training evidence on rests on
+      shaping (``adv = group_advantages(groups)`` before ``queue.put(batch)``): any put or get;
+    - or only the strongest training evidence is a shaping callee's and nothing arrives from a
+      generation chain: then it must be the put end, and what it puts more than a counter (a slot
+      token or a step number handed back for back-pressure carries no rollout).
     """
     if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0:
-        return False
-    if not own.get(TRAINING) and not _only_shaping(out_edges, results):
         return False
     transport = False
     for m in own_matches:
@@ -755,19 +800,9 @@ def _shapes_between(own: dict[str, float], own_matches: list[Match], out_edges: 
             return False
         if sig.side == HANDOFF and sig.kind == TRAJECTORY and not sig.container and not sig.setup:
             transport = True
-    return transport
-
-
-def _hub_end(own: dict[str, float], own_matches: list[Match], total: dict[str, float],
-             origins: dict[str, Origin], fn) -> bool:
-    """The put end of a transport whose only training evidence is a callee shaping rollouts (R).
-
-    A collector that groups the episodes it is handed, has a helper turn their rewards into
-    advantages and queues the group for the learner does no training work itself: its training
-    score is the advantage helper's, and the producer-end rule below would make it training.
-    """
-    if own.get(TRAJECTORY, 0.0) < THRESHOLD or own.get(SAMPLING, 0.0) > 0 or own.get(TRAINING, 0.0) > 0 \
-            or total.get(SAMPLING, 0.0) >= INHERITED_THRESHOLD:
+    if own.get(TRAINING) or _only_shaping(out_edges, results):
+        return transport
+    if total.get(SAMPLING, 0.0) >= INHERITED_THRESHOLD:
         return False
     o = origins.get(TRAINING)
     if o is None or o.via == "own" or o.signal not in SHAPING:
@@ -788,11 +823,6 @@ def _counter_payload(c) -> bool:
     return bool(names) and all(a.rsplit("_", 1)[-1].rsplit(".", 1)[-1].lower() in _COUNTER for a in names)
 
 
-def hub_end(r: SideResult, fn) -> bool:
-    """``r`` (the result of ``fn``) was labelled by ``_hub_end``: its training score is a shaping
-    callee's, not its own."""
-    return r.side == Side.HANDOFF and r.kind == HandoffKind.TRAJECTORY and \
-        _hub_end(r.own, r.own_matches, r.total, r.origins, fn)
 FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
 _SIDE_OF: dict[str, tuple[Side, HandoffKind | None]] = {
     SAMPLING: (Side.SAMPLING, None), TRAINING: (Side.TRAINING, None),
@@ -1019,6 +1049,48 @@ def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], result
     fn = facts.functions[q]
     fed = rollout_fed(fn, flows.of(q), lambda c: any(t in gens for t in c.targets))
     return any(t in takers for c in fed for t in c.targets)
+
+
+def _requests_rollouts(q: str, facts: Facts, out_edges: dict[str, float], results: Mapping[str, SideResult],
+                       flows: FlowIndex) -> bool:
+    """The body hands the prompts it drew to the client of a rollout service and what comes back
+    to the trainer: the step loop of a framework whose agents run in other processes.
+
+    ``gen_batch = build(batch_dict); out = self._rollout(gen_batch); update(advantages(out))``: the
+    sampling runs behind a client (a trajectory handoff: an HTTP queue, a store the agents fill;
+    or a prompt feeder that then collects the results), so no generation score reaches the loop
+    and it looked like a training step. What moves decides: the
+    prompts go out through a firm call into a trajectory handoff (``drivers.prompt_requests``), and
+    its result is the argument of a firm call into training (see ``_hands_rollouts_on``). A loop
+    that only pulls ready rollouts from a buffer (``buffer.get()``) hands no prompts out: training.
+    """
+    carriers: set[str] = set()
+    takers: set[str] = set()
+    for callee, decay in out_edges.items():
+        if decay < FIRM:
+            continue
+        cr = results.get(callee)
+        if cr is None:
+            continue
+        if (cr.side == Side.HANDOFF and cr.kind == HandoffKind.TRAJECTORY) or _feeds_prompts(cr):
+            carriers.add(callee)
+        elif cr.side in (Side.TRAINING, Side.DRIVER) or (cr.total.get(TRAINING, 0.0) > 0 and _learns(cr)):
+            takers.add(callee)
+    if not carriers or not takers:
+        return False
+    fn = facts.functions[q]
+    body = flows.of(q)
+    asked = {c.site.func for c in prompt_requests(fn, body, lambda c: any(t in carriers for t in c.targets))}
+    if not asked:
+        return False
+    fed = rollout_fed(fn, body, lambda c: c.site.func in asked)
+    return any(t in takers for c in fed for t in c.targets)
+
+
+def _feeds_prompts(r: SideResult) -> bool:
+    """The callee's sampling side is feeding prompts to a sampler elsewhere (a task queue's put end)."""
+    o = r.origins.get(SAMPLING)
+    return r.side == Side.SAMPLING and o is not None and o.signal == "prompt-intake"
 
 
 def _learns(r: SideResult) -> bool:

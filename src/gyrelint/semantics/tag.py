@@ -25,6 +25,7 @@ from .handoff import (
     weight_sync_path,
 )
 from .payload import weight_flow
+from .reshape import rollout_reshapers
 from .sides import (
     SideResult,
     assign_sides,
@@ -37,6 +38,7 @@ from .sides import (
     weight_sync_helpers,
 )
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
+from .taint import FlowIndex
 
 
 @dataclass(slots=True)
@@ -106,7 +108,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
-    flow = weight_flow(index, facts)
+    body_flows = FlowIndex(facts)  # one grouping of the value-flow facts for the payload and the sides
+    flow = weight_flow(index, facts, body_flows)
     facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
     matches: dict[str, list[Match]] = {}
     for q, fn in facts.functions.items():
@@ -116,7 +119,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     drop_resampling(facts, matches)  # a data-weight draw under training callers picks examples (pattern L)
     _payload_decides_kind(facts, matches)
     _class_payload(facts, matches)
-    sides = assign_sides(facts, matches, graphs)
+    sides = assign_sides(facts, matches, graphs, body_flows)
     # a queue whose ends all sit on one side is that side's plumbing, not the handoff
     internal = internal_queue_sites(facts, sides)
     dropped: dict[str, list[Match]] = {}
@@ -125,7 +128,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
             ms = matches.get(q, [])
             dropped[q] = [m for m in ms if m.signal.id in QUEUE_SIGNALS and m.line in lines]
             matches[q] = [m for m in ms if m not in dropped[q]]
-        sides = assign_sides(facts, matches, graphs)
+        sides = assign_sides(facts, matches, graphs, body_flows)
     # second pass: the trajectory containers are known now; code that builds, returns or
     # buffers them is the trajectory handoff
     edges = call_edges(facts, graphs)
@@ -145,12 +148,13 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                 matches.setdefault(q, []).append(Match(_CONTAINER_SIGNAL, line, st))
                 added = True
     if added:
-        sides = assign_sides(facts, matches, graphs)
+        sides = assign_sides(facts, matches, graphs, body_flows)
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
+    rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads

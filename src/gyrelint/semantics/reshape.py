@@ -1,0 +1,126 @@
+"""Rollout reshaping between the sides, found by where a driver's data goes.
+
+A step loop generates, then hands what came back to helpers that group episodes, filter groups,
+pad or tokenize them into the trainer's batch type, and only then calls the update. Those
+helpers call no library with a side (list comprehensions, dict shuffling), so nothing below them
+says what they are; the driver's body does: their argument is the generation chain's output
+(``drivers.rollout_fed``), and the loop is a driver. DESIGN.md puts such code on the trajectory
+handoff ("a training-side method that only pulls or reshapes rollout output belongs here").
+Applied after propagation, like the caller context: it passes nothing up.
+"""
+
+from __future__ import annotations
+
+from ..graphs.model import EXACT
+from ..model import Evidence, HandoffKind, Side
+from .drivers import rollout_fed
+from .facts import CallFact, Facts
+from .sides import _SERVICE_NAME, FIRM, TRAINING, SideResult, _generates, _learns, reports
+from .taint import BodyTaint, FlowIndex, call_values, dotted_text
+
+RESHAPE = "rollout-reshape"  # the evidence such a helper gets: the driver's call handing it rollouts
+
+
+def rollout_reshapers(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult],
+                      flows: FlowIndex) -> list[str]:
+    """Label the repo functions a driver hands its fresh rollouts to, that carry no side, as the
+    trajectory handoff. Returns them.
+
+    Only an exact call with one repo target counts, into a function that is neither a
+    reporter, a service helper (save, evaluate, predicates), a dunder, nor out of scope, has no
+    evidence of its own and no side from propagation; what it returns does not go on into a
+    sampling call, and either reaches a training call (through repo calls and the attributes of
+    an object handed on: a library call such as ``torch.tensor(scores)`` makes numbers, not the
+    batch) or the helper is itself the client of a learner (training evidence arrives faintly). The rollouts are what a firm call into a generation chain returned in the
+    driver's own body.
+    """
+    out: dict[str, Evidence] = {}
+    for q in sorted(results):
+        r = results[q]
+        if r.side != Side.DRIVER:
+            continue
+        fn = facts.functions.get(q)
+        if fn is None or facts.out_of_scope(fn.module):
+            continue
+        row = edges.get(q, {})
+        gens = {t for t, d in row.items() if d >= FIRM and (cr := results.get(t)) is not None
+                and cr.side == Side.SAMPLING and _generates(cr)}
+        if not gens:
+            continue
+        for c in rollout_fed(fn, flows.of(q), lambda c, gens=gens: any(t in gens for t in c.targets)):
+            tg = [t for t in c.targets if t != q and t in facts.functions]
+            if c.kind != EXACT or len(tg) != 1 or c.ray:
+                continue
+            t = tg[0]
+            tr = results.get(t)
+            tf = facts.functions[t]
+            name = tf.definition.name
+            if tr is None or tr.side != Side.NEUTRAL or tr.has_own \
+                    or name.startswith("__") or reports(name) or _SERVICE_NAME.search(name.lower()) \
+                    or facts.out_of_scope(tf.module) or t in out:
+                continue
+            if _back_to_sampling(fn, flows, t, results):
+                continue  # it turns the model's output into the next env step: the rollout's own loop
+            if not (_learner_behind(tr) or _reaches_trainer(fn, flows, c, results)):
+                continue  # scores or stats computed from the rollouts: numbers, not the batch the trainer takes
+            out[t] = Evidence(RESHAPE, fn.file, c.site.line, f"caller:{q}")
+    for t, ev in out.items():
+        r = results[t]
+        r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
+        r.evidence = [*r.evidence, ev]
+    return sorted(out)
+
+
+def _back_to_sampling(fn, flows: FlowIndex, t: str, results: dict[str, SideResult]) -> bool:
+    """What ``t`` returns in ``fn`` goes on into a sampling call (parsed actions handed to the
+    environment, a prompt built for the next turn): a multi-turn rollout, not the way to the trainer."""
+    for c in rollout_fed(fn, flows.of(fn.qualname), lambda c: t in c.targets):
+        if any((r := results.get(x)) is not None and r.side == Side.SAMPLING for x in c.targets):
+            return True
+    return False
+
+
+def _learner_behind(r: SideResult) -> bool:
+    """A learner's training evidence arrives below the helper, too faint to label it (the client end)."""
+    return r.total.get(TRAINING, 0.0) > 0 and _learns(r)
+
+
+class _Downstream(BodyTaint):
+    """Names of a driver body holding what one call returned, passed on through repo calls only."""
+
+    def __init__(self, fn, flows, source: CallFact) -> None:
+        super().__init__(flows)
+        self.source = source.site.func
+        self.repo = {c.site.func for c in fn.calls if c.targets}
+
+    def call_holds(self, e: tuple, depth: int) -> bool:
+        func = dotted_text(e[1])
+        if func == self.source:
+            return True
+        if isinstance(e[1], tuple) and e[1][:1] == ("a",) and self.holds(e[1][1], depth):
+            return True  # ``groups.values()``
+        return func in self.repo and self.args_hold(e, depth)
+
+    def hands_on(self, e: object) -> bool:
+        """The argument holds the value, or is an object one of whose attributes does."""
+        if self.holds(e):
+            return True
+        t = dotted_text(e)
+        return bool(t) and any(n.startswith(t + ".") for n in self.names)
+
+
+def _reaches_trainer(fn, flows: FlowIndex, call: CallFact, results: dict[str, SideResult]) -> bool:
+    """What ``call`` returns in ``fn`` ends up as an argument of a call into training code."""
+    body = _Downstream(fn, flows.of(fn.qualname), call)
+    body.run()
+    for c in fn.calls:
+        e = c.site.expr
+        if c is call or not isinstance(e, tuple) or e[:1] != ("c",):
+            continue
+        if not any(body.hands_on(a) for a in call_values(e)):
+            continue
+        for t in c.targets:
+            r = results.get(t)
+            if r is not None and (r.side in (Side.TRAINING, Side.DRIVER) or _learner_behind(r)):
+                return True
+    return False
