@@ -65,6 +65,14 @@ def _ctor(c: CallFact, fn: FnFacts, s: float) -> float:
     return s if c.method[:1].isupper() or c.method.startswith(("get_", "create", "make", "from_", "init")) else 0.0
 
 
+_ENV_FACTORIES = frozenset({"env", "parallel_env", "raw_env", "start"})
+
+
+def _env_ctor(c: CallFact, fn: FnFacts, s: float) -> float:
+    """An environment factory: a constructor, ``make``, or a multi-agent library's ``env()``/``parallel_env()``."""
+    return s if c.method in _ENV_FACTORIES else _ctor(c, fn, s)
+
+
 def _optimizer_step(c: CallFact, fn: FnFacts, s: float) -> float:
     if c.role == "scheduler" or any("lr_scheduler" in n for n in c.names):
         return 0.0
@@ -1169,6 +1177,17 @@ def _store_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     return 0.0
 
 
+def _broker_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A broker push/pop of samples: the topic or list name (a literal) counts as much as the payload's name."""
+    lits = {t for a in c.site.args if a.kind == "lit" and isinstance(a.value, str) for t in tokens_of(a.value)}
+    lits |= {t for _, a in c.site.kwargs if a.kind == "lit" and isinstance(a.value, str) for t in tokens_of(a.value)}
+    if any(any(w in t for w in _NOT_ROLLOUT) for t in lits) or _weighty(lits):
+        return 0.0
+    if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in lits):
+        return s
+    return _store_payload(c, fn, s)
+
+
 _WRITTEN = ("response", "completion", "reply", "prediction", "pred", "output", "generated", "generation",
             "solution", "answer", "text", "sequence")
 _EXPECTED = ("label", "reference", "ref", "ground_truth", "gt", "expected", "target", "gold", "answer", "solution",
@@ -1636,6 +1655,36 @@ SIGNALS: tuple[Signal, ...] = (
            "        return await self.mcp_client.call_tool(name, args)\n",
        ),
        examples_nomatch=("def target(cursor, sql):\n    return cursor.execute(sql)\n",)),
+    _s(id="sandbox-exec", side=SAMPLING, weight=1.5,
+       rationale="Running the agent's code or shell command in a sandbox or container (Modal, Daytona, E2B, "
+                 "SWE-ReX runtimes, docker exec, a hosted code interpreter) is an environment step of the rollout, "
+                 "or the execution a code reward grades.",
+       calls=("modal.*Sandbox*.exec", "daytona*.process.exec", "daytona*.process.code_run",
+              "daytona*.process.execute_session_command", "e2b*.run_code", "e2b*.commands.run",
+              "docker.*.exec_run", "swerex.*.run_in_session", "swerex.*.execute", "together.*.code_interpreter.run"),
+       examples_match=(
+           "import modal\n\nclass Box:\n    def __init__(self, app):\n        self.sb = modal.Sandbox.create(app=app)\n\n"
+           "    def target(self, cmd):\n        proc = self.sb.exec('bash', '-c', cmd)\n        proc.wait()\n"
+           "        return proc.stdout.read()\n",
+           "import docker\n\ndef target(image, cmd):\n    box = docker.from_env().containers.run(image, detach=True)\n"
+           "    return box.exec_run(cmd).output\n",
+       ),
+       examples_nomatch=(
+           "import docker\n\ndef target():\n    return docker.from_env().images.list()\n",
+           "import subprocess\n\ndef target(cmd):\n    return subprocess.run(cmd, shell=True)\n",
+       )),
+    _s(id="reward-grader-lib", side=SAMPLING, weight=1.5,
+       rationale="Checking a generated answer against the reference with a grading library (math-verify's verify, "
+                 "mathruler's grade_answer, an environment library's rubric) is rollout-side scoring.",
+       calls=("math_verify.verify", "math_verify.*.verify", "mathruler.*.grade_answer", "verifiers.*.score_rollout",
+              "verifiers.*.score_rollouts", "verifiers.*.score_group"),
+       examples_match=(
+           "from math_verify import parse, verify\n\ndef target(text, gold):\n"
+           "    return 1.0 if verify(parse(gold), parse(text)) else 0.0\n",
+       ),
+       examples_nomatch=(
+           "from math_verify import parse\n\ndef target(rows):\n    return [parse(r['answer']) for r in rows]\n",
+       )),
     _s(id="trtllm-generate", side=SAMPLING, weight=3.0,
        rationale="Generating with a TensorRT-LLM runner or LLM object (a compiled engine of the policy) is the "
                  "sampler acting with the policy.",
@@ -1713,7 +1762,12 @@ SIGNALS: tuple[Signal, ...] = (
        rationale="An OpenAI-compatible chat/completions call (the OpenAI client, LiteLLM) samples from a served "
                  "policy (agent rollouts).",
        calls=("openai.*.completions.create", "openai.*.responses.create", "litellm.completion", "litellm.acompletion",
-              "litellm.text_completion", "litellm.atext_completion", "litellm.*.completion", "litellm.*.acompletion"),
+              "litellm.text_completion", "litellm.atext_completion", "litellm.*.completion", "litellm.*.acompletion",
+              # the pre-1.0 module-level API, the raw/streaming-response views, structured-output parse
+              "openai.ChatCompletion.create", "openai.ChatCompletion.acreate", "openai.Completion.create",
+              "openai.Completion.acreate", "openai.*.completions.with_raw_response.create",
+              "openai.*.completions.with_streaming_response.create", "openai.*.completions.parse",
+              "openai.*.responses.stream", "openai.*.completions.stream", "litellm.responses", "litellm.aresponses"),
        methods=("create",), check=_completions_create, roles=("openai",), name_only=True,
        examples_match=(
            "from openai import OpenAI\n\ndef target(msgs):\n    client = OpenAI(base_url='http://x')\n"
@@ -1725,9 +1779,38 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",
                          "def target(tracker, row):\n    return tracker.completion(row)\n")),
+    _s(id="llm-api-generate", side=SAMPLING, weight=2.5,
+       rationale="A chat or text-generation call through a model-serving client other than OpenAI's (Anthropic "
+                 "messages, the OpenAI-compatible SDKs of hosted providers, Hugging Face's InferenceClient and TGI "
+                 "client, Google's genai, an agent library's model client) asks a served model for completions: "
+                 "the policy in an agent rollout or the judge scoring it.",
+       calls=("anthropic.*.messages.create", "anthropic.*.messages.stream", "anthropic.*.completions.create",
+              "together.*.completions.create", "groq.*.completions.create", "fireworks.client.*.completions.create",
+              "cerebras.cloud.sdk.*.completions.create", "mistralai.*.chat.complete", "mistralai.*.chat.complete_async",
+              "mistralai.*.chat.stream", "huggingface_hub.*.text_generation", "huggingface_hub.*.chat_completion",
+              "huggingface_hub.*.chat.completions.create", "text_generation.*.generate",
+              "text_generation.*.generate_stream", "google.genai.*.generate_content",
+              "google.genai.*.generate_content_stream", "google.generativeai.*.generate_content",
+              "autogen_ext.models.*.create", "autogen_ext.models.*.create_stream", "langchain_openai.*.invoke",
+              "langchain_openai.*.ainvoke", "langchain_anthropic.*.invoke", "langchain_anthropic.*.ainvoke",
+              "langchain_community.chat_models.*.invoke", "langchain_community.chat_models.*.ainvoke"),
+       examples_match=(
+           "import anthropic\n\nclass Provider:\n    def __init__(self):\n        self.client = anthropic.AsyncAnthropic()\n\n"
+           "    async def target(self, msgs):\n        return await self.client.messages.create(model='m', max_tokens=64, "
+           "messages=msgs)\n",
+           "from huggingface_hub import InferenceClient\n\ndef target(url, prompt):\n"
+           "    return InferenceClient(url).text_generation(prompt, max_new_tokens=32, details=True)\n",
+           "from together import AsyncTogether\n\nasync def target(msgs):\n"
+           "    return await AsyncTogether().chat.completions.create(model='m', messages=msgs)\n",
+       ),
+       examples_nomatch=(
+           "import anthropic\n\ndef target(client: anthropic.Anthropic):\n    return client.models.list()\n",
+           "def target(mailer, msgs):\n    return mailer.messages.create(body=msgs)\n",
+       )),
     _s(id="hf-generate", side=SAMPLING, weight=3.0,
        rationale="model.generate(...) on a language model decodes new tokens with the current weights.",
-       calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate"),
+       calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate", "unsloth.*.generate",
+              "unsloth.*.fast_generate"),
        methods=("generate",), roles=("hf_model",), kwargs=_GEN_KWARGS, check=_generate_call,
        examples_match=(
            "from transformers import AutoModelForCausalLM\n\ndef target(ids):\n"
@@ -1758,12 +1841,24 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("from transformers import GenerationConfig\n\ndef target(t):\n    return GenerationConfig(do_sample=True, temperature=t)\n",),
        examples_nomatch=("def target(t):\n    return {'temperature': t}\n",)),
     _s(id="env-step", side=SAMPLING, weight=2.5,
-       rationale="env.step(action) advances an environment with the policy's action: a rollout step.",
-       calls=("gym.*.step", "gymnasium.*.step"), methods=("step",), roles=("env",),
+       rationale="env.step(action) advances an environment with the policy's action: a rollout step (a gym or "
+                 "vector env's step or step_async/step_wait, a multi-agent or text-game library's env, any "
+                 "library class named *Env).",
+       calls=("gym.*.step", "gymnasium.*.step", "gym.*.step_async", "gymnasium.*.step_async", "gym.*.step_wait",
+              "gymnasium.*.step_wait", "pettingzoo.*.step", "pettingzoo.*.last", "textworld.*.step",
+              "textarena.*.step", "envpool.*.step", "envpool.*.send", "dm_env.*.step", "*Env.step",
+              "*Env.step_async", "*Env.step_wait", "*Environment.step"),
+       methods=("step", "step_async", "step_wait"), roles=("env",),
        examples_match=(
            "import gymnasium as gym\n\ndef target(policy):\n    env = gym.make('CartPole-v1')\n    obs, _ = env.reset()\n"
            "    return env.step(policy(obs))\n",
            "class Worker:\n    def target(self, action):\n        return self.env.step(action)\n",
+           "class Worker:\n    def target(self, actions):\n        self.envs.step_async(actions)\n"
+           "        return self.envs.step_wait()\n",
+           "from puzzlelib.envs import BoxPushEnv\n\nclass Game(BoxPushEnv):\n    def target(self, action):\n"
+           "        obs, reward, done, info = BoxPushEnv.step(self, action)\n        return obs, reward, done\n",
+           "from pettingzoo.classic import chess_v6\n\ndef target(policy):\n    game = chess_v6.env()\n"
+           "    obs, reward, term, trunc, info = game.last()\n    game.step(policy(obs))\n    return reward\n",
        ),
        examples_nomatch=(
            "import torch\n\ndef target(params):\n    opt = torch.optim.SGD(params, lr=0.1)\n    opt.step()\n",
@@ -1771,14 +1866,25 @@ SIGNALS: tuple[Signal, ...] = (
        )),
     _s(id="env-reset", side=SAMPLING, weight=1.5,
        rationale="env.reset() starts an episode of a rollout.",
-       calls=("gym.*.reset", "gymnasium.*.reset"), methods=("reset",), roles=("env",),
-       examples_match=("class W:\n    def target(self, seed):\n        return self.envs.reset(seed=seed)\n",),
+       calls=("gym.*.reset", "gymnasium.*.reset", "gym.*.reset_async", "gymnasium.*.reset_async",
+              "gym.*.reset_wait", "gymnasium.*.reset_wait", "pettingzoo.*.reset", "textworld.*.reset",
+              "textarena.*.reset", "envpool.*.reset", "dm_env.*.reset", "*Env.reset", "*Env.reset_async",
+              "*Env.reset_wait", "*Environment.reset"),
+       methods=("reset", "reset_async", "reset_wait"), roles=("env",),
+       examples_match=("class W:\n    def target(self, seed):\n        return self.envs.reset(seed=seed)\n",
+                       "from scilab import LabWorldEnv\n\ndef target(task, seed):\n    world = LabWorldEnv()\n"
+                       "    world.load(task, seed)\n    return world.reset()\n"),
        examples_nomatch=("class W:\n    def target(self):\n        self.timer.reset()\n",)),
     _s(id="env-make", side=SAMPLING, weight=1.0, setup=True,
-       rationale="Creating a gym environment sets up the acting side.",
-       calls=("gym.make", "gymnasium.make", "gym.vector.*", "gymnasium.vector.*", "gym.make_vec", "gymnasium.make_vec"),
-       check=_ctor,
-       examples_match=("import gym\n\ndef target(name):\n    return gym.make(name)\n",),
+       rationale="Creating an environment (gym and its vector envs, a multi-agent, text-game or batched-env "
+                 "library's env) sets up the acting side.",
+       calls=("gym.make", "gymnasium.make", "gym.vector.*", "gymnasium.vector.*", "gym.make_vec", "gymnasium.make_vec",
+              "pettingzoo.*.env", "pettingzoo.*.parallel_env", "textworld.gym.make", "textworld.start",
+              "textarena.make", "envpool.make", "envpool.make_gym", "envpool.make_gymnasium", "envpool.make_dm"),
+       check=_env_ctor,
+       examples_match=("import gym\n\ndef target(name):\n    return gym.make(name)\n",
+                       "import textworld.gym\n\ndef target(game_file, infos):\n"
+                       "    env_id = textworld.gym.register_game(game_file, infos)\n    return textworld.gym.make(env_id)\n"),
        examples_nomatch=("def target(name):\n    return make(name)\n",)),
     _s(id="logits-sampling", side=SAMPLING, weight=2.0,
        rationale="Drawing tokens/actions from a distribution over logits is acting with the policy.",
@@ -2256,6 +2362,21 @@ SIGNALS: tuple[Signal, ...] = (
            "class Stash:\n    def target(self, key):\n        self.kv.put(key, 'seen')\n",
            "class Stash:\n    def target(self, key, state_dict):\n        self.kv.put(key, state_dict)\n",
        )),
+    _s(id="message-broker-batch", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Pushing batches of samples through a message broker (a Redis list or stream, a Kafka topic) "
+                 "or popping them out carries rollouts between the processes of the two sides.",
+       calls=("redis.*.lpush", "redis.*.rpush", "redis.*.xadd", "redis.*.blpop", "redis.*.brpop", "redis.*.lpop",
+              "redis.*.rpop", "redis.*.xread", "redis.*.xreadgroup", "kafka.*.send", "kafka.*.poll",
+              "confluent_kafka.*.produce", "confluent_kafka.*.poll", "confluent_kafka.*.consume"),
+       check=_broker_payload,
+       examples_match=(
+           "import json\nimport redis\n\nclass Sink:\n    def __init__(self, url):\n        self.r = redis.Redis.from_url(url)\n\n"
+           "    def target(self, rollouts):\n        self.r.rpush('rollouts', json.dumps(rollouts))\n",
+       ),
+       examples_nomatch=(
+           "import redis\n\nclass Sink:\n    def __init__(self, url):\n        self.r = redis.Redis.from_url(url)\n\n"
+           "    def target(self, step):\n        self.r.rpush('heartbeat', step)\n",
+       )),
     _s(id="reverb-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.5,
        rationale="A Reverb replay server (written by actors, sampled by the learner) carries trajectories between "
                  "the processes of a distributed RL program.",
@@ -2298,6 +2419,19 @@ SIGNALS: tuple[Signal, ...] = (
            "        self.engine.update_weights_from_tensor(named_tensors=named_tensors)\n",
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        self.weights.update(x)\n",)),
+    _s(id="tensor-store-weights", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="Putting the model's state dict into a distributed tensor store (or getting it out into the "
+                 "inference model) is a weight sync through the store.",
+       calls=("torchstore.put_state_dict", "torchstore.get_state_dict", "torchstore.*.put_state_dict",
+              "torchstore.*.get_state_dict", "torchstore.put", "torchstore.*.put"),
+       check=_param_context,
+       examples_match=(
+           "import torchstore as ts\n\nasync def target(model, version):\n"
+           "    await ts.put_state_dict(model.state_dict(), f'policy/{version}')\n",
+       ),
+       examples_nomatch=(
+           "import torchstore as ts\n\nasync def target(key, batch):\n    await ts.put(key, batch)\n",
+       )),
     _s(id="engine-lora-swap", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="An inference engine's add_lora swaps in the adapter the trainer just saved: the LoRA weight sync.",
        calls=("vllm.*.add_lora",), methods=("add_lora",), name_only=True, check=_not_path_arg,
