@@ -23,8 +23,10 @@ CLASSES = {"process", "port-address", "transport", "layout-mode"}
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
 RELEASE = re.compile(r"^\d+(\.\d+)+$")
 # Frameworks whose tree has no user-set port or address (README: ORZ takes free ports itself and
-# joins the Ray cluster that `ray start` made), so a port-address label would be invented.
-NO_ADDRESS_KEYS = {"orz"}
+# joins the Ray cluster that `ray start` made; RAGEN calls `ray.init()` with no address, colocates
+# every role in one local pool, and its API-evaluation endpoints are fixed in code), so a
+# port-address label would be invented.
+NO_ADDRESS_KEYS = {"orz", "ragen"}
 # a CLI flag, a dotted config path, or an environment variable
 KEY = re.compile(r"^(--[A-Za-z0-9][A-Za-z0-9_.-]*|[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*)$")
 
