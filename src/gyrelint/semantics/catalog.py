@@ -1432,10 +1432,12 @@ def _client_named(word: str):
     (``self.sampling_client.sample_async``), or, for a name only that API uses, the name alone."""
 
     def check(c: CallFact, fn: FnFacts, s: float) -> float:
-        if c.names:
-            return s if any(n.startswith("tinker.") for n in c.names) else 0.0
-        if word in (c.site.receiver or "").lower():
+        if c.names and any(n.startswith("tinker.") for n in c.names):
+            return s
+        if word in (c.site.receiver or "").lower():  # a wrapper class around the client keeps its name
             return max(s, MEDIUM)
+        if c.names:
+            return 0.0
         return s if c.method.endswith("_async") else 0.0
 
     return check
@@ -1583,16 +1585,23 @@ SIGNALS: tuple[Signal, ...] = (
            "class Trainer:\n    async def target(self, data, adam):\n"
            "        fb = await self.training_client.forward_backward_async(data, loss_fn='importance_sampling')\n"
            "        step = await self.training_client.optim_step_async(adam)\n        return fb, step\n",
+           # a blocking client method handed to a worker thread, on a client wrapped by another library's class
+           "import asyncio\nfrom hostedlib.client import RetryingClient\n\nclass Trainer:\n"
+           "    def __init__(self, url):\n        self.training_client = RetryingClient(url)\n\n"
+           "    async def target(self, adam):\n"
+           "        return await asyncio.to_thread(self.training_client.optim_step, adam)\n",
        ),
        examples_nomatch=("class M:\n    def forward_backward(self, x):\n        return x\n\n"
                          "    def target(self, x):\n        return self.forward_backward(x)\n",)),
     _s(id="hosted-weight-publish", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Saving the trained weights for the sampler (Tinker's save_weights_for_sampler, "
-                 "save_weights_and_get_sampling_client) is the weight sync of a hosted service.",
+                 "save_weights_and_get_sampling_client; a hosted deployment's save-and-hotload) is the weight sync "
+                 "of a hosted service.",
        calls=("tinker.*.save_weights_for_sampler", "tinker.*.save_weights_for_sampler_async",
-              "tinker.*.save_weights_and_get_sampling_client", "tinker.*.save_weights_and_get_sampling_client_async"),
+              "tinker.*.save_weights_and_get_sampling_client", "tinker.*.save_weights_and_get_sampling_client_async",
+              "fireworks.*.save_and_hotload", "fireworks.*.hotload*"),
        methods=("save_weights_for_sampler", "save_weights_for_sampler_async", "save_weights_and_get_sampling_client",
-                "save_weights_and_get_sampling_client_async"), name_only=True, check=_specific_api,
+                "save_weights_and_get_sampling_client_async", "save_and_hotload"), name_only=True, check=_specific_api,
        examples_match=(
            "class Trainer:\n    async def target(self, name):\n"
            "        return await self.training_client.save_weights_and_get_sampling_client_async(name)\n",
