@@ -35,7 +35,8 @@ _GEN_KWARGS = ("max_new_tokens", "do_sample", "generation_config", "sampling_par
 _PARAMISH = frozenset({"named_parameters", "parameters", "state_dict", "param", "params", "weight", "weights",
                        "named_params", "tensor", "tensors", "bucket", "buckets"})
 _ROLLOUTISH = ("rollout", "trajector", "experience", "episode", "sample", "completion", "transition", "buffer")
-_GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_generate)\b/?|/generate_stream\b")
+_GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_generate)\b/?|/generate_stream\b|"
+                           r"/v\d+/(responses|messages)\b")  # the OpenAI Responses and Anthropic Messages routes
 _WEIGHT_ENDPOINT = re.compile(
     r"/(v\d+/)?(update_weights?\w*|(start|finish|begin|end)_weights?_update|load_lora_adapter|init_weights?_update_group|init_weight_transfer\w*|load_weights?\w*|"
     r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?)\b"
@@ -175,7 +176,16 @@ def _tcp_group(c: CallFact, fn: FnFacts, s: float) -> float:
     return 0.0 if c.method == "init_process_group" else s
 
 
+# the client resources whose ``create`` generates text (not embeddings, files, moderations, fine-tuning jobs...)
+_GEN_RESOURCES = frozenset({"completions", "responses", "ChatCompletion", "Completion"})
+
+
 def _completions_create(c: CallFact, fn: FnFacts, s: float) -> float:
+    if c.method == "create":
+        segs = set((c.site.receiver or "").split(".")[-2:])
+        segs.update(seg for n in c.names for seg in n.split(".")[-3:-1])
+        if not segs & _GEN_RESOURCES:
+            return 0.0
     if any(n.startswith(("openai.", "litellm.")) for n in c.names):
         return max(s, STRONG)
     return MEDIUM if (c.site.receiver or "").endswith("completions") else 0.0
@@ -1694,6 +1704,25 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "from math_verify import parse\n\ndef target(rows):\n    return [parse(r['answer']) for r in rows]\n",
        )),
+    _s(id="agent-library-run", side=SAMPLING, weight=2.5,
+       rationale="Running an agent built with an agent library (AutoGen's agents and teams, the OpenAI Agents "
+                 "SDK's Runner, smolagents, a compiled LangGraph graph, Google ADK's runner) plays one episode: the "
+                 "agent calls the served policy and its tools.",
+       calls=("autogen_agentchat.*.run", "autogen_agentchat.*.run_stream", "agents.Runner.run",
+              "agents.Runner.run_sync", "agents.Runner.run_streamed", "agents.run.Runner.*", "smolagents.*Agent.run",
+              "langgraph.*.invoke", "langgraph.*.ainvoke", "langgraph.*.astream", "google.adk.runners.*.run",
+              "google.adk.runners.*.run_async", "camel.agents.*.step", "camel.agents.*.astep"),
+       examples_match=(
+           "from autogen_agentchat.agents import AssistantAgent\n\nasync def target(client, task):\n"
+           "    agent = AssistantAgent('solver', model_client=client)\n    return await agent.run(task=task)\n",
+           "from agents import Agent, Runner\n\nasync def target(question):\n"
+           "    agent = Agent(name='solver', instructions='solve')\n    return await Runner.run(agent, question)\n",
+       ),
+       examples_nomatch=(
+           "from autogen_agentchat.agents import AssistantAgent\n\ndef target(client):\n"
+           "    return AssistantAgent('solver', model_client=client)\n",
+           "class Job:\n    def run(self, task):\n        return task\n\ndef target(job: Job, task):\n    return job.run(task)\n",
+       )),
     _s(id="trtllm-generate", side=SAMPLING, weight=3.0,
        rationale="Generating with a TensorRT-LLM runner or LLM object (a compiled engine of the policy) is the "
                  "sampler acting with the policy.",
@@ -1759,9 +1788,12 @@ SIGNALS: tuple[Signal, ...] = (
            "import requests\n\ndef target(url, payload):\n    return requests.post(f'{url}/generate', json=payload).json()\n",
            "import aiohttp\n\nasync def target(host, body):\n    async with aiohttp.ClientSession() as s:\n"
            "        async with s.post(host + '/v1/chat/completions', json=body) as r:\n            return await r.json()\n",
+           "import httpx\n\nasync def target(base, body):\n    async with httpx.AsyncClient() as c:\n"
+           "        return (await c.post(f'{base}/v1/responses', json=body)).json()\n",
        ),
        examples_nomatch=(
            "import requests\n\ndef target(url):\n    return requests.get(f'{url}/health')\n",
+           "import requests\n\ndef target(url, user):\n    return requests.get(f'{url}/api/messages/{user}')\n",
            "def target(path):\n    return open('/tmp/generated.txt').read()\n",
            # a phase name handed to a dict lookup, not a route handed to an HTTP helper
            "class Record:\n    def _total(self, phase):\n        return sum(self.phases.get(phase, []))\n\n"
@@ -1787,7 +1819,11 @@ SIGNALS: tuple[Signal, ...] = (
            "    return await litellm.acompletion(model='hosted_vllm/policy', messages=msgs)\n",
        ),
        examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",
-                         "def target(tracker, row):\n    return tracker.completion(row)\n")),
+                         "def target(tracker, row):\n    return tracker.completion(row)\n",
+                         # an OpenAI client's other resources: embeddings, files, moderations do not generate
+                         "from openai import OpenAI\n\nclass Index:\n    def __init__(self):\n        self.client = OpenAI()\n\n"
+                         "    def target(self, texts):\n        return self.client.embeddings.create(model='e', input=texts)\n",
+                         "from openai import OpenAI\n\ndef target(texts):\n    return OpenAI().moderations.create(input=texts)\n")),
     _s(id="llm-api-generate", side=SAMPLING, weight=2.5,
        rationale="A chat or text-generation call through a model-serving client other than OpenAI's (Anthropic "
                  "messages, the OpenAI-compatible SDKs of hosted providers, Hugging Face's InferenceClient and TGI "
@@ -1856,7 +1892,7 @@ SIGNALS: tuple[Signal, ...] = (
        calls=("gym.*.step", "gymnasium.*.step", "gym.*.step_async", "gymnasium.*.step_async", "gym.*.step_wait",
               "gymnasium.*.step_wait", "pettingzoo.*.step", "pettingzoo.*.last", "textworld.*.step",
               "textarena.*.step", "envpool.*.step", "envpool.*.send", "dm_env.*.step", "*Env.step",
-              "*Env.step_async", "*Env.step_wait", "*Environment.step"),
+              "*Env.step_async", "*Env.step_wait"),
        methods=("step", "step_async", "step_wait"), roles=("env",),
        examples_match=(
            "import gymnasium as gym\n\ndef target(policy):\n    env = gym.make('CartPole-v1')\n    obs, _ = env.reset()\n"
@@ -1878,7 +1914,7 @@ SIGNALS: tuple[Signal, ...] = (
        calls=("gym.*.reset", "gymnasium.*.reset", "gym.*.reset_async", "gymnasium.*.reset_async",
               "gym.*.reset_wait", "gymnasium.*.reset_wait", "pettingzoo.*.reset", "textworld.*.reset",
               "textarena.*.reset", "envpool.*.reset", "dm_env.*.reset", "*Env.reset", "*Env.reset_async",
-              "*Env.reset_wait", "*Environment.reset"),
+              "*Env.reset_wait"),
        methods=("reset", "reset_async", "reset_wait"), roles=("env",),
        examples_match=("class W:\n    def target(self, seed):\n        return self.envs.reset(seed=seed)\n",
                        "from scilab import LabWorldEnv\n\ndef target(task, seed):\n    world = LabWorldEnv()\n"
@@ -2479,7 +2515,7 @@ SIGNALS: tuple[Signal, ...] = (
     _s(id="param-broadcast", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Broadcasting parameters over a process group sends trainer weights to the inference workers.",
        calls=("torch.distributed.broadcast", "ray.util.collective.broadcast", "vllm.*PyNcclCommunicator.broadcast",
-              "torch.distributed.distributed_c10d.broadcast"),
+              "torch.distributed.distributed_c10d.broadcast", "cupy.cuda.nccl.*.broadcast", "cupy.cuda.nccl.*.bcast"),
        methods=("broadcast",), roles=("pg_comm",), check=_param_context,
        examples_match=(
            "import torch.distributed as dist\n\ndef target(model, group):\n"
@@ -2502,7 +2538,8 @@ SIGNALS: tuple[Signal, ...] = (
        rationale="An ad-hoc NCCL group (tcp:// rendezvous, stateless group, PyNccl) exists to ship weights.",
        calls=("torch.distributed.init_process_group", "vllm.*StatelessProcessGroup.create",
               "vllm.*.PyNcclCommunicator", "ray.util.collective.init_collective_group",
-              "ray.util.collective.create_collective_group", "torch.distributed.distributed_c10d._new_process_group_helper"),
+              "ray.util.collective.create_collective_group", "torch.distributed.distributed_c10d._new_process_group_helper",
+              "cupy.cuda.nccl.NcclCommunicator", "ray.experimental.collective.create_collective_group"),
        methods=("init_process_group",), name_only=True, check=_tcp_group,
        examples_match=(
            "import torch.distributed as dist\n\ndef target(host, port, rank, world):\n"
@@ -2599,6 +2636,15 @@ SIGNALS: tuple[Signal, ...] = (
        calls=("torch.utils.data.*Sampler*", "random.sample", "random.choice", "random.choices", "numpy.random.choice"),
        examples_match=("from torch.utils.data import DistributedSampler\n\ndef target(ds):\n    return DistributedSampler(ds)\n",),
        examples_nomatch=("import torch\n\ndef target(p):\n    return torch.multinomial(p, 1)\n",)),
+    _s(id="simulation-clock", side=NEUTRAL, weight=0.0,
+       rationale="Advancing a discrete-event or physics simulation's clock (SimPy's Environment.step/run, "
+                 "PyBullet's stepSimulation, MuJoCo's mj_step) is not a policy acting in an RL environment, "
+                 "even on a receiver named env.",
+       calls=("simpy.*.step", "simpy.*.run", "simpy.*.timeout", "pybullet.stepSimulation", "pybullet.*.stepSimulation",
+              "mujoco.mj_step", "mujoco.mj_forward", "mujoco.mj_resetData"),
+       examples_match=("import simpy\n\ndef target(until):\n    env = simpy.Environment()\n    env.step()\n"
+                       "    return env.now\n",),
+       examples_nomatch=("class Worker:\n    def target(self, action):\n        return self.env.step(action)\n",)),
     _s(id="mode-toggle", side=NEUTRAL, weight=0.0,
        rationale="model.train()/eval() flip a flag; they neither sample nor train.",
        methods=("train", "eval", "requires_grad_"), roles=("hf_model",),
