@@ -470,6 +470,9 @@ def _reports_only(fn: FnFacts) -> bool:
     backward or step. Diagnostics of advantages or ratios are no advantage estimator, no loss."""
     if _has_call(fn, "backward", "step"):
         return False
+    name = set(tokens_of(fn.definition.name))
+    if name & _REPORT_NAMES and not name & _WORK_NAMES:
+        return True  # ``compute_kl_metrics``: named for the report it builds, and for nothing a trainer does
     if any(not _metric_text(t) for t in fn.definition.returned):
         return False
     stores = [s.receiver for s in fn.subs if s.mode == "write" and s.receiver != "<dict>"]  # not a literal's keys
@@ -478,6 +481,9 @@ def _reports_only(fn: FnFacts) -> bool:
 
 
 _REPORT_TOKENS = ("metric", "stat", "diagnos", "summary", "report")
+_REPORT_NAMES = frozenset({"metric", "metrics", "stats", "statistics", "diagnostics", "summary", "report"})
+_WORK_NAMES = frozenset({"loss", "losses", "advantage", "advantages", "adv", "return", "returns", "reward", "rewards",
+                         "update", "step", "train", "backward", "grad", "grads"})
 
 
 def _metric_text(text: str) -> bool:
@@ -541,7 +547,7 @@ def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
             return ((c.site.line, STRONG),)
     if ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")) and (_tok_has(fn, "logprob", "log_prob", "logp")
-                                                             or {"log", "prob"} <= fn.tokens()):
+                                                             or {"log", "prob"} <= fn.tokens()) and not _reports_only(fn):
         return ((fn.line, MEDIUM),)
     return ()
 
@@ -553,9 +559,23 @@ def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     if _has_call(fn, "mse_loss", "huber_loss", "smooth_l1_loss"):
         return ((_lines_of(fn, lambda c: c.method.endswith("loss")), STRONG),)
-    if _has_call(fn, "clamp", "clip", "max", "maximum") and _tok_has(fn, "loss"):
+    if _has_call(fn, "clamp", "clip", "max", "maximum") and _names_a_loss(fn):
         return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "max", "maximum")), MEDIUM),)
     return ()
+
+
+_LOSS_NAME = re.compile(r"(^|_)loss(es)?\d*$")
+
+
+def _names_a_loss(fn: FnFacts) -> bool:
+    """A whole name of the body is a loss (``loss``, ``vf_losses1``), not a piece of one (``loss_mask``)."""
+    names = {a.target.rsplit(".", 1)[-1] for a in fn.assigns}
+    names.update(p.name for p in fn.definition.params)
+    names.update(str(a.value).rsplit(".", 1)[-1] for c in fn.calls for a in c.site.args
+                 if a.kind == "name" and isinstance(a.value, str))
+    names.update(r.rsplit(".", 1)[-1] for r in fn.definition.returned)
+    names.add(fn.definition.name)
+    return any(_LOSS_NAME.search(n.lower()) for n in names)
 
 
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -1624,7 +1644,7 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return [{'prompt_token_ids': i} for i in ids]\n",)),
     _s(id="sglang-generate", side=SAMPLING, weight=3.0,
        rationale="Generating with an SGLang engine is the sampler acting with the policy.",
-       calls=("sglang.*.generate", "sglang.*.async_generate"),
+       calls=("sglang.*.generate", "sglang.*.async_generate", "sglang.gen", "sglang.lang.api.gen"),
        methods=("async_generate",), roles=("llm_engine",), name_only=True, check=_lib("sglang."),
        examples_match=(
            "import sglang as sgl\n\ndef target(prompts):\n    engine = sgl.Engine(model_path='m')\n"
@@ -1723,6 +1743,20 @@ SIGNALS: tuple[Signal, ...] = (
            "    return AssistantAgent('solver', model_client=client)\n",
            "class Job:\n    def run(self, task):\n        return task\n\ndef target(job: Job, task):\n    return job.run(task)\n",
        )),
+    _s(id="local-engine-generate", side=SAMPLING, weight=3.0,
+       rationale="Generating with a local inference engine other than vLLM/SGLang (an LMDeploy pipeline, "
+                 "llama.cpp, MLX-LM, CTranslate2) decodes with the policy.",
+       calls=("lmdeploy.*.infer", "lmdeploy.*.stream_infer", "lmdeploy.*.batch_infer", "lmdeploy.*.generate",
+              "lmdeploy.*.async_stream_infer", "llama_cpp.*.create_completion", "llama_cpp.*.create_chat_completion",
+              "mlx_lm.generate", "mlx_lm.stream_generate", "mlx_lm.*.generate", "mlx_lm.*.stream_generate",
+              "ctranslate2.*.generate_batch", "ctranslate2.*.generate_tokens"),
+       examples_match=(
+           "from lmdeploy import pipeline\n\nclass Actor:\n    def __init__(self, path):\n        self.pipe = pipeline(path)\n\n"
+           "    def target(self, prompts, gen_config):\n        return self.pipe.batch_infer(prompts, gen_config=gen_config)\n",
+           "from mlx_lm import generate, load\n\ndef target(path, prompt):\n    model, tok = load(path)\n"
+           "    return generate(model, tok, prompt=prompt, max_tokens=64)\n",
+       ),
+       examples_nomatch=("from lmdeploy import pipeline\n\ndef target(path):\n    return pipeline(path)\n",)),
     _s(id="trtllm-generate", side=SAMPLING, weight=3.0,
        rationale="Generating with a TensorRT-LLM runner or LLM object (a compiled engine of the policy) is the "
                  "sampler acting with the policy.",
@@ -1838,7 +1872,8 @@ SIGNALS: tuple[Signal, ...] = (
               "google.genai.*.generate_content_stream", "google.generativeai.*.generate_content",
               "autogen_ext.models.*.create", "autogen_ext.models.*.create_stream", "langchain_openai.*.invoke",
               "langchain_openai.*.ainvoke", "langchain_anthropic.*.invoke", "langchain_anthropic.*.ainvoke",
-              "langchain_community.chat_models.*.invoke", "langchain_community.chat_models.*.ainvoke"),
+              "langchain_community.chat_models.*.invoke", "langchain_community.chat_models.*.ainvoke",
+              "ollama.chat", "ollama.generate", "ollama.*.chat", "ollama.*.generate"),
        examples_match=(
            "import anthropic\n\nclass Provider:\n    def __init__(self):\n        self.client = anthropic.AsyncAnthropic()\n\n"
            "    async def target(self, msgs):\n        return await self.client.messages.create(model='m', max_tokens=64, "
@@ -1855,7 +1890,7 @@ SIGNALS: tuple[Signal, ...] = (
     _s(id="hf-generate", side=SAMPLING, weight=3.0,
        rationale="model.generate(...) on a language model decodes new tokens with the current weights.",
        calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate", "unsloth.*.generate",
-              "unsloth.*.fast_generate"),
+              "unsloth.*.fast_generate", "deepspeed.*.generate", "nemo.collections.*.generate"),
        methods=("generate",), roles=("hf_model",), kwargs=_GEN_KWARGS, check=_generate_call,
        examples_match=(
            "from transformers import AutoModelForCausalLM\n\ndef target(ids):\n"
@@ -2085,12 +2120,25 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(module):\n    return wrap(module)\n",)),
     _s(id="megatron-forward-backward", side=TRAINING, weight=3.0,
        rationale="Megatron's forward_backward_func runs the pipelined forward and backward passes.",
-       calls=("megatron.core.*get_forward_backward_func", "megatron.core.pipeline_parallel.*forward_backward*"),
+       calls=("megatron.core.*get_forward_backward_func", "megatron.core.pipeline_parallel.*forward_backward*",
+              "megatron.training.*.train_step"),
        methods=("get_forward_backward_func",), name_only=True, check=_specific_api,
        examples_match=("from megatron.core.pipeline_parallel import get_forward_backward_func\n\n"
                        "def target(model, it, n):\n    fb = get_forward_backward_func()\n"
                        "    return fb(forward_step_func=None, data_iterator=it, model=model, num_microbatches=n)\n",),
        examples_nomatch=("def target(model, x):\n    return model.forward(x)\n",)),
+    _s(id="jax-train-step", side=TRAINING, weight=2.5,
+       rationale="Taking gradients of a loss with JAX and applying an Optax update (value_and_grad, "
+                 "optimizer.update, apply_updates) is a training step.",
+       calls=("jax.value_and_grad", "jax.grad", "optax.apply_updates", "optax.*.update", "flax.training.*.apply_gradients",
+              "flax.*.TrainState.apply_gradients"),
+       examples_match=(
+           "import jax\nimport optax\n\ndef target(params, opt_state, batch, loss_fn, tx):\n"
+           "    loss, grads = jax.value_and_grad(loss_fn)(params, batch)\n"
+           "    updates, opt_state = tx.update(grads, opt_state, params)\n"
+           "    return optax.apply_updates(params, updates), opt_state, loss\n",
+       ),
+       examples_nomatch=("import jax\n\ndef target(f, x):\n    return jax.jit(f)(x)\n",)),
     _s(id="supervised-loss", side=TRAINING, weight=1.5,
        rationale="Cross-entropy / MSE losses are training objectives.",
        calls=("torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss", "torch.nn.functional.mse_loss",
@@ -2140,7 +2188,15 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(logprob, ref_logprob):\n    kl = logprob - ref_logprob\n    return kl.clamp(-10, 10)\n",
            "import torch.nn.functional as F\n\ndef target(p, q):\n    return F.kl_div(p, q, reduction='batchmean')\n",
        ),
-       examples_nomatch=("def target(a, b):\n    diff = a - b\n    return diff\n",)),
+       examples_nomatch=("def target(a, b):\n    diff = a - b\n    return diff\n",
+                         "# gyrelint-example-target: compute_kl_metrics\nimport torch\n\n"
+                         "def compute_kl_metrics(batches, train_logprobs):\n"
+                         "    diffs = torch.cat([b.sampling_logprobs - t for b, t in zip(batches, train_logprobs)])\n"
+                         "    return {'train/kl_sample_train': diffs.mean().item()}\n",
+                         # a metrics updater that reports a KL between sampler and trainer log-probs
+                         "def target(state, lr):\n    metrics = state.metrics\n    metrics.update({'progress/lr': lr})\n"
+                         "    if 'train_logprobs' in state.extra:\n"
+                         "        metrics.update(kl_stats(state.batch, state.extra['train_logprobs']))\n")),
     _s(id="value-loss", side=TRAINING, weight=2.0,
        rationale="Regressing value predictions onto returns is the critic's training loss.",
        body=_value_loss,
@@ -2149,7 +2205,12 @@ SIGNALS: tuple[Signal, ...] = (
            "    values_clipped = old_values + (values - old_values).clamp(-clip, clip)\n"
            "    loss = torch.max((values - returns) ** 2, (values_clipped - returns) ** 2)\n    return 0.5 * loss.mean()\n",
        ),
-       examples_nomatch=("def target(values, x):\n    return max(values) + x\n",)),
+       examples_nomatch=("def target(values, x):\n    return max(values) + x\n",
+                         # tokenizing rollouts: a clamp on position ids, a loss mask, return_tensors and values
+                         "def target(tok, texts, values):\n    inputs = tok(texts, return_tensors='pt')\n"
+                         "    position_ids = (inputs.attention_mask.cumsum(dim=-1) - 1).clamp(min=0)\n"
+                         "    loss_mask = inputs.attention_mask\n"
+                         "    return {'position_ids': position_ids, 'loss_mask': loss_mask, 'values': values}\n")),
     _s(id="masked-whiten", side=TRAINING, weight=2.0,
        rationale="Whitening per-token values (advantages, rewards) under a response mask is trainer-side RL maths.",
        body=_masked_whiten,
