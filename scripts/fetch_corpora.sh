@@ -47,6 +47,7 @@ dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845
 dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
 dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d4c
 dev ragen https://github.com/RAGEN-AI/RAGEN 5eb79b82cecc31db5662ba3c96b752405692410b
+dev agent_lightning https://github.com/microsoft/agent-lightning c632d8dd804103bd421c65208bc501952689039f
 TREES
 fi
 echo "$CACHE"

@@ -35,6 +35,9 @@ MINIMUM = {"sampling": 15, "training": 15, "handoff": 8, "driver": 2, "neutral":
 # A development set may be a library whose training loop lives in another package (ART's is
 # TRL's trainer): it labels what the tree has, and a lower training minimum says so.
 DEV_MINIMUM = {**MINIMUM, "training": 8}
+# agent-lightning v1.0 runs verl's RayPPOTrainer: the update and the weight push to vLLM are verl's,
+# so its tree holds 7 training functions and no weight-sync code (tests/corpus_truth_dev/README.md).
+DEV_SHORTFALL = {"agent_lightning": ({**DEV_MINIMUM, "training": 7}, 0)}
 
 
 def _module_of(file: str) -> str:
@@ -133,6 +136,10 @@ def test_no_duplicates_and_no_two_functions_on_one_line(path: Path):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_minimum_counts_and_both_handoff_kinds(path: Path):
+    if path.parent == DEV and path.stem in DEV_SHORTFALL:
+        minimum, weight_sync = DEV_SHORTFALL[path.stem]
+        check_counts(_load(path)["labels"], minimum, path.name, weight_sync=weight_sync)
+        return
     check_counts(_load(path)["labels"], DEV_MINIMUM if path.parent == DEV else MINIMUM, path.name)
 
 
