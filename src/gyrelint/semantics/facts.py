@@ -42,9 +42,11 @@ _ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (role, re.compile(rx))
     for role, rx in (
         ("scheduler", r"^torch\.optim\.lr_scheduler\.|^transformers\.(optimization\.)?get_\w*sched|"
-                      r"^transformers\.(optimization\.)?get_scheduler|^diffusers\.optimization\.|LRScheduler"),
+                      r"^transformers\.(optimization\.)?get_scheduler|^diffusers\.optimization\.|LRScheduler|"
+                      r"\.lr_schedulers?$"),  # a library engine's ``lr_schedulers`` attribute
         ("optimizer", r"^torch\.optim\.|^bitsandbytes\.optim\.|^apex\.optimizers\.|^deepspeed\.ops\.(adam|lamb|lion)|"
-                      r"^transformers\.(optimization\.)?(AdamW|Adafactor)$|^torchao\.optim|^megatron\.core\.optimizer\."),
+                      r"^transformers\.(optimization\.)?(AdamW|Adafactor)$|^torchao\.optim|^megatron\.core\.optimizer\.|"
+                      r"\.optimizers?$"),  # a library engine's ``optimizers`` attribute (``engine.optimizers.step()``)
         ("scaler", r"^torch\.(cuda\.)?amp\.GradScaler|^torch\.cuda\.amp\.grad_scaler"),
         ("env", r"^(gym|gymnasium)\.(make|vector|Env|Wrapper|envs)|^(gym|gymnasium)\.\w*Env|^textarena\.|^browsergym\."),
         ("ds_engine", r"^deepspeed\.(initialize|DeepSpeedEngine|runtime\.engine)"),
