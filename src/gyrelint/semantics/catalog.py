@@ -838,6 +838,24 @@ def _is_http(c: CallFact) -> bool:
     return c.method not in ("get", "_get", "put") or any(w in recv for w in _HTTP_CLIENTS)
 
 
+# a request body that asks a server to decode: a decoding-length or log-prob key next to the prompt
+_DECODE_KEYS = frozenset({"sampling_params", "max_new_tokens", "max_tokens", "max_completion_tokens",
+                          "return_logprob", "logprobs", "top_logprobs"})
+_PROMPT_KEYS = frozenset({"prompt", "prompts", "messages", "text", "input_ids", "inputs", "prompt_token_ids"})
+_SENDS_BODY = frozenset({"post", "apost", "async_post", "_post", "request", "arequest", "stream"})
+
+
+def _generation_payload(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An HTTP request whose JSON body (written in this function) holds a prompt and decoding parameters."""
+    keys = {v for v, _ in fn.literals()}
+    if not (keys & _DECODE_KEYS and keys & _PROMPT_KEYS):
+        return ()
+    for c in fn.calls:
+        if c.method in _SENDS_BODY and _is_http(c):
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
 _RPC_BY_NAME = frozenset({"collective_rpc", "execute_method", "run_method", "call_method", "invoke_method",
                           "remote_method", "call_remote"})
 
@@ -1511,7 +1529,9 @@ SIGNALS: tuple[Signal, ...] = (
                  "batch, turn engine outputs into request outputs) is generation with the policy.",
        calls=("vllm.*.schedule", "vllm.*.update_from_output", "vllm.*.process_outputs", "vllm.*.execute_model",
               "vllm.*.engine_step", "vllm.*.step_async", "vllm.*LLMEngine.step", "vllm.*EngineCore*.step",
-              "vllm.*.get_output"),
+              "vllm.*.get_output",
+              # the engine built by from_engine_args, or the one an offline LLM holds, stepped by hand
+              "vllm.*LLMEngine*.step", "vllm.*.llm_engine.step"),
        examples_match=(
            "from vllm.v1.core.sched.scheduler import Scheduler\n\nclass Loop:\n    def __init__(self, cfg):\n"
            "        self.scheduler = Scheduler(cfg)\n\n    def target(self, worker):\n"
@@ -1519,6 +1539,12 @@ SIGNALS: tuple[Signal, ...] = (
            "from vllm.worker.worker_base import WorkerWrapperBase\n\nclass Host:\n    def __init__(self, cfg):\n"
            "        self.worker = WorkerWrapperBase(cfg, 0)\n\n    def target(self, plan):\n"
            "        return self.worker.execute_model(plan)\n",
+           "from vllm import LLMEngine\n\nclass Gen:\n    def __init__(self, args):\n"
+           "        self.llm_engine = LLMEngine.from_engine_args(args)\n\n    def target(self):\n        done = []\n"
+           "        while self.llm_engine.has_unfinished_requests():\n"
+           "            done.extend(o for o in self.llm_engine.step() if o.finished)\n        return done\n",
+           "from vllm import LLM\n\nclass Gen:\n    def __init__(self):\n        self.llm = LLM(model='m')\n\n"
+           "    def target(self):\n        return self.llm.llm_engine.step()\n",
        ),
        examples_nomatch=(
            "class Jobs:\n    def target(self, cron):\n        return cron.schedule()\n",
@@ -1832,6 +1858,24 @@ SIGNALS: tuple[Signal, ...] = (
            # a phase name handed to a dict lookup, not a route handed to an HTTP helper
            "class Record:\n    def _total(self, phase):\n        return sum(self.phases.get(phase, []))\n\n"
            "    def target(self):\n        return self._total('generate')\n",
+       )),
+    _s(id="http-generation-payload", side=SAMPLING, weight=2.5,
+       rationale="An HTTP request whose body carries a prompt with decoding parameters (SGLang's /generate "
+                 "body with sampling_params, an OpenAI-style body with max_tokens) asks an inference server to "
+                 "generate, wherever the URL comes from.",
+       body=_generation_payload,
+       examples_match=(
+           "import requests\n\nclass Client:\n    def target(self, prompt):\n"
+           "        payload = {'text': prompt, 'sampling_params': {'max_new_tokens': 64, 'temperature': 1.0}}\n"
+           "        return requests.post(self.url, json=payload).json()\n",
+           "import aiohttp\n\nasync def target(base_url, messages):\n    async with aiohttp.ClientSession() as s:\n"
+           "        body = {'model': 'policy', 'messages': messages, 'max_tokens': 512}\n"
+           "        async with s.post(base_url, json=body) as r:\n            return await r.json()\n",
+       ),
+       examples_nomatch=(
+           "import requests\n\ndef target(url, step, cfg):\n"
+           "    return requests.post(url, json={'step': step, 'temperature': cfg.temperature, 'lr': cfg.lr})\n",
+           "def target(prompt):\n    return {'prompt': prompt, 'max_tokens': 64}\n",
        )),
     _s(id="openai-completions", side=SAMPLING, weight=2.5,
        rationale="An OpenAI-compatible chat/completions call (the OpenAI client, LiteLLM) samples from a served "
