@@ -39,7 +39,8 @@ _GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_genera
                            r"/v\d+/(responses|messages)\b")  # the OpenAI Responses and Anthropic Messages routes
 _WEIGHT_ENDPOINT = re.compile(
     r"/(v\d+/)?(update_weights?\w*|(start|finish|begin|end)_weights?_update|load_lora_adapter|init_weights?_update_group|init_weight_transfer\w*|load_weights?\w*|"
-    r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?)\b"
+    r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?|"
+    r"(init|close)_communicator)\b"  # a vLLM-serving trainer client's NCCL weight channel
 )
 _HTTP_METHODS = frozenset({"post", "get", "put", "request", "urlopen", "_post", "_get", "apost", "async_post",
                            "arequest", "fetch", "stream"})
@@ -471,8 +472,9 @@ def _reports_only(fn: FnFacts) -> bool:
     if _has_call(fn, "backward", "step"):
         return False
     name = set(tokens_of(fn.definition.name))
-    if name & _REPORT_NAMES and not name & _WORK_NAMES:
-        return True  # ``compute_kl_metrics``: named for the report it builds, and for nothing a trainer does
+    if name & _REPORT_NAMES and not name & _WORK_NAMES and \
+            all(_metric_text(t) or t.startswith("<") for t in fn.definition.returned):
+        return True  # ``compute_kl_metrics``: named for the report it builds and handing back no named value
     if any(not _metric_text(t) for t in fn.definition.returned):
         return False
     stores = [s.receiver for s in fn.subs if s.mode == "write" and s.receiver != "<dict>"]  # not a literal's keys
@@ -483,7 +485,7 @@ def _reports_only(fn: FnFacts) -> bool:
 _REPORT_TOKENS = ("metric", "stat", "diagnos", "summary", "report")
 _REPORT_NAMES = frozenset({"metric", "metrics", "stats", "statistics", "diagnostics", "summary", "report"})
 _WORK_NAMES = frozenset({"loss", "losses", "advantage", "advantages", "adv", "return", "returns", "reward", "rewards",
-                         "update", "step", "train", "backward", "grad", "grads"})
+                         "update", "step", "train", "backward", "grad", "grads", "objective"})
 
 
 def _metric_text(text: str) -> bool:
@@ -2558,15 +2560,22 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=("def target(net):\n    net.load_weights('weights.h5')\n",)),
     _s(id="engine-update-weights-api", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
-       rationale="Inference engines' update_weights_from_* / weight-update-group APIs push new parameters.",
-       calls=("sglang.*.update_weights_from_*", "sglang.*.init_weights_update_group", "vllm.*.update_weights*"),
+       rationale="Inference engines' update_weights_from_* / weight-update-group / weight-transfer APIs push new "
+                 "parameters (SGLang's update_weights_from_*, vLLM's weight-transfer engine: init, start, update, "
+                 "finish, send_weights).",
+       calls=("sglang.*.update_weights_from_*", "sglang.*.init_weights_update_group", "vllm.*.update_weights*",
+              "vllm.*.init_weight_transfer_engine", "vllm.*.start_weight_update", "vllm.*.finish_weight_update",
+              "vllm.*WeightTransfer*.send_weights", "vllm.*WeightTransfer*.trainer_init"),
        methods=("update_weights_from_tensor", "update_weights_from_distributed", "update_weights_from_disk",
                 "update_weights_from_ipc", "update_weights_from_ipc_handles", "init_weights_update_group",
-                "init_weight_update_group", "update_weights_from_agent"),
+                "init_weight_update_group", "update_weights_from_agent", "init_weight_transfer_engine",
+                "start_weight_update", "finish_weight_update"),
        name_only=True, check=_specific_api,
        examples_match=(
            "class R:\n    def target(self, named_tensors):\n"
            "        self.engine.update_weights_from_tensor(named_tensors=named_tensors)\n",
+           "class R:\n    def target(self, info):\n        self.llm.start_weight_update()\n"
+           "        self.llm.update_weights(info)\n        self.llm.finish_weight_update()\n",
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        self.weights.update(x)\n",)),
     _s(id="tensor-store-weights", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
@@ -2597,6 +2606,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "import requests\n\ndef target(url, path):\n"
            "    return requests.post(f'{url}/update_weights_from_disk', json={'model_path': path})\n",
+           "import requests\n\nclass ServeClient:\n    def target(self, host, port, world):\n"
+           "        return requests.post(f'{self.base}/init_communicator/', json={'host': host, 'port': port, "
+           "'world_size': world})\n",
            # the route named by the caller, the URL built by a helper
            "import requests\n\nclass Link:\n    def _send(self, route, body):\n"
            "        return requests.post(f'{self.base}/{route}', json=body)\n\n"
