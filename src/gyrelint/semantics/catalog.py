@@ -35,10 +35,12 @@ _GEN_KWARGS = ("max_new_tokens", "do_sample", "generation_config", "sampling_par
 _PARAMISH = frozenset({"named_parameters", "parameters", "state_dict", "param", "params", "weight", "weights",
                        "named_params", "tensor", "tensors", "bucket", "buckets"})
 _ROLLOUTISH = ("rollout", "trajector", "experience", "episode", "sample", "completion", "transition", "buffer")
-_GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_generate)\b/?|/generate_stream\b")
+_GEN_ENDPOINT = re.compile(r"/(v\d+/)?(chat/)?(completions|generate|async_generate)\b/?|/generate_stream\b|"
+                           r"/v\d+/(responses|messages)\b")  # the OpenAI Responses and Anthropic Messages routes
 _WEIGHT_ENDPOINT = re.compile(
     r"/(v\d+/)?(update_weights?\w*|(start|finish|begin|end)_weights?_update|load_lora_adapter|init_weights?_update_group|init_weight_transfer\w*|load_weights?\w*|"
-    r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?)\b"
+    r"update_(model_)?param(eter)?s?\w*|update_named_params?|sync_weights?|reload_weights?|set_weights?|"
+    r"(init|close)_communicator)\b"  # a vLLM-serving trainer client's NCCL weight channel
 )
 _HTTP_METHODS = frozenset({"post", "get", "put", "request", "urlopen", "_post", "_get", "apost", "async_post",
                            "arequest", "fetch", "stream"})
@@ -63,6 +65,14 @@ def _resolved_to_repo(c: CallFact, fn: FnFacts) -> bool:
 def _ctor(c: CallFact, fn: FnFacts, s: float) -> float:
     """Constructor calls only: ``torch.optim.AdamW(...)``, not ``opt.step()``."""
     return s if c.method[:1].isupper() or c.method.startswith(("get_", "create", "make", "from_", "init")) else 0.0
+
+
+_ENV_FACTORIES = frozenset({"env", "parallel_env", "raw_env", "start"})
+
+
+def _env_ctor(c: CallFact, fn: FnFacts, s: float) -> float:
+    """An environment factory: a constructor, ``make``, or a multi-agent library's ``env()``/``parallel_env()``."""
+    return s if c.method in _ENV_FACTORIES else _ctor(c, fn, s)
 
 
 def _optimizer_step(c: CallFact, fn: FnFacts, s: float) -> float:
@@ -167,7 +177,16 @@ def _tcp_group(c: CallFact, fn: FnFacts, s: float) -> float:
     return 0.0 if c.method == "init_process_group" else s
 
 
+# the client resources whose ``create`` generates text (not embeddings, files, moderations, fine-tuning jobs...)
+_GEN_RESOURCES = frozenset({"completions", "responses", "ChatCompletion", "Completion"})
+
+
 def _completions_create(c: CallFact, fn: FnFacts, s: float) -> float:
+    if c.method == "create":
+        segs = set((c.site.receiver or "").split(".")[-2:])
+        segs.update(seg for n in c.names for seg in n.split(".")[-3:-1])
+        if not segs & _GEN_RESOURCES:
+            return 0.0
     if any(n.startswith(("openai.", "litellm.")) for n in c.names):
         return max(s, STRONG)
     return MEDIUM if (c.site.receiver or "").endswith("completions") else 0.0
@@ -452,6 +471,10 @@ def _reports_only(fn: FnFacts) -> bool:
     backward or step. Diagnostics of advantages or ratios are no advantage estimator, no loss."""
     if _has_call(fn, "backward", "step"):
         return False
+    name = set(tokens_of(fn.definition.name))
+    if name & _REPORT_NAMES and not name & _WORK_NAMES and \
+            all(_metric_text(t) or t.startswith("<") for t in fn.definition.returned):
+        return True  # ``compute_kl_metrics``: named for the report it builds and handing back no named value
     if any(not _metric_text(t) for t in fn.definition.returned):
         return False
     stores = [s.receiver for s in fn.subs if s.mode == "write" and s.receiver != "<dict>"]  # not a literal's keys
@@ -460,6 +483,9 @@ def _reports_only(fn: FnFacts) -> bool:
 
 
 _REPORT_TOKENS = ("metric", "stat", "diagnos", "summary", "report")
+_REPORT_NAMES = frozenset({"metric", "metrics", "stats", "statistics", "diagnostics", "summary", "report"})
+_WORK_NAMES = frozenset({"loss", "losses", "advantage", "advantages", "adv", "return", "returns", "reward", "rewards",
+                         "update", "step", "train", "backward", "grad", "grads", "objective"})
 
 
 def _metric_text(text: str) -> bool:
@@ -523,7 +549,7 @@ def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
             return ((c.site.line, STRONG),)
     if ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")) and (_tok_has(fn, "logprob", "log_prob", "logp")
-                                                             or {"log", "prob"} <= fn.tokens()):
+                                                             or {"log", "prob"} <= fn.tokens()) and not _reports_only(fn):
         return ((fn.line, MEDIUM),)
     return ()
 
@@ -535,9 +561,23 @@ def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     if _has_call(fn, "mse_loss", "huber_loss", "smooth_l1_loss"):
         return ((_lines_of(fn, lambda c: c.method.endswith("loss")), STRONG),)
-    if _has_call(fn, "clamp", "clip", "max", "maximum") and _tok_has(fn, "loss"):
+    if _has_call(fn, "clamp", "clip", "max", "maximum") and _names_a_loss(fn):
         return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "max", "maximum")), MEDIUM),)
     return ()
+
+
+_LOSS_NAME = re.compile(r"(^|_)loss(es)?\d*$")
+
+
+def _names_a_loss(fn: FnFacts) -> bool:
+    """A whole name of the body is a loss (``loss``, ``vf_losses1``), not a piece of one (``loss_mask``)."""
+    names = {a.target.rsplit(".", 1)[-1] for a in fn.assigns}
+    names.update(p.name for p in fn.definition.params)
+    names.update(str(a.value).rsplit(".", 1)[-1] for c in fn.calls for a in c.site.args
+                 if a.kind == "name" and isinstance(a.value, str))
+    names.update(r.rsplit(".", 1)[-1] for r in fn.definition.returned)
+    names.add(fn.definition.name)
+    return any(_LOSS_NAME.search(n.lower()) for n in names)
 
 
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -798,6 +838,24 @@ def _is_http(c: CallFact) -> bool:
         return False
     recv = c.site.receiver.lower()
     return c.method not in ("get", "_get", "put") or any(w in recv for w in _HTTP_CLIENTS)
+
+
+# a request body that asks a server to decode: a decoding-length or log-prob key next to the prompt
+_DECODE_KEYS = frozenset({"sampling_params", "max_new_tokens", "max_tokens", "max_completion_tokens",
+                          "return_logprob", "logprobs", "top_logprobs"})
+_PROMPT_KEYS = frozenset({"prompt", "prompts", "messages", "text", "input_ids", "inputs", "prompt_token_ids"})
+_SENDS_BODY = frozenset({"post", "apost", "async_post", "_post", "request", "arequest", "stream"})
+
+
+def _generation_payload(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An HTTP request whose JSON body (written in this function) holds a prompt and decoding parameters."""
+    keys = {v for v, _ in fn.literals()}
+    if not (keys & _DECODE_KEYS and keys & _PROMPT_KEYS):
+        return ()
+    for c in fn.calls:
+        if c.method in _SENDS_BODY and _is_http(c):
+            return ((c.site.line, MEDIUM),)
+    return ()
 
 
 _RPC_BY_NAME = frozenset({"collective_rpc", "execute_method", "run_method", "call_method", "invoke_method",
@@ -1169,6 +1227,17 @@ def _store_payload(c: CallFact, fn: FnFacts, s: float) -> float:
     return 0.0
 
 
+def _broker_payload(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A broker push/pop of samples: the topic or list name (a literal) counts as much as the payload's name."""
+    lits = {t for a in c.site.args if a.kind == "lit" and isinstance(a.value, str) for t in tokens_of(a.value)}
+    lits |= {t for _, a in c.site.kwargs if a.kind == "lit" and isinstance(a.value, str) for t in tokens_of(a.value)}
+    if any(any(w in t for w in _NOT_ROLLOUT) for t in lits) or _weighty(lits):
+        return 0.0
+    if any(any(w in t for w in _ROLLOUT_PAYLOAD) for t in lits):
+        return s
+    return _store_payload(c, fn, s)
+
+
 _WRITTEN = ("response", "completion", "reply", "prediction", "pred", "output", "generated", "generation",
             "solution", "answer", "text", "sequence")
 _EXPECTED = ("label", "reference", "ref", "ground_truth", "gt", "expected", "target", "gold", "answer", "solution",
@@ -1413,10 +1482,12 @@ def _client_named(word: str):
     (``self.sampling_client.sample_async``), or, for a name only that API uses, the name alone."""
 
     def check(c: CallFact, fn: FnFacts, s: float) -> float:
-        if c.names:
-            return s if any(n.startswith("tinker.") for n in c.names) else 0.0
-        if word in (c.site.receiver or "").lower():
+        if c.names and any(n.startswith("tinker.") for n in c.names):
+            return s
+        if word in (c.site.receiver or "").lower():  # a wrapper class around the client keeps its name
             return max(s, MEDIUM)
+        if c.names:
+            return 0.0
         return s if c.method.endswith("_async") else 0.0
 
     return check
@@ -1460,7 +1531,9 @@ SIGNALS: tuple[Signal, ...] = (
                  "batch, turn engine outputs into request outputs) is generation with the policy.",
        calls=("vllm.*.schedule", "vllm.*.update_from_output", "vllm.*.process_outputs", "vllm.*.execute_model",
               "vllm.*.engine_step", "vllm.*.step_async", "vllm.*LLMEngine.step", "vllm.*EngineCore*.step",
-              "vllm.*.get_output"),
+              "vllm.*.get_output",
+              # the engine built by from_engine_args, or the one an offline LLM holds, stepped by hand
+              "vllm.*LLMEngine*.step", "vllm.*.llm_engine.step"),
        examples_match=(
            "from vllm.v1.core.sched.scheduler import Scheduler\n\nclass Loop:\n    def __init__(self, cfg):\n"
            "        self.scheduler = Scheduler(cfg)\n\n    def target(self, worker):\n"
@@ -1468,6 +1541,12 @@ SIGNALS: tuple[Signal, ...] = (
            "from vllm.worker.worker_base import WorkerWrapperBase\n\nclass Host:\n    def __init__(self, cfg):\n"
            "        self.worker = WorkerWrapperBase(cfg, 0)\n\n    def target(self, plan):\n"
            "        return self.worker.execute_model(plan)\n",
+           "from vllm import LLMEngine\n\nclass Gen:\n    def __init__(self, args):\n"
+           "        self.llm_engine = LLMEngine.from_engine_args(args)\n\n    def target(self):\n        done = []\n"
+           "        while self.llm_engine.has_unfinished_requests():\n"
+           "            done.extend(o for o in self.llm_engine.step() if o.finished)\n        return done\n",
+           "from vllm import LLM\n\nclass Gen:\n    def __init__(self):\n        self.llm = LLM(model='m')\n\n"
+           "    def target(self):\n        return self.llm.llm_engine.step()\n",
        ),
        examples_nomatch=(
            "class Jobs:\n    def target(self, cron):\n        return cron.schedule()\n",
@@ -1564,16 +1643,23 @@ SIGNALS: tuple[Signal, ...] = (
            "class Trainer:\n    async def target(self, data, adam):\n"
            "        fb = await self.training_client.forward_backward_async(data, loss_fn='importance_sampling')\n"
            "        step = await self.training_client.optim_step_async(adam)\n        return fb, step\n",
+           # a blocking client method handed to a worker thread, on a client wrapped by another library's class
+           "import asyncio\nfrom hostedlib.client import RetryingClient\n\nclass Trainer:\n"
+           "    def __init__(self, url):\n        self.training_client = RetryingClient(url)\n\n"
+           "    async def target(self, adam):\n"
+           "        return await asyncio.to_thread(self.training_client.optim_step, adam)\n",
        ),
        examples_nomatch=("class M:\n    def forward_backward(self, x):\n        return x\n\n"
                          "    def target(self, x):\n        return self.forward_backward(x)\n",)),
     _s(id="hosted-weight-publish", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Saving the trained weights for the sampler (Tinker's save_weights_for_sampler, "
-                 "save_weights_and_get_sampling_client) is the weight sync of a hosted service.",
+                 "save_weights_and_get_sampling_client; a hosted deployment's save-and-hotload) is the weight sync "
+                 "of a hosted service.",
        calls=("tinker.*.save_weights_for_sampler", "tinker.*.save_weights_for_sampler_async",
-              "tinker.*.save_weights_and_get_sampling_client", "tinker.*.save_weights_and_get_sampling_client_async"),
+              "tinker.*.save_weights_and_get_sampling_client", "tinker.*.save_weights_and_get_sampling_client_async",
+              "fireworks.*.save_and_hotload", "fireworks.*.hotload*"),
        methods=("save_weights_for_sampler", "save_weights_for_sampler_async", "save_weights_and_get_sampling_client",
-                "save_weights_and_get_sampling_client_async"), name_only=True, check=_specific_api,
+                "save_weights_and_get_sampling_client_async", "save_and_hotload"), name_only=True, check=_specific_api,
        examples_match=(
            "class Trainer:\n    async def target(self, name):\n"
            "        return await self.training_client.save_weights_and_get_sampling_client_async(name)\n",
@@ -1586,7 +1672,7 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return [{'prompt_token_ids': i} for i in ids]\n",)),
     _s(id="sglang-generate", side=SAMPLING, weight=3.0,
        rationale="Generating with an SGLang engine is the sampler acting with the policy.",
-       calls=("sglang.*.generate", "sglang.*.async_generate"),
+       calls=("sglang.*.generate", "sglang.*.async_generate", "sglang.gen", "sglang.lang.api.gen"),
        methods=("async_generate",), roles=("llm_engine",), name_only=True, check=_lib("sglang."),
        examples_match=(
            "import sglang as sgl\n\ndef target(prompts):\n    engine = sgl.Engine(model_path='m')\n"
@@ -1636,6 +1722,69 @@ SIGNALS: tuple[Signal, ...] = (
            "        return await self.mcp_client.call_tool(name, args)\n",
        ),
        examples_nomatch=("def target(cursor, sql):\n    return cursor.execute(sql)\n",)),
+    _s(id="sandbox-exec", side=SAMPLING, weight=1.5,
+       rationale="Running the agent's code or shell command in a sandbox or container (Modal, Daytona, E2B, "
+                 "SWE-ReX runtimes, docker exec, a hosted code interpreter) is an environment step of the rollout, "
+                 "or the execution a code reward grades.",
+       calls=("modal.*Sandbox*.exec", "daytona*.process.exec", "daytona*.process.code_run",
+              "daytona*.process.execute_session_command", "e2b*.run_code", "e2b*.commands.run",
+              "docker.*.exec_run", "swerex.*.run_in_session", "swerex.*.execute", "together.*.code_interpreter.run"),
+       examples_match=(
+           "import modal\n\nclass Box:\n    def __init__(self, app):\n        self.sb = modal.Sandbox.create(app=app)\n\n"
+           "    def target(self, cmd):\n        proc = self.sb.exec('bash', '-c', cmd)\n        proc.wait()\n"
+           "        return proc.stdout.read()\n",
+           "import docker\n\ndef target(image, cmd):\n    box = docker.from_env().containers.run(image, detach=True)\n"
+           "    return box.exec_run(cmd).output\n",
+       ),
+       examples_nomatch=(
+           "import docker\n\ndef target():\n    return docker.from_env().images.list()\n",
+           "import subprocess\n\ndef target(cmd):\n    return subprocess.run(cmd, shell=True)\n",
+       )),
+    _s(id="reward-grader-lib", side=SAMPLING, weight=1.5,
+       rationale="Checking a generated answer against the reference with a grading library (math-verify's verify, "
+                 "mathruler's grade_answer, an environment library's rubric) is rollout-side scoring.",
+       calls=("math_verify.verify", "math_verify.*.verify", "mathruler.*.grade_answer", "verifiers.*.score_rollout",
+              "verifiers.*.score_rollouts", "verifiers.*.score_group"),
+       examples_match=(
+           "from math_verify import parse, verify\n\ndef target(text, gold):\n"
+           "    return 1.0 if verify(parse(gold), parse(text)) else 0.0\n",
+       ),
+       examples_nomatch=(
+           "from math_verify import parse\n\ndef target(rows):\n    return [parse(r['answer']) for r in rows]\n",
+       )),
+    _s(id="agent-library-run", side=SAMPLING, weight=2.5,
+       rationale="Running an agent built with an agent library (AutoGen's agents and teams, the OpenAI Agents "
+                 "SDK's Runner, smolagents, a compiled LangGraph graph, Google ADK's runner) plays one episode: the "
+                 "agent calls the served policy and its tools.",
+       calls=("autogen_agentchat.*.run", "autogen_agentchat.*.run_stream", "agents.Runner.run",
+              "agents.Runner.run_sync", "agents.Runner.run_streamed", "agents.run.Runner.*", "smolagents.*Agent.run",
+              "langgraph.*.invoke", "langgraph.*.ainvoke", "langgraph.*.astream", "google.adk.runners.*.run",
+              "google.adk.runners.*.run_async", "camel.agents.*.step", "camel.agents.*.astep"),
+       examples_match=(
+           "from autogen_agentchat.agents import AssistantAgent\n\nasync def target(client, task):\n"
+           "    agent = AssistantAgent('solver', model_client=client)\n    return await agent.run(task=task)\n",
+           "from agents import Agent, Runner\n\nasync def target(question):\n"
+           "    agent = Agent(name='solver', instructions='solve')\n    return await Runner.run(agent, question)\n",
+       ),
+       examples_nomatch=(
+           "from autogen_agentchat.agents import AssistantAgent\n\ndef target(client):\n"
+           "    return AssistantAgent('solver', model_client=client)\n",
+           "class Job:\n    def run(self, task):\n        return task\n\ndef target(job: Job, task):\n    return job.run(task)\n",
+       )),
+    _s(id="local-engine-generate", side=SAMPLING, weight=3.0,
+       rationale="Generating with a local inference engine other than vLLM/SGLang (an LMDeploy pipeline, "
+                 "llama.cpp, MLX-LM, CTranslate2) decodes with the policy.",
+       calls=("lmdeploy.*.infer", "lmdeploy.*.stream_infer", "lmdeploy.*.batch_infer", "lmdeploy.*.generate",
+              "lmdeploy.*.async_stream_infer", "llama_cpp.*.create_completion", "llama_cpp.*.create_chat_completion",
+              "mlx_lm.generate", "mlx_lm.stream_generate", "mlx_lm.*.generate", "mlx_lm.*.stream_generate",
+              "ctranslate2.*.generate_batch", "ctranslate2.*.generate_tokens"),
+       examples_match=(
+           "from lmdeploy import pipeline\n\nclass Actor:\n    def __init__(self, path):\n        self.pipe = pipeline(path)\n\n"
+           "    def target(self, prompts, gen_config):\n        return self.pipe.batch_infer(prompts, gen_config=gen_config)\n",
+           "from mlx_lm import generate, load\n\ndef target(path, prompt):\n    model, tok = load(path)\n"
+           "    return generate(model, tok, prompt=prompt, max_tokens=64)\n",
+       ),
+       examples_nomatch=("from lmdeploy import pipeline\n\ndef target(path):\n    return pipeline(path)\n",)),
     _s(id="trtllm-generate", side=SAMPLING, weight=3.0,
        rationale="Generating with a TensorRT-LLM runner or LLM object (a compiled engine of the policy) is the "
                  "sampler acting with the policy.",
@@ -1701,19 +1850,45 @@ SIGNALS: tuple[Signal, ...] = (
            "import requests\n\ndef target(url, payload):\n    return requests.post(f'{url}/generate', json=payload).json()\n",
            "import aiohttp\n\nasync def target(host, body):\n    async with aiohttp.ClientSession() as s:\n"
            "        async with s.post(host + '/v1/chat/completions', json=body) as r:\n            return await r.json()\n",
+           "import httpx\n\nasync def target(base, body):\n    async with httpx.AsyncClient() as c:\n"
+           "        return (await c.post(f'{base}/v1/responses', json=body)).json()\n",
        ),
        examples_nomatch=(
            "import requests\n\ndef target(url):\n    return requests.get(f'{url}/health')\n",
+           "import requests\n\ndef target(url, user):\n    return requests.get(f'{url}/api/messages/{user}')\n",
            "def target(path):\n    return open('/tmp/generated.txt').read()\n",
            # a phase name handed to a dict lookup, not a route handed to an HTTP helper
            "class Record:\n    def _total(self, phase):\n        return sum(self.phases.get(phase, []))\n\n"
            "    def target(self):\n        return self._total('generate')\n",
        )),
+    _s(id="http-generation-payload", side=SAMPLING, weight=2.5,
+       rationale="An HTTP request whose body carries a prompt with decoding parameters (SGLang's /generate "
+                 "body with sampling_params, an OpenAI-style body with max_tokens) asks an inference server to "
+                 "generate, wherever the URL comes from.",
+       body=_generation_payload,
+       examples_match=(
+           "import requests\n\nclass Client:\n    def target(self, prompt):\n"
+           "        payload = {'text': prompt, 'sampling_params': {'max_new_tokens': 64, 'temperature': 1.0}}\n"
+           "        return requests.post(self.url, json=payload).json()\n",
+           "import aiohttp\n\nasync def target(base_url, messages):\n    async with aiohttp.ClientSession() as s:\n"
+           "        body = {'model': 'policy', 'messages': messages, 'max_tokens': 512}\n"
+           "        async with s.post(base_url, json=body) as r:\n            return await r.json()\n",
+       ),
+       examples_nomatch=(
+           "import requests\n\ndef target(url, step, cfg):\n"
+           "    return requests.post(url, json={'step': step, 'temperature': cfg.temperature, 'lr': cfg.lr})\n",
+           "def target(prompt):\n    return {'prompt': prompt, 'max_tokens': 64}\n",
+       )),
     _s(id="openai-completions", side=SAMPLING, weight=2.5,
        rationale="An OpenAI-compatible chat/completions call (the OpenAI client, LiteLLM) samples from a served "
                  "policy (agent rollouts).",
        calls=("openai.*.completions.create", "openai.*.responses.create", "litellm.completion", "litellm.acompletion",
-              "litellm.text_completion", "litellm.atext_completion", "litellm.*.completion", "litellm.*.acompletion"),
+              "litellm.text_completion", "litellm.atext_completion", "litellm.*.completion", "litellm.*.acompletion",
+              # the pre-1.0 module-level API, the raw/streaming-response views, structured-output parse
+              "openai.ChatCompletion.create", "openai.ChatCompletion.acreate", "openai.Completion.create",
+              "openai.Completion.acreate", "openai.*.completions.with_raw_response.create",
+              "openai.*.completions.with_streaming_response.create", "openai.*.completions.parse",
+              "openai.*.responses.stream", "openai.*.completions.stream", "litellm.responses", "litellm.aresponses"),
        methods=("create",), check=_completions_create, roles=("openai",), name_only=True,
        examples_match=(
            "from openai import OpenAI\n\ndef target(msgs):\n    client = OpenAI(base_url='http://x')\n"
@@ -1724,10 +1899,44 @@ SIGNALS: tuple[Signal, ...] = (
            "    return await litellm.acompletion(model='hosted_vllm/policy', messages=msgs)\n",
        ),
        examples_nomatch=("def target(db, row):\n    return db.table.create(row)\n",
-                         "def target(tracker, row):\n    return tracker.completion(row)\n")),
+                         "def target(tracker, row):\n    return tracker.completion(row)\n",
+                         # an OpenAI client's other resources: embeddings, files, moderations do not generate
+                         "from openai import OpenAI\n\nclass Index:\n    def __init__(self):\n        self.client = OpenAI()\n\n"
+                         "    def target(self, texts):\n        return self.client.embeddings.create(model='e', input=texts)\n",
+                         "from openai import OpenAI\n\ndef target(texts):\n    return OpenAI().moderations.create(input=texts)\n")),
+    _s(id="llm-api-generate", side=SAMPLING, weight=2.5,
+       rationale="A chat or text-generation call through a model-serving client other than OpenAI's (Anthropic "
+                 "messages, the OpenAI-compatible SDKs of hosted providers, Hugging Face's InferenceClient and TGI "
+                 "client, Google's genai, an agent library's model client) asks a served model for completions: "
+                 "the policy in an agent rollout or the judge scoring it.",
+       calls=("anthropic.*.messages.create", "anthropic.*.messages.stream", "anthropic.*.completions.create",
+              "together.*.completions.create", "groq.*.completions.create", "fireworks.client.*.completions.create",
+              "cerebras.cloud.sdk.*.completions.create", "mistralai.*.chat.complete", "mistralai.*.chat.complete_async",
+              "mistralai.*.chat.stream", "huggingface_hub.*.text_generation", "huggingface_hub.*.chat_completion",
+              "huggingface_hub.*.chat.completions.create", "text_generation.*.generate",
+              "text_generation.*.generate_stream", "google.genai.*.generate_content",
+              "google.genai.*.generate_content_stream", "google.generativeai.*.generate_content",
+              "autogen_ext.models.*.create", "autogen_ext.models.*.create_stream", "langchain_openai.*.invoke",
+              "langchain_openai.*.ainvoke", "langchain_anthropic.*.invoke", "langchain_anthropic.*.ainvoke",
+              "langchain_community.chat_models.*.invoke", "langchain_community.chat_models.*.ainvoke",
+              "ollama.chat", "ollama.generate", "ollama.*.chat", "ollama.*.generate"),
+       examples_match=(
+           "import anthropic\n\nclass Provider:\n    def __init__(self):\n        self.client = anthropic.AsyncAnthropic()\n\n"
+           "    async def target(self, msgs):\n        return await self.client.messages.create(model='m', max_tokens=64, "
+           "messages=msgs)\n",
+           "from huggingface_hub import InferenceClient\n\ndef target(url, prompt):\n"
+           "    return InferenceClient(url).text_generation(prompt, max_new_tokens=32, details=True)\n",
+           "from together import AsyncTogether\n\nasync def target(msgs):\n"
+           "    return await AsyncTogether().chat.completions.create(model='m', messages=msgs)\n",
+       ),
+       examples_nomatch=(
+           "import anthropic\n\ndef target(client: anthropic.Anthropic):\n    return client.models.list()\n",
+           "def target(mailer, msgs):\n    return mailer.messages.create(body=msgs)\n",
+       )),
     _s(id="hf-generate", side=SAMPLING, weight=3.0,
        rationale="model.generate(...) on a language model decodes new tokens with the current weights.",
-       calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate"),
+       calls=("transformers.*.generate", "peft.*.generate", "trl.*.generate", "unsloth.*.generate",
+              "unsloth.*.fast_generate", "deepspeed.*.generate", "nemo.collections.*.generate"),
        methods=("generate",), roles=("hf_model",), kwargs=_GEN_KWARGS, check=_generate_call,
        examples_match=(
            "from transformers import AutoModelForCausalLM\n\ndef target(ids):\n"
@@ -1758,12 +1967,24 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=("from transformers import GenerationConfig\n\ndef target(t):\n    return GenerationConfig(do_sample=True, temperature=t)\n",),
        examples_nomatch=("def target(t):\n    return {'temperature': t}\n",)),
     _s(id="env-step", side=SAMPLING, weight=2.5,
-       rationale="env.step(action) advances an environment with the policy's action: a rollout step.",
-       calls=("gym.*.step", "gymnasium.*.step"), methods=("step",), roles=("env",),
+       rationale="env.step(action) advances an environment with the policy's action: a rollout step (a gym or "
+                 "vector env's step or step_async/step_wait, a multi-agent or text-game library's env, any "
+                 "library class named *Env).",
+       calls=("gym.*.step", "gymnasium.*.step", "gym.*.step_async", "gymnasium.*.step_async", "gym.*.step_wait",
+              "gymnasium.*.step_wait", "pettingzoo.*.step", "pettingzoo.*.last", "textworld.*.step",
+              "textarena.*.step", "envpool.*.step", "envpool.*.send", "dm_env.*.step", "*Env.step",
+              "*Env.step_async", "*Env.step_wait"),
+       methods=("step", "step_async", "step_wait"), roles=("env",),
        examples_match=(
            "import gymnasium as gym\n\ndef target(policy):\n    env = gym.make('CartPole-v1')\n    obs, _ = env.reset()\n"
            "    return env.step(policy(obs))\n",
            "class Worker:\n    def target(self, action):\n        return self.env.step(action)\n",
+           "class Worker:\n    def target(self, actions):\n        self.envs.step_async(actions)\n"
+           "        return self.envs.step_wait()\n",
+           "from puzzlelib.envs import BoxPushEnv\n\nclass Game(BoxPushEnv):\n    def target(self, action):\n"
+           "        obs, reward, done, info = BoxPushEnv.step(self, action)\n        return obs, reward, done\n",
+           "from pettingzoo.classic import chess_v6\n\ndef target(policy):\n    game = chess_v6.env()\n"
+           "    obs, reward, term, trunc, info = game.last()\n    game.step(policy(obs))\n    return reward\n",
        ),
        examples_nomatch=(
            "import torch\n\ndef target(params):\n    opt = torch.optim.SGD(params, lr=0.1)\n    opt.step()\n",
@@ -1771,14 +1992,25 @@ SIGNALS: tuple[Signal, ...] = (
        )),
     _s(id="env-reset", side=SAMPLING, weight=1.5,
        rationale="env.reset() starts an episode of a rollout.",
-       calls=("gym.*.reset", "gymnasium.*.reset"), methods=("reset",), roles=("env",),
-       examples_match=("class W:\n    def target(self, seed):\n        return self.envs.reset(seed=seed)\n",),
+       calls=("gym.*.reset", "gymnasium.*.reset", "gym.*.reset_async", "gymnasium.*.reset_async",
+              "gym.*.reset_wait", "gymnasium.*.reset_wait", "pettingzoo.*.reset", "textworld.*.reset",
+              "textarena.*.reset", "envpool.*.reset", "dm_env.*.reset", "*Env.reset", "*Env.reset_async",
+              "*Env.reset_wait"),
+       methods=("reset", "reset_async", "reset_wait"), roles=("env",),
+       examples_match=("class W:\n    def target(self, seed):\n        return self.envs.reset(seed=seed)\n",
+                       "from scilab import LabWorldEnv\n\ndef target(task, seed):\n    world = LabWorldEnv()\n"
+                       "    world.load(task, seed)\n    return world.reset()\n"),
        examples_nomatch=("class W:\n    def target(self):\n        self.timer.reset()\n",)),
     _s(id="env-make", side=SAMPLING, weight=1.0, setup=True,
-       rationale="Creating a gym environment sets up the acting side.",
-       calls=("gym.make", "gymnasium.make", "gym.vector.*", "gymnasium.vector.*", "gym.make_vec", "gymnasium.make_vec"),
-       check=_ctor,
-       examples_match=("import gym\n\ndef target(name):\n    return gym.make(name)\n",),
+       rationale="Creating an environment (gym and its vector envs, a multi-agent, text-game or batched-env "
+                 "library's env) sets up the acting side.",
+       calls=("gym.make", "gymnasium.make", "gym.vector.*", "gymnasium.vector.*", "gym.make_vec", "gymnasium.make_vec",
+              "pettingzoo.*.env", "pettingzoo.*.parallel_env", "textworld.gym.make", "textworld.start",
+              "textarena.make", "envpool.make", "envpool.make_gym", "envpool.make_gymnasium", "envpool.make_dm"),
+       check=_env_ctor,
+       examples_match=("import gym\n\ndef target(name):\n    return gym.make(name)\n",
+                       "import textworld.gym\n\ndef target(game_file, infos):\n"
+                       "    env_id = textworld.gym.register_game(game_file, infos)\n    return textworld.gym.make(env_id)\n"),
        examples_nomatch=("def target(name):\n    return make(name)\n",)),
     _s(id="logits-sampling", side=SAMPLING, weight=2.0,
        rationale="Drawing tokens/actions from a distribution over logits is acting with the policy.",
@@ -1934,12 +2166,25 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(module):\n    return wrap(module)\n",)),
     _s(id="megatron-forward-backward", side=TRAINING, weight=3.0,
        rationale="Megatron's forward_backward_func runs the pipelined forward and backward passes.",
-       calls=("megatron.core.*get_forward_backward_func", "megatron.core.pipeline_parallel.*forward_backward*"),
+       calls=("megatron.core.*get_forward_backward_func", "megatron.core.pipeline_parallel.*forward_backward*",
+              "megatron.training.*.train_step"),
        methods=("get_forward_backward_func",), name_only=True, check=_specific_api,
        examples_match=("from megatron.core.pipeline_parallel import get_forward_backward_func\n\n"
                        "def target(model, it, n):\n    fb = get_forward_backward_func()\n"
                        "    return fb(forward_step_func=None, data_iterator=it, model=model, num_microbatches=n)\n",),
        examples_nomatch=("def target(model, x):\n    return model.forward(x)\n",)),
+    _s(id="jax-train-step", side=TRAINING, weight=2.5,
+       rationale="Taking gradients of a loss with JAX and applying an Optax update (value_and_grad, "
+                 "optimizer.update, apply_updates) is a training step.",
+       calls=("jax.value_and_grad", "jax.grad", "optax.apply_updates", "optax.*.update", "flax.training.*.apply_gradients",
+              "flax.*.TrainState.apply_gradients"),
+       examples_match=(
+           "import jax\nimport optax\n\ndef target(params, opt_state, batch, loss_fn, tx):\n"
+           "    loss, grads = jax.value_and_grad(loss_fn)(params, batch)\n"
+           "    updates, opt_state = tx.update(grads, opt_state, params)\n"
+           "    return optax.apply_updates(params, updates), opt_state, loss\n",
+       ),
+       examples_nomatch=("import jax\n\ndef target(f, x):\n    return jax.jit(f)(x)\n",)),
     _s(id="supervised-loss", side=TRAINING, weight=1.5,
        rationale="Cross-entropy / MSE losses are training objectives.",
        calls=("torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss", "torch.nn.functional.mse_loss",
@@ -1989,7 +2234,15 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(logprob, ref_logprob):\n    kl = logprob - ref_logprob\n    return kl.clamp(-10, 10)\n",
            "import torch.nn.functional as F\n\ndef target(p, q):\n    return F.kl_div(p, q, reduction='batchmean')\n",
        ),
-       examples_nomatch=("def target(a, b):\n    diff = a - b\n    return diff\n",)),
+       examples_nomatch=("def target(a, b):\n    diff = a - b\n    return diff\n",
+                         "# gyrelint-example-target: compute_kl_metrics\nimport torch\n\n"
+                         "def compute_kl_metrics(batches, train_logprobs):\n"
+                         "    diffs = torch.cat([b.sampling_logprobs - t for b, t in zip(batches, train_logprobs)])\n"
+                         "    return {'train/kl_sample_train': diffs.mean().item()}\n",
+                         # a metrics updater that reports a KL between sampler and trainer log-probs
+                         "def target(state, lr):\n    metrics = state.metrics\n    metrics.update({'progress/lr': lr})\n"
+                         "    if 'train_logprobs' in state.extra:\n"
+                         "        metrics.update(kl_stats(state.batch, state.extra['train_logprobs']))\n")),
     _s(id="value-loss", side=TRAINING, weight=2.0,
        rationale="Regressing value predictions onto returns is the critic's training loss.",
        body=_value_loss,
@@ -1998,7 +2251,12 @@ SIGNALS: tuple[Signal, ...] = (
            "    values_clipped = old_values + (values - old_values).clamp(-clip, clip)\n"
            "    loss = torch.max((values - returns) ** 2, (values_clipped - returns) ** 2)\n    return 0.5 * loss.mean()\n",
        ),
-       examples_nomatch=("def target(values, x):\n    return max(values) + x\n",)),
+       examples_nomatch=("def target(values, x):\n    return max(values) + x\n",
+                         # tokenizing rollouts: a clamp on position ids, a loss mask, return_tensors and values
+                         "def target(tok, texts, values):\n    inputs = tok(texts, return_tensors='pt')\n"
+                         "    position_ids = (inputs.attention_mask.cumsum(dim=-1) - 1).clamp(min=0)\n"
+                         "    loss_mask = inputs.attention_mask\n"
+                         "    return {'position_ids': position_ids, 'loss_mask': loss_mask, 'values': values}\n")),
     _s(id="masked-whiten", side=TRAINING, weight=2.0,
        rationale="Whitening per-token values (advantages, rewards) under a response mask is trainer-side RL maths.",
        body=_masked_whiten,
@@ -2256,6 +2514,21 @@ SIGNALS: tuple[Signal, ...] = (
            "class Stash:\n    def target(self, key):\n        self.kv.put(key, 'seen')\n",
            "class Stash:\n    def target(self, key, state_dict):\n        self.kv.put(key, state_dict)\n",
        )),
+    _s(id="message-broker-batch", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="Pushing batches of samples through a message broker (a Redis list or stream, a Kafka topic) "
+                 "or popping them out carries rollouts between the processes of the two sides.",
+       calls=("redis.*.lpush", "redis.*.rpush", "redis.*.xadd", "redis.*.blpop", "redis.*.brpop", "redis.*.lpop",
+              "redis.*.rpop", "redis.*.xread", "redis.*.xreadgroup", "kafka.*.send", "kafka.*.poll",
+              "confluent_kafka.*.produce", "confluent_kafka.*.poll", "confluent_kafka.*.consume"),
+       check=_broker_payload,
+       examples_match=(
+           "import json\nimport redis\n\nclass Sink:\n    def __init__(self, url):\n        self.r = redis.Redis.from_url(url)\n\n"
+           "    def target(self, rollouts):\n        self.r.rpush('rollouts', json.dumps(rollouts))\n",
+       ),
+       examples_nomatch=(
+           "import redis\n\nclass Sink:\n    def __init__(self, url):\n        self.r = redis.Redis.from_url(url)\n\n"
+           "    def target(self, step):\n        self.r.rpush('heartbeat', step)\n",
+       )),
     _s(id="reverb-transport", side=HANDOFF, kind=TRAJECTORY, weight=2.5,
        rationale="A Reverb replay server (written by actors, sampled by the learner) carries trajectories between "
                  "the processes of a distributed RL program.",
@@ -2287,17 +2560,37 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=("def target(net):\n    net.load_weights('weights.h5')\n",)),
     _s(id="engine-update-weights-api", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
-       rationale="Inference engines' update_weights_from_* / weight-update-group APIs push new parameters.",
-       calls=("sglang.*.update_weights_from_*", "sglang.*.init_weights_update_group", "vllm.*.update_weights*"),
+       rationale="Inference engines' update_weights_from_* / weight-update-group / weight-transfer APIs push new "
+                 "parameters (SGLang's update_weights_from_*, vLLM's weight-transfer engine: init, start, update, "
+                 "finish, send_weights).",
+       calls=("sglang.*.update_weights_from_*", "sglang.*.init_weights_update_group", "vllm.*.update_weights*",
+              "vllm.*.init_weight_transfer_engine", "vllm.*.start_weight_update", "vllm.*.finish_weight_update",
+              "vllm.*WeightTransfer*.send_weights", "vllm.*WeightTransfer*.trainer_init"),
        methods=("update_weights_from_tensor", "update_weights_from_distributed", "update_weights_from_disk",
                 "update_weights_from_ipc", "update_weights_from_ipc_handles", "init_weights_update_group",
-                "init_weight_update_group", "update_weights_from_agent"),
+                "init_weight_update_group", "update_weights_from_agent", "init_weight_transfer_engine",
+                "start_weight_update", "finish_weight_update"),
        name_only=True, check=_specific_api,
        examples_match=(
            "class R:\n    def target(self, named_tensors):\n"
            "        self.engine.update_weights_from_tensor(named_tensors=named_tensors)\n",
+           "class R:\n    def target(self, info):\n        self.llm.start_weight_update()\n"
+           "        self.llm.update_weights(info)\n        self.llm.finish_weight_update()\n",
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        self.weights.update(x)\n",)),
+    _s(id="tensor-store-weights", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
+       rationale="Putting the model's state dict into a distributed tensor store (or getting it out into the "
+                 "inference model) is a weight sync through the store.",
+       calls=("torchstore.put_state_dict", "torchstore.get_state_dict", "torchstore.*.put_state_dict",
+              "torchstore.*.get_state_dict", "torchstore.put", "torchstore.*.put"),
+       check=_param_context,
+       examples_match=(
+           "import torchstore as ts\n\nasync def target(model, version):\n"
+           "    await ts.put_state_dict(model.state_dict(), f'policy/{version}')\n",
+       ),
+       examples_nomatch=(
+           "import torchstore as ts\n\nasync def target(key, batch):\n    await ts.put(key, batch)\n",
+       )),
     _s(id="engine-lora-swap", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="An inference engine's add_lora swaps in the adapter the trainer just saved: the LoRA weight sync.",
        calls=("vllm.*.add_lora",), methods=("add_lora",), name_only=True, check=_not_path_arg,
@@ -2313,6 +2606,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "import requests\n\ndef target(url, path):\n"
            "    return requests.post(f'{url}/update_weights_from_disk', json={'model_path': path})\n",
+           "import requests\n\nclass ServeClient:\n    def target(self, host, port, world):\n"
+           "        return requests.post(f'{self.base}/init_communicator/', json={'host': host, 'port': port, "
+           "'world_size': world})\n",
            # the route named by the caller, the URL built by a helper
            "import requests\n\nclass Link:\n    def _send(self, route, body):\n"
            "        return requests.post(f'{self.base}/{route}', json=body)\n\n"
@@ -2336,7 +2632,7 @@ SIGNALS: tuple[Signal, ...] = (
     _s(id="param-broadcast", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Broadcasting parameters over a process group sends trainer weights to the inference workers.",
        calls=("torch.distributed.broadcast", "ray.util.collective.broadcast", "vllm.*PyNcclCommunicator.broadcast",
-              "torch.distributed.distributed_c10d.broadcast"),
+              "torch.distributed.distributed_c10d.broadcast", "cupy.cuda.nccl.*.broadcast", "cupy.cuda.nccl.*.bcast"),
        methods=("broadcast",), roles=("pg_comm",), check=_param_context,
        examples_match=(
            "import torch.distributed as dist\n\ndef target(model, group):\n"
@@ -2359,7 +2655,8 @@ SIGNALS: tuple[Signal, ...] = (
        rationale="An ad-hoc NCCL group (tcp:// rendezvous, stateless group, PyNccl) exists to ship weights.",
        calls=("torch.distributed.init_process_group", "vllm.*StatelessProcessGroup.create",
               "vllm.*.PyNcclCommunicator", "ray.util.collective.init_collective_group",
-              "ray.util.collective.create_collective_group", "torch.distributed.distributed_c10d._new_process_group_helper"),
+              "ray.util.collective.create_collective_group", "torch.distributed.distributed_c10d._new_process_group_helper",
+              "cupy.cuda.nccl.NcclCommunicator", "ray.experimental.collective.create_collective_group"),
        methods=("init_process_group",), name_only=True, check=_tcp_group,
        examples_match=(
            "import torch.distributed as dist\n\ndef target(host, port, rank, world):\n"
@@ -2456,6 +2753,15 @@ SIGNALS: tuple[Signal, ...] = (
        calls=("torch.utils.data.*Sampler*", "random.sample", "random.choice", "random.choices", "numpy.random.choice"),
        examples_match=("from torch.utils.data import DistributedSampler\n\ndef target(ds):\n    return DistributedSampler(ds)\n",),
        examples_nomatch=("import torch\n\ndef target(p):\n    return torch.multinomial(p, 1)\n",)),
+    _s(id="simulation-clock", side=NEUTRAL, weight=0.0,
+       rationale="Advancing a discrete-event or physics simulation's clock (SimPy's Environment.step/run, "
+                 "PyBullet's stepSimulation, MuJoCo's mj_step) is not a policy acting in an RL environment, "
+                 "even on a receiver named env.",
+       calls=("simpy.*.step", "simpy.*.run", "simpy.*.timeout", "pybullet.stepSimulation", "pybullet.*.stepSimulation",
+              "mujoco.mj_step", "mujoco.mj_forward", "mujoco.mj_resetData"),
+       examples_match=("import simpy\n\ndef target(until):\n    env = simpy.Environment()\n    env.step()\n"
+                       "    return env.now\n",),
+       examples_nomatch=("class Worker:\n    def target(self, action):\n        return self.env.step(action)\n",)),
     _s(id="mode-toggle", side=NEUTRAL, weight=0.0,
        rationale="model.train()/eval() flip a flag; they neither sample nor train.",
        methods=("train", "eval", "requires_grad_"), roles=("hf_model",),

@@ -42,9 +42,11 @@ _ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (role, re.compile(rx))
     for role, rx in (
         ("scheduler", r"^torch\.optim\.lr_scheduler\.|^transformers\.(optimization\.)?get_\w*sched|"
-                      r"^transformers\.(optimization\.)?get_scheduler|^diffusers\.optimization\.|LRScheduler"),
+                      r"^transformers\.(optimization\.)?get_scheduler|^diffusers\.optimization\.|LRScheduler|"
+                      r"\.lr_schedulers?$"),  # a library engine's ``lr_schedulers`` attribute
         ("optimizer", r"^torch\.optim\.|^bitsandbytes\.optim\.|^apex\.optimizers\.|^deepspeed\.ops\.(adam|lamb|lion)|"
-                      r"^transformers\.(optimization\.)?(AdamW|Adafactor)$|^torchao\.optim|^megatron\.core\.optimizer\."),
+                      r"^transformers\.(optimization\.)?(AdamW|Adafactor)$|^torchao\.optim|^megatron\.core\.optimizer\.|"
+                      r"\.optimizers?$"),  # a library engine's ``optimizers`` attribute (``engine.optimizers.step()``)
         ("scaler", r"^torch\.(cuda\.)?amp\.GradScaler|^torch\.cuda\.amp\.grad_scaler"),
         ("env", r"^(gym|gymnasium)\.(make|vector|Env|Wrapper|envs)|^(gym|gymnasium)\.\w*Env|^textarena\.|^browsergym\."),
         ("ds_engine", r"^deepspeed\.(initialize|DeepSpeedEngine|runtime\.engine)"),
@@ -521,6 +523,11 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
             if fn is None:
                 continue
             fn.calls.append(_call_fact(site, fn, facts, interesting))
+            handed = _handed_call(site)
+            if handed is not None:
+                hf = _call_fact(handed, fn, facts, interesting)
+                if hf.repo not in facts.functions and hf.repo not in facts.classes:  # the graphs stage binds those
+                    fn.calls.append(hf)
             if site.attr in ("append", "extend", "put", "put_nowait", "appendleft", "add") and fn.cls:
                 rec = site.receiver or ""
                 if rec.startswith("self.") and rec.count(".") == 1:
@@ -531,6 +538,28 @@ def build_facts(index: Index, graphs: Graphs, interesting: frozenset[str] | None
         _merge_resolved(facts, graphs)
     duck_typed_envs(facts)
     return facts
+
+
+# library calls that run a callable they are handed, with the arguments after it: its position
+_HANDED_AT = {"to_thread": 0, "run_in_executor": 1, "submit": 0, "call_soon_threadsafe": 0, "run_sync": 0}
+
+
+def _handed_call(site: CallSite) -> CallSite | None:
+    """``asyncio.to_thread(self.client.optim_step, p)`` runs ``self.client.optim_step(p)``: the call signals see.
+
+    Only a bound method of some other object (``obj.m``, ``self.x.m``): the graphs stage binds plain
+    functions and the class's own methods handed over this way.
+    """
+    at = _HANDED_AT.get(site.attr)
+    if at is None or len(site.args) <= at:
+        return None
+    a = site.args[at]
+    if a.kind != "name" or not isinstance(a.value, str) or "." not in a.value:
+        return None
+    head, _, rest = a.value.partition(".")
+    if head in ("self", "cls") and "." not in rest:
+        return None
+    return CallSite(site.scope, a.value, site.line, site.args[at + 1:], site.kwargs, site.star_args, site.awaited)
 
 
 _NOT_ENV_ROLES = frozenset({"optimizer", "scheduler", "scaler", "ds_engine", "accelerator", "hf_model", "llm_engine",
