@@ -79,7 +79,10 @@ class Provenance:
     implicit: dict[int, dict[tuple[str, str, int, str], set[str]]]
     attrs: dict[int, dict[str, set[str]]]
     done: int
-    exact: bool  # converged within the round budget and met no cyclic class hierarchy
+    exact: bool  # converged within the round budget
+    cyclic: frozenset[str]  # classes whose MRO met a cycle (its answer depends on the cache's history)
+    capped: dict[str, set[str]]  # full key -> modules whose allocations it turned away (see _renamed)
+    mro_cached: dict[str, tuple[list[str], frozenset[str]]]  # their MROs cached when the run ended, and deps
 
 
 def libraries_digest(symbols: SymbolTable) -> str:
@@ -104,7 +107,8 @@ def provenance_of(r: Resolver) -> Provenance:
         gids=array("Q", r.item_gid), lines=lines, store=dict(r.store), ckeys={c: set(v) for c, v in r.ckeys.items()},
         readers=readers, writes=[tuple(r.item_writes.get(i, ())) for i in range(n)], runs=r.item_runs,
         flags=r.item_flags, settled=r.settled or {}, implicit=r.item_implicit, attrs=r.item_attrs,
-        done=sum(r.item_runs), exact=r.converged and not r.mro_cycle)
+        done=sum(r.item_runs), exact=r.converged, cyclic=frozenset(r.cyclic), mro_cached=dict(r.cyclic_cache),
+        capped=dict(r.capped_mods))
 
 
 # ---- item identity ----------------------------------------------------------------------------
@@ -247,8 +251,9 @@ def resolve_after_edit(sums: list[FileSummary], symbols: SymbolTable, prov: Prov
 def _replay(sums: list[FileSummary], symbols: SymbolTable, prov: Provenance,
             old_summary: Callable[[str], FileSummary | None]) -> Outcome:
     if not prov.exact:
-        raise Fallback("the previous run met a cyclic hierarchy or its round budget")
+        raise Fallback("the previous run stopped at its round budget")
     r = Resolver(sums, symbols)
+    r.watch = prov.cyclic
     mods = tuple(sorted(r.sums))
     if mods != prov.modules:
         raise Fallback("modules added or removed")
@@ -349,12 +354,14 @@ def _replay(sums: list[FileSummary], symbols: SymbolTable, prov: Provenance,
     limit = max(400, len(r.items) // 50)
     for _ in range(_MAX_GROWS):
         replay = _close(cone, added, removed, prov, writers, old_to_new, limit)
+        if any(not cone.isdisjoint(deps) for _, deps in prov.mro_cached.values()):
+            raise Fallback("the cone reaches a cyclic hierarchy")
         try:
             _install(r, prov, old_to_new, cone, replay, line_moved)
             runs = _run_replay(r, prov, cone, replay, old_to_new)
         except _Grow as grow:
             cone |= grow.keys
-            r = _fresh(sums, symbols)
+            r = _fresh(sums, symbols, prov.cyclic)
             continue
         done = prov.done - sum(prov.runs[o] for o in range(n_old) if o in removed or old_to_new[o] in replay) + runs
         if done >= len(r.items) * _MAX_ROUNDS or not r.converged:
@@ -417,10 +424,12 @@ def _renamer(mod: str, alloc: dict[str, str], lines: dict[int, int]) -> Callable
 def _renamed(prov: Provenance, renames: dict[str, tuple[dict[str, str], dict[int, int]]]) -> Provenance:
     """The previous provenance with the edited modules' allocations under their new names.
 
-    Exact when the renaming is one to one and no capped key holds a renamed allocation: a full
-    key keeps the first values in (rank, text) order, and a new name may sort elsewhere among
-    the values of its own module (values of other modules sort apart, by the module's name)."""
+    Exact when the renaming is one to one and no full key both kept and turned away values of a
+    renamed module: a full key keeps the first values in (rank, text) order, a new name may sort
+    elsewhere among the values of its own module, and values of other modules sort apart from
+    them (by the module's name, before the ``@``)."""
     fns = [_renamer(mod, a, lines) for mod, (a, lines) in renames.items()]
+    renamed = set(renames)
     marks = [f"{mod}@" for mod in renames]
 
     def one(s: str) -> str:
@@ -438,8 +447,8 @@ def _renamed(prov: Provenance, renames: dict[str, tuple[dict[str, str], dict[int
         got = sets.get(v)
         if got is None:
             got = sets[v] = frozenset(map(one, v)) if any(map(touched, v)) else v
-            if got is not v and len(v) >= _MAX_VALUES and got != v:
-                raise Fallback("a capped key holds a renamed allocation")
+        if got is not v and len(v) >= _MAX_VALUES and not renamed.isdisjoint(prov.capped.get(k, ())):
+            raise Fallback("a full key kept some of a renamed module's allocations and turned others away")
         store[one(k) if touched(k) else k] = got
     if len(store) != len(prov.store):
         raise Fallback("renamed keys collide")
@@ -449,11 +458,15 @@ def _renamed(prov: Provenance, renames: dict[str, tuple[dict[str, str], dict[int
 
     return replace(
         prov, store=store, ckeys=keys(prov.ckeys), readers=keys(prov.readers), settled=keys(prov.settled),
+        mro_cached={c: (order, frozenset(one(k) if touched(k) else k for k in deps))
+                    for c, (order, deps) in prov.mro_cached.items()},
+        capped=keys(prov.capped),
         writes=[tuple(one(k) if touched(k) else k for k in w) if any(map(touched, w)) else w for w in prov.writes])
 
 
-def _fresh(sums: list[FileSummary], symbols: SymbolTable) -> Resolver:
+def _fresh(sums: list[FileSummary], symbols: SymbolTable, watch: frozenset[str]) -> Resolver:
     r = Resolver(sums, symbols)
+    r.watch = watch
     r.build_items()
     return r
 
@@ -534,6 +547,11 @@ def _install(r: Resolver, prov: Provenance, old_to_new: array, cone: set[str], r
         at = prov.attrs.get(o)
         if at:
             r.item_attrs[i] = at
+    for c, (order, deps) in prov.mro_cached.items():  # the cold run's cache where it has a history
+        r.mro_cache[c] = order
+        r.mro_deps[c] = set(deps)
+        for k in deps:
+            r.key_mro[k].add(c)
     r.prev = (prov, old_to_new, cone, replay)  # type: ignore[attr-defined]
 
 
@@ -583,7 +601,8 @@ def provenance_after_replay(r: Resolver) -> Provenance:
         store=dict(r.store), ckeys={c: set(v) for c, v in r.ckeys.items()}, readers=readers,
         writes=[tuple(r.item_writes.get(i, ())) for i in range(n)], runs=r.item_runs, flags=r.item_flags,
         settled=settled, implicit=r.item_implicit, attrs=r.item_attrs, done=sum(r.item_runs),
-        exact=r.converged and not r.mro_cycle)
+        exact=r.converged, cyclic=prov.cyclic, mro_cached=prov.mro_cached,
+        capped={**{k: v for k, v in prov.capped.items() if k not in cone}, **r.capped_mods})
 
 
 # ---- storage: msgpack of tables and arrays, never pickle ----------------------------------------
@@ -638,7 +657,9 @@ def encode(prov: Provenance) -> bytes:
             list(table), store_keys.tobytes(), store_sets.tobytes(), set_rows, reader_keys.tobytes(),
             reader_ends.tobytes(), reader_items.tobytes(), write_ends.tobytes(), write_keys.tobytes(),
             prov.runs.tobytes(), bytes(prov.flags), settled_keys.tobytes(), settled_at.tobytes(), ckeys,
-            implicit, attrs, prov.done, prov.exact)
+            implicit, attrs, prov.done, prov.exact, sorted(prov.cyclic),
+            [(c, order, sorted(deps)) for c, (order, deps) in prov.mro_cached.items()],
+            [(k, sorted(v)) for k, v in prov.capped.items()])
     return Registry(()).pack(body)
 
 
@@ -653,11 +674,11 @@ def decode(payload: bytes) -> Provenance | None:
 
 
 def _decode(body: object) -> Provenance | None:
-    if type(body) is not tuple or len(body) != 26 or body[0] != FORMAT:
+    if type(body) is not tuple or len(body) != 29 or body[0] != FORMAT:
         return None
     (_, modules, shas, libraries, stars, gids, line_items, line_nums, table, store_keys, store_sets, set_rows,
      reader_keys, reader_ends, reader_items, write_ends, write_keys, runs, flags, settled_keys, settled_at,
-     ckeys, implicit, attrs, done, exact) = body
+     ckeys, implicit, attrs, done, exact, cyclic, mro_cached, capped) = body
     if not (all(type(s) is str for s in table) and all(type(m) is str for m in (*modules, *shas))):
         return None
     name = table.__getitem__
@@ -689,7 +710,9 @@ def _decode(body: object) -> Provenance | None:
         implicit={int(i): {(str(a), str(b), int(line), str(via)): set(map(str, v)) for a, b, line, via, v in d}
                   for i, d in implicit},
         attrs={int(i): {str(c): set(map(str, v)) for c, v in d} for i, d in attrs},
-        done=int(done), exact=exact is True)
+        done=int(done), exact=exact is True, cyclic=frozenset(map(str, cyclic)),
+        mro_cached={str(c): (list(map(str, order)), frozenset(map(str, deps))) for c, order, deps in mro_cached},
+        capped={str(k): set(map(str, v)) for k, v in capped})
 
 
 def _checked_bytes(data: object, n: int) -> bytes:

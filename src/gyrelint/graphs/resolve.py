@@ -188,10 +188,15 @@ class Resolver:
         self.extra: set[str] | None = None  # container key sets read with no dependency kept
         self.extra_deps: dict[str, list[int]] = defaultdict(list)  # key -> items that read it so
         self.settled: dict[str, int] | None = None
+        self.capped_mods: dict[str, set[str]] = {}  # full key -> modules of the allocations it turned away
         self.iteration = -1
         self.line_used = False  # the running step named an allocation after its line
         self.hard = False  # the running step did something a replay cannot redo (see _subclasses)
         self.mro_cycle = False
+        self.cycles = 0
+        self.cyclic: set[str] = set()  # classes whose MRO met a cycle, or builds on one that did
+        self.watch: frozenset[str] | None = None  # a replay's: such classes of the previous run
+        self.cyclic_cache: dict[str, tuple[list[str], frozenset[str]]] = {}  # their MROs when run() ended
         self.converged = True
         self.items: list[tuple[bool, str, object]] = []
         self.strata = bytearray()
@@ -374,13 +379,21 @@ class Resolver:
         for key, values in self.pending.items():
             cur = store.get(key)
             if cur is None:
-                got = frozenset(values if len(values) <= _MAX_VALUES else _keep(values, _MAX_VALUES))
+                if len(values) > _MAX_VALUES:
+                    kept = _keep(values, _MAX_VALUES)
+                    if self.settled is not None:
+                        self._dropped(key, values - kept)
+                    values = kept
+                got = frozenset(values)
             elif len(cur) < _MAX_VALUES:
                 values -= cur
                 if not values:
                     continue
                 if len(cur) + len(values) > _MAX_VALUES:
-                    values = _keep(values, _MAX_VALUES - len(cur))
+                    kept = _keep(values, _MAX_VALUES - len(cur))
+                    if self.settled is not None:
+                        self._dropped(key, values - kept)
+                    values = kept
                 got = cur | values
                 old = shared[cur]
                 old[1] -= 1
@@ -399,6 +412,15 @@ class Resolver:
             store[key] = entry[0]
             self._touch(key)
         self.pending = {}
+
+    def _dropped(self, key: str, values: set[str]) -> None:
+        """Record the modules whose allocations a full key turned away (graphs/incremental.py:
+        renaming a module's allocations may change which of its own values a key keeps)."""
+        mods = self.capped_mods.setdefault(key, set())
+        for v in values:
+            j = v.find("@")
+            if j > 0:
+                mods.add(v[v.rfind(":", 0, j) + 1:j])
 
     def _implicit(self, mod: str, scope: str, line: int, via: str) -> set[str]:
         """The running step's targets of an implicit call (decorator, iteration, ``raise``)."""
@@ -461,6 +483,8 @@ class Resolver:
         Imprecise bases can make the hierarchy cyclic. An MRO computed inside a cycle that
         reaches a class further out is kept only until the outermost call returns: cached
         for good, it would depend on which class of the cycle was asked for first."""
+        if self.watch is not None and cq in self.watch:
+            self.hard = True  # a replay cannot redo an MRO whose answer depends on the cache's history
         got = self.mro_cache.get(cq)
         if got is None:
             kept = self.mro_partial.get(cq)
@@ -477,10 +501,13 @@ class Resolver:
         open_ = self.mro_open
         if cq in open_:  # a cycle: this class is being linearised further out
             self.mro_cycle = True  # the answer depends on which class was asked first
+            self.cycles += 1
+            self.cyclic.add(cq)
             self.mro_low = min(self.mro_low, open_[cq])
             return [cq]
         depth = len(open_)
         open_[cq] = depth
+        cycles = self.cycles
         low_outside, self.mro_low = self.mro_low, depth
         outer = self.reading
         self.reading = set()
@@ -498,6 +525,8 @@ class Resolver:
                         direct.append(v)
                         seqs.append([v])
         seqs.append(direct)
+        if self.cycles != cycles or any(c in self.cyclic for c in direct):
+            self.cyclic.add(cq)  # its answer depends on which classes of a cycle were cached first
         out = [cq] + [c for c in _c3(seqs) if c != cq]
         deps = self.reading
         del open_[cq]
@@ -1214,6 +1243,9 @@ class Resolver:
             self.item_flags = bytearray(n)
         done = self.propagate(range(n), record)
         self.finish()
+        if record:
+            self.cyclic_cache = {c: (list(self.mro_cache[c]), frozenset(self.mro_deps.get(c, ())))
+                                 for c in sorted(self.cyclic) if c in self.mro_cache}
         return done
 
     def propagate(self, initial, record: bool = False, guard=None) -> int:
