@@ -348,9 +348,7 @@ def _replay(sums: list[FileSummary], symbols: SymbolTable, prov: Provenance,
         r.finish()
         return Outcome(r, "reuse")
     writers = _writers(prov)
-    cone = set(seed_keys)
-    for o in removed:
-        cone.update(prov.writes[o])
+    cone = _seed_cone(seed_keys, removed, prov)
     limit = max(400, len(r.items) // 50)
     for _ in range(_MAX_GROWS):
         replay = _close(cone, added, removed, prov, writers, old_to_new, limit)
@@ -439,8 +437,14 @@ def _renamed(prov: Provenance, renames: dict[str, tuple[dict[str, str], dict[int
         return s
 
     def touched(s: str) -> bool:
-        return any(mark in s for mark in marks)
+        for mark in marks:
+            if mark in s:
+                return True
+        return False
 
+    # every key and container id that names a renamed allocation (a written key is stored, or
+    # touched: a container's key set)
+    names = {k: one(k) for k in (*prov.store, *prov.readers, *prov.settled, *prov.ckeys) if touched(k)}
     sets: dict[frozenset[str], frozenset[str]] = {}
     store: dict[str, frozenset[str]] = {}
     for k, v in prov.store.items():
@@ -449,19 +453,35 @@ def _renamed(prov: Provenance, renames: dict[str, tuple[dict[str, str], dict[int
             got = sets[v] = frozenset(map(one, v)) if any(map(touched, v)) else v
         if got is not v and len(v) >= _MAX_VALUES and not renamed.isdisjoint(prov.capped.get(k, ())):
             raise Fallback("a full key kept some of a renamed module's allocations and turned others away")
-        store[one(k) if touched(k) else k] = got
+        store[names.get(k, k)] = got
     if len(store) != len(prov.store):
         raise Fallback("renamed keys collide")
 
+
     def keys(d: dict) -> dict:
-        return {one(k) if touched(k) else k: v for k, v in d.items()}
+        return {names.get(k, k): v for k, v in d.items()} if names else d
 
     return replace(
         prov, store=store, ckeys=keys(prov.ckeys), readers=keys(prov.readers), settled=keys(prov.settled),
         mro_cached={c: (order, frozenset(one(k) if touched(k) else k for k in deps))
                     for c, (order, deps) in prov.mro_cached.items()},
         capped=keys(prov.capped),
-        writes=[tuple(one(k) if touched(k) else k for k in w) if any(map(touched, w)) else w for w in prov.writes])
+        writes=[w if names.keys().isdisjoint(w) else tuple(names.get(k, k) for k in w) for w in prov.writes])
+
+
+def _seed_cone(seed_keys: set[str], removed: set[int], prov: Provenance) -> set[str]:
+    """The keys an edit writes differently before any replay: those of changed ``self`` seeds
+    and every key a removed item wrote (its writes are gone from a cold run)."""
+    cone = set(seed_keys)
+    for o in removed:
+        cone.update(prov.writes[o])
+    return cone
+
+
+def _unsettled(settled: dict[str, int], key: str, t: int) -> bool:
+    """Whether ``key`` still changed at or after loop iteration ``t`` in the previous run (a
+    replayed run at ``t`` would then read a value the cold run did not have yet)."""
+    return settled.get(key, -1) >= t
 
 
 def _fresh(sums: list[FileSummary], symbols: SymbolTable, watch: frozenset[str]) -> Resolver:
@@ -539,7 +559,7 @@ def _install(r: Resolver, prov: Provenance, old_to_new: array, cone: set[str], r
         r.item_runs[i] = prov.runs[o]
         r.item_flags[i] = prov.flags[o]
         if prov.writes[o]:
-            r.item_writes[i] = set(prov.writes[o])
+            r.item_writes[i] = prov.writes[o]
         imp = prov.implicit.get(o)
         if imp:
             line = line_moved.get(o)
@@ -560,7 +580,7 @@ def _run_replay(r: Resolver, prov: Provenance, cone: set[str], replay: set[int],
 
     def guard(i: int, t: int, reads: set[str], writes: set[str]) -> None:
         for k in reads:
-            if k not in cone and settled.get(k, -1) >= t:
+            if k not in cone and _unsettled(settled, k, t):
                 raise Fallback("a replayed item read a key still moving at that time")
         out = writes - cone
         if out:

@@ -203,7 +203,7 @@ class Resolver:
         self.item_gid: list[int] = []  # item -> (module, kind, position) packed, see _gid
         self.flow_pos: list[int] = []  # self.flows[i] -> its position among its module's flows
         self.item_runs: array[int] = array("I")
-        self.item_writes: dict[int, set[str]] = {}
+        self.item_writes: dict[int, tuple[str, ...]] = {}
         self.item_flags: bytearray = bytearray()  # 1: named after its line, 2: hard
         self.item_implicit: dict[int, dict[tuple[str, str, int, str], set[str]]] = {}
         self.item_attrs: dict[int, dict[str, set[str]]] = {}
@@ -412,6 +412,12 @@ class Resolver:
             store[key] = entry[0]
             self._touch(key)
         self.pending = {}
+
+    def _extra(self, key: str) -> None:
+        """A read the worklist keeps no dependency for (a container's key set, walked once)."""
+        if self.extra is None:
+            self.extra = set()
+        self.extra.add(key)
 
     def _dropped(self, key: str, values: set[str]) -> None:
         """Record the modules whose allocations a full key turned away (graphs/incremental.py:
@@ -633,8 +639,8 @@ class Resolver:
                 if k == "**":
                     for c in self.eval(mod, scope, v):
                         if c[:2] == "d:":
-                            if self.extra is not None:
-                                self.extra.add(f"{c[2:]}[]")
+                            if self.settled is not None:
+                                self._extra(f"{c[2:]}[]")
                             for kk in list(self.ckeys.get(c[2:], ())):
                                 self._write(cid, kk, self._get(f"{c[2:]}[{kk}]"))
                     continue
@@ -1017,8 +1023,8 @@ class Resolver:
             elif pos == -2:
                 for c in self.eval(mod, scope, args[0]):
                     if c[:2] == "d:":
-                        if self.extra is not None:
-                            self.extra.add(f"{c[2:]}[]")
+                        if self.settled is not None:
+                            self._extra(f"{c[2:]}[]")
                         for kk in list(self.ckeys.get(c[2:], ())):
                             self._write(cid, kk, self._get(f"{c[2:]}[{kk}]"))
             if meth == "setdefault":
@@ -1295,7 +1301,7 @@ class Resolver:
                 self.reading = reading = set()
                 self.implicit, self.class_attrs = {}, {}
                 if record:
-                    self.writing, self.extra = set(), set()
+                    self.writing = set()
                     self.line_used = self.hard = False
                 if is_flow:
                     self.step_flow(mod, obj)
@@ -1312,11 +1318,13 @@ class Resolver:
                     attrs.pop(i, None)
                 if record:
                     runs[i] += 1
-                    w = writes.get(i)
-                    if w is None:
-                        writes[i] = self.writing  # type: ignore[assignment]
-                    else:
-                        w |= self.writing  # type: ignore[operator]
+                    wr = self.writing
+                    if wr:  # tuples: a set per item cost 20 MiB on verl
+                        w = writes.get(i)
+                        if w is None:
+                            writes[i] = tuple(wr)
+                        elif not wr.issubset(w):
+                            writes[i] = tuple(wr.union(w))
                     flags[i] |= self.line_used | (self.hard << 1)
                     if self.extra:
                         for k in self.extra:
