@@ -36,7 +36,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from ..index.summary import FileSummary
+from ..index.summary import MODULE_SCOPE, FileSummary
 from .resolve import _MAX_ROUNDS, _MAX_VALUES, Resolver, _ImportFlow, _inert
 from .symbols import SymbolTable, _binding, build_symbols
 
@@ -160,8 +160,14 @@ def _match(old: list[str], new: list[str]) -> list[int]:
     return out
 
 
-def _mentions(text: str, names: set[str]) -> bool:
-    return any(f"'{n}'" in text for n in names)
+def _rebound(scope: str, text: str, names: dict[str, set[str]]) -> bool:
+    """Whether an item of ``scope`` names a name whose binding changed in ``scope`` or in a scope
+    enclosing it (a name lookup walks out to the module)."""
+    for where, ns in names.items():
+        if where == MODULE_SCOPE or scope == where or scope.startswith(where + "."):
+            if any(f"'{n}'" in text for n in ns):
+                return True
+    return False
 
 
 # ---- what an edit changes that items do not carry -----------------------------------------------
@@ -178,7 +184,8 @@ def _function_record(r: Resolver, q: str) -> tuple:
             r.method_class.get(q), r.returns_param.get(q), forwards)
 
 
-def _compare_module(old: Resolver, new: Resolver, store_strings: _StoreStrings) -> tuple[set[str], set[str]]:
+def _compare_module(old: Resolver, new: Resolver,
+                    store_strings: _StoreStrings) -> tuple[set[str], dict[str, set[str]]]:
     """(seed keys that changed, names whose binding changed) of one edited module; Fallback when
     the edit changes what other modules' items read outside the store."""
     for q in old.funcs.keys() & new.funcs.keys():
@@ -196,11 +203,13 @@ def _compare_module(old: Resolver, new: Resolver, store_strings: _StoreStrings) 
     if dict(old.option_paths) != dict(new.option_paths):
         raise Fallback("an option's dotted-path default")
     seeds = {k for k in old.store.keys() | new.store.keys() if old.store.get(k) != new.store.get(k)}
-    names: set[str] = set()
+    names: dict[str, set[str]] = defaultdict(set)  # scope -> names bound there before or after, not both
     for table in ("locals", "globals"):
         a, b = getattr(old.symbols, table), getattr(new.symbols, table)
         for key in a.keys() | b.keys():
-            names |= a.get(key, frozenset()) ^ b.get(key, frozenset())
+            got = a.get(key, frozenset()) ^ b.get(key, frozenset())
+            if got:
+                names[key[1]] |= got
     return seeds, names
 
 
@@ -292,13 +301,13 @@ def _replay(sums: list[FileSummary], symbols: SymbolTable, prov: Provenance,
         old_s = new_s if prov.shas[m] == new_s.sha else old_summary(prov.shas[m])
         if old_s is None:
             raise Fallback("the previous summary is gone")
-        names: set[str] = set()
+        names: dict[str, set[str]] = defaultdict(set)
         if old_s is not new_s:
             seeds, names = _compare_module(_static(old_s, symbols.libraries), _static(new_s, symbols.libraries),
                                            strings)
             seed_keys |= seeds
-        star_names = {n for _, n, _ in old_stars.get(m, [])} ^ {n for _, n, _ in new_stars.get(m, [])}
-        names |= star_names
+        for scope, name, _ in set(old_stars.get(m, [])) ^ set(new_stars.get(m, [])):
+            names[scope].add(name)
         alloc: dict[str, str] = {}
         lines: dict[int, set[int]] = defaultdict(set)
         pairs: list[tuple[int, int, int, int]] = []  # (old item, new item, old line, new line) matched by text
@@ -315,7 +324,7 @@ def _replay(sums: list[FileSummary], symbols: SymbolTable, prov: Provenance,
             used = set()
             for j, oj in enumerate(matched):
                 ni = new_index[(m << 21) | (of << 20) | j]
-                if oj < 0 or (names and _mentions(new_text[j], names)):
+                if oj < 0 or (names and _rebound(new_items[j].scope, new_text[j], names)):
                     added.add(ni)  # new, or its names bind elsewhere now (the old one counts as removed)
                     continue
                 used.add(oj)
