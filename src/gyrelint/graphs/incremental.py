@@ -252,6 +252,8 @@ def resolve_after_edit(sums: list[FileSummary], symbols: SymbolTable, prov: Prov
             return _replay(sums, symbols, prov, old_summary)
         except Fallback as exc:
             why = str(exc)
+        except (KeyError, IndexError, ValueError, TypeError):  # an entry whose numbers do not fit: a miss
+            why = "a provenance entry that does not fit these files"
     r = Resolver(sums, symbols)
     r.run(record=True)
     return Outcome(r, f"full:{why}")
