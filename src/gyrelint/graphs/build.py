@@ -24,7 +24,7 @@ from .strings import string_edges
 from .symbols import SymbolTable, symbols_of
 
 NAMESPACE = "graphs"
-PROVENANCE = NAMESPACE  # also: the newest fixed point of a checkout, under its own key (_provenance_key)
+PROVENANCE = "provenance"  # the newest fixed point of a checkout and what its items read and wrote
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
