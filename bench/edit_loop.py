@@ -42,10 +42,12 @@ from speed import DEFAULT_REPO, copy_corpus
 from warm_ab import child_env
 
 _STAGE = re.compile(r"^gyrelint: (\w+) .*?([0-9.]+) s$")
+_PATH = re.compile(r"^gyrelint: graphs .* (cached|uncached|reuse|cone|full) ([0-9,]+) replayed ")  # graphs/incremental.py
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, dict[str, float]]:
-    """Wall seconds, CPU seconds (the process and its parse workers), peak RSS KiB, seconds per stage."""
+    """Wall seconds, CPU seconds (the process and its parse workers), peak RSS KiB, seconds per
+    stage (and, under ``path``, the resolution's path and the items it replayed)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     assert proc.stderr is not None
@@ -56,10 +58,15 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, dict[st
     if proc.returncode not in (0, 1):
         raise SystemExit(f"gyrelint exited {proc.returncode}: {err.decode(errors='replace')[-400:]}")
     stages: dict[str, float] = {}
+    path = ""
     for line in err.decode(errors="replace").splitlines():
         m = _STAGE.match(line)
         if m and "files parsed" not in line:
             stages[m.group(1)] = float(m.group(2))
+        p = _PATH.match(line)
+        if p:
+            path = f"{p.group(1)} ({p.group(2)})" if p.group(1) == "cone" else p.group(1)
+    stages["path"] = path  # type: ignore[assignment]
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, stages
 
 
@@ -132,11 +139,12 @@ def main() -> int:
         rows.append(("one function added", run(cmd, env)))
         cold_wall, cold_cpu = rows[0][1][0], rows[0][1][1]
         names = ["index", "graphs", "semantics", "topology", "rules", "cache"]
-        print(f"{'step':<44}{'wall s':>8}{'x cold':>8}{'CPU s':>8}{'x cold':>8}{'RSS MiB':>9}  stages (s)")
+        print(f"{'step':<44}{'wall s':>8}{'x cold':>8}{'CPU s':>8}{'x cold':>8}{'RSS MiB':>9}  "
+              f"{'resolution':<12}stages (s)")
         for name, (wall, cpu, rss, stages) in rows:
             st = " ".join(f"{n} {stages[n]:.2f}" for n in names if n in stages)
             print(f"{name:<44}{wall:>8.2f}{wall / cold_wall:>8.3f}{cpu:>8.2f}{cpu / cold_cpu:>8.3f}"
-                  f"{rss / 1024:>9.0f}  {st}")
+                  f"{rss / 1024:>9.0f}  {stages.get('path') or '-':<12}{st}")
         print(f"load at the end {os.getloadavg()[0]:.1f}; targets (issue 18): warm <= 0.03, comment edit <= 0.05, "
               "code edit in a mid-graph module <= 0.15 x cold")
     return 0

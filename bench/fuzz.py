@@ -132,7 +132,7 @@ def _logs(data: bytes) -> None:
 
 # -- cache decoder: today's entries of every namespace, mutated
 
-CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings")
+CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings", "provenance")
 _SEED_KEY = "0" * 64  # summary seeds are re-keyed to it, so a mutated one still passes the key check
 
 
@@ -178,6 +178,10 @@ def decode_cache_payload(data: bytes) -> object:
     if not data:
         return None
     ns, payload = CACHE_NAMESPACES[data[0] % len(CACHE_NAMESPACES)], data[1:]
+    if ns == "provenance":
+        from gyrelint.graphs.incremental import decode as decode_provenance
+
+        return decode_provenance(payload)
     if ns == "summaries":
         try:
             return C.decode_entry(_SEED_KEY, payload)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from gyrelint.analysis_cache import LastRun
 from gyrelint.api import Analysis
 from gyrelint.graphs.build import Resolution
+from gyrelint.graphs.incremental import Provenance
 from gyrelint.index.summary import FileSummary
 from gyrelint.semantics.cache import Stored
 
@@ -37,7 +38,7 @@ with tempfile.TemporaryDirectory(prefix="gyrelint-cache-fuzz-") as _work:
     SEEDS = cache_seeds(Path(_work))
 
 VALID = {"summaries": (FileSummary, tuple), "analysis": (Analysis,), "last": (LastRun,), "graphs": (Resolution,),
-         "semantics": (Stored,), "findings": (tuple,)}
+         "semantics": (Stored,), "findings": (tuple,), "provenance": (Provenance,)}
 
 
 def test_seeds_cover_every_namespace_and_decode() -> None:

@@ -80,7 +80,7 @@ def _fill_every_namespace(repo: Path, cache: Path) -> dict[str, list[Path]]:
     analyze(repo, Settings(cache_dir=cache, jobs=1))
     flake8_plugin._save_findings(cache, "f" * 32, (("loop/main.py", 3, "GYR001", "m"),))
     got = _entries(cache)
-    assert set(got) == {"analysis", "last", "graphs", "semantics", "summaries", "findings"}
+    assert set(got) == {"analysis", "last", "graphs", "semantics", "summaries", "findings", "provenance"}
     return got
 
 
@@ -151,6 +151,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
     """The checksum is recomputable by anyone; what decodes is still only gyrelint's own types."""
     from gyrelint.flake8_plugin import decode_findings
     from gyrelint.graphs.build import decode_resolution
+    from gyrelint.graphs.incremental import decode as decode_provenance
     from gyrelint.index import cache as C
     from gyrelint.semantics.cache import decode as decode_semantics
 
@@ -171,12 +172,14 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
             "semantics": msgpack.packb((tag,) * 6),
             "last": msgpack.packb((tag, "", {}, {})),
             "findings": msgpack.packb(((tag, 1, "GYR001", "m"),)),
+            "provenance": msgpack.packb((1, tag)),
         }
         for ns, paths in entries.items():
             for path in paths:
                 _reframe(path, payloads[ns])
         assert decode_findings(payloads["findings"]) is None
         assert decode_resolution(payloads["graphs"]) is None
+        assert decode_provenance(payloads["provenance"]) is None
         assert decode_semantics(payloads["semantics"]) is None
         assert analysis_cache.decode_last(payloads["last"]) is None
         with pytest.raises(C.CacheError):

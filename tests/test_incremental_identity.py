@@ -325,6 +325,26 @@ def test_cached_run_after_edits_equals_a_cold_run(name: str, seed: int, tmp_path
     assert run_sequence(name, tmp_path, seed) == []
 
 
+def test_the_sequences_take_every_resolution_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an edit the resolution is reused, replayed in a cone, or run whole (graphs/incremental.py):
+    the sequences above must reach all three, so their equality with cold covers each path."""
+    from gyrelint.graphs import incremental
+
+    taken: list[str] = []
+    real = incremental.resolve_after_edit
+
+    def spy(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - the spied function's signature
+        out = real(*args, **kwargs)
+        if out.path != "full:no previous run":  # each sequence's first run
+            taken.append(out.path.partition(":")[0])
+        return out
+
+    monkeypatch.setattr(incremental, "resolve_after_edit", spy)
+    for name, seed in (("chain", 1), ("handles", 1)):
+        assert run_sequence(name, tmp_path / name, seed) == []
+    assert {"reuse", "cone", "full"} <= set(taken), taken
+
+
 # sequences of edits aimed at the semantics stage (a function's side, another module's class role)
 SEMANTIC_SEQUENCES = [("demo", 1), ("demo", 2), ("handles", 1), ("weight_payload", 1)]
 

@@ -125,8 +125,11 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     diagnostics += entry_diags
     graphs = build_graphs(index, entries, cache_dir=settings.cache_dir if settings.use_cache else None,
                           symbols=symbols)
+    from .graphs.incremental import last_path, last_replayed
+
     done("graphs", **{"entry points": len(entries)}, functions=graphs.calls.number_of_nodes(),
-         edges=graphs.calls.number_of_edges())
+         edges=graphs.calls.number_of_edges(), resolution=last_path[0].partition(":")[0],
+         replayed=last_replayed[0])
     sem = tag(index, graphs, settings)
     diagnostics += getattr(sem, "diagnostics", [])
     done("semantics", **{"on a side": sum(f.side.value != "neutral" for f in sem.functions.values())})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -11,17 +12,19 @@ from ..cachestore import open_store
 from ..codec import Mismatch, Plan, Registry
 from ..codehash import code_digest
 from ..index import Index
-from ..index.cache import gc_paused
+from ..index.cache import SummaryCache, gc_paused
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary
 from ..model import EntryPoint
+from . import incremental
 from .imports import build_import_graph
 from .model import EXACT, WEAK, ClassInfo, FunctionInfo, Graphs, ResolvedCall
 from .reach import reachable
-from .resolve import Edge, resolve
+from .resolve import Edge, Resolver, resolve, results
 from .strings import string_edges
 from .symbols import SymbolTable, symbols_of
 
 NAMESPACE = "graphs"
+PROVENANCE = "provenance"  # the newest fixed point of a checkout and what its items read and wrote
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -82,14 +85,42 @@ def _save_resolution(cache_dir: Path, key: str, data: Resolution) -> None:
     open_store(cache_dir).put(NAMESPACE, key, payload)
 
 
-def _resolve_all(sums: list[FileSummary], symbols: SymbolTable, cache_dir: Path | None) -> Resolution:
-    """Whole-repo resolution as plain data; reused as is when no file changed."""
+def _provenance_key(root: Path) -> str:
+    """One provenance entry per checkout (the newest run's), for this analyzer's code."""
+    return hashlib.sha256(f"graphs-provenance\0{code_digest()}\0{root}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _resolve_edited(sums: list[FileSummary], symbols: SymbolTable, cache_dir: Path, root: Path) -> tuple[Resolver, str]:
+    """The fixed point after an edit: replayed from the previous run's provenance when that is
+    exact (graphs/incremental.py), else a whole run; either way the next run's provenance is stored."""
+    store = open_store(cache_dir)
+    pkey = _provenance_key(root)
+    payload = store.get(PROVENANCE, pkey)
+    prov = None if payload is None else incremental.decode(payload)
+    summaries = SummaryCache(cache_dir, code_digest("index"))
+    out = incremental.resolve_after_edit(sums, symbols, prov, summaries.get)
+    with contextlib.suppress(Mismatch, TypeError, ValueError, OverflowError):
+        store.put(PROVENANCE, pkey, incremental.encode(incremental.provenance_after_replay(out.resolver)))
+    return out.resolver, out.path
+
+
+def _resolve_all(sums: list[FileSummary], symbols: SymbolTable, cache_dir: Path | None,
+                 root: Path | None = None) -> Resolution:
+    """Whole-repo resolution as plain data; reused as is when no file changed, replayed in part
+    after an edit (see :func:`_resolve_edited`)."""
     key = _resolution_key(sums) if cache_dir is not None and all(s.sha for s in sums) else None
     if cache_dir is not None and key:
         got = _load_resolution(cache_dir, key)
         if got is not None:
+            _took("cached")
             return got
-    resolver, res = resolve(sums, symbols)
+    if cache_dir is not None and key and root is not None:
+        resolver, path = _resolve_edited(sums, symbols, cache_dir, root)
+        res = results(resolver)
+        _took(path, resolver)
+    else:
+        resolver, res = resolve(sums, symbols)
+        _took("uncached")
     data = Resolution(
         sites={k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
         implicit={k: tuple(sorted(v)) for k, v in res.implicit.items()},
@@ -100,6 +131,14 @@ def _resolve_all(sums: list[FileSummary], symbols: SymbolTable, cache_dir: Path 
     if cache_dir is not None and key:
         _save_resolution(cache_dir, key, data)
     return data
+
+
+def _took(path: str, resolver: Resolver | None = None) -> None:
+    """Count which path the resolution took (``-v`` prints the last one; tests read the counts)."""
+    word = path.partition(":")[0]
+    incremental.PATHS[word] += 1
+    incremental.last_path[0] = path
+    incremental.last_replayed[0] = len(getattr(resolver, "prev", (None, None, None, ()))[3]) if resolver else 0
 
 
 def build_graphs(index: Index, entry_points: list[EntryPoint], *, cache_dir: Path | None = None,
@@ -127,7 +166,7 @@ def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None,
             g.calls.add_node(q, kind="function", file=s.path, line=f.line)
         for f in s.lambdas:
             g.calls.add_node(f"{s.module}.{f.qualname}", kind="lambda", file=s.path, line=f.line)
-    data = _resolve_all(sums, symbols, cache_dir)
+    data = _resolve_all(sums, symbols, cache_dir, getattr(index, "root", None))
     bases, sites = data.bases, data.sites
     for s in sums:
         for c in s.classes:

@@ -181,6 +181,33 @@ class Resolver:
         self.origin_memo: dict[str, frozenset[str] | None] = {}
         self.origin_capped = False
         self.round_count = 0  # batches run() took (bench/resolve_order.py)
+        # provenance for an incremental run after an edit (graphs/incremental.py); kept only
+        # when run(record=True): what each item wrote, how often it ran, when each key last
+        # changed (loop iteration), and the steps whose answer depends on more than the store
+        self.writing: set[str] | None = None
+        self.extra: set[str] | None = None  # container key sets read with no dependency kept
+        self.extra_deps: dict[str, list[int]] = defaultdict(list)  # key -> items that read it so
+        self.settled: dict[str, int] | None = None
+        self.capped_mods: dict[str, set[str]] = {}  # full key -> modules of the allocations it turned away
+        self.iteration = -1
+        self.line_used = False  # the running step named an allocation after its line
+        self.hard = False  # the running step did something a replay cannot redo (see _subclasses)
+        self.mro_cycle = False
+        self.cycles = 0
+        self.cyclic: set[str] = set()  # classes whose MRO met a cycle, or builds on one that did
+        self.watch: frozenset[str] | None = None  # a replay's: such classes of the previous run
+        self.cyclic_cache: dict[str, tuple[list[str], frozenset[str]]] = {}  # their MROs when run() ended
+        self.converged = True
+        self.items: list[tuple[bool, str, object]] = []
+        self.strata = bytearray()
+        self.item_gid: list[int] = []  # item -> (module, kind, position) packed, see _gid
+        self.flow_pos: list[int] = []  # self.flows[i] -> its position among its module's flows
+        self.item_runs: array[int] = array("I")
+        self.item_writes: dict[int, tuple[str, ...]] = {}
+        self.item_flags: bytearray = bytearray()  # 1: named after its line, 2: hard
+        self.item_implicit: dict[int, dict[tuple[str, str, int, str], set[str]]] = {}
+        self.item_attrs: dict[int, dict[str, set[str]]] = {}
+        self.module_order: dict[str, int] = {}
         self._setup()
 
     # ---- set-up ------------------------------------------------------------------
@@ -222,6 +249,10 @@ class Resolver:
                     self.flows.append((mod, _ImportFlow(b.scope, b.name, b.value, b.line)))
         self._collect_option_paths()
         self.flows += [(b.module, _ImportFlow(b.scope, b.name, b.value, b.line)) for b in st.stars]
+        count: dict[str, int] = defaultdict(int)
+        for mod, _ in self.flows:  # each flow's position among its module's (stars last)
+            self.flow_pos.append(count[mod])
+            count[mod] += 1
         self._flush()
 
     def _find_identities(self) -> None:
@@ -325,6 +356,8 @@ class Resolver:
     def _add(self, key: str, values) -> None:
         if not values:
             return
+        if self.writing is not None:
+            self.writing.add(key)
         cur = self.store.get(key)
         if cur is not None and len(cur) >= _MAX_VALUES:
             return  # a full key takes nothing more (see _flush)
@@ -346,13 +379,21 @@ class Resolver:
         for key, values in self.pending.items():
             cur = store.get(key)
             if cur is None:
-                got = frozenset(values if len(values) <= _MAX_VALUES else _keep(values, _MAX_VALUES))
+                if len(values) > _MAX_VALUES:
+                    kept = _keep(values, _MAX_VALUES)
+                    if self.settled is not None:
+                        self._dropped(key, values - kept)
+                    values = kept
+                got = frozenset(values)
             elif len(cur) < _MAX_VALUES:
                 values -= cur
                 if not values:
                     continue
                 if len(cur) + len(values) > _MAX_VALUES:
-                    values = _keep(values, _MAX_VALUES - len(cur))
+                    kept = _keep(values, _MAX_VALUES - len(cur))
+                    if self.settled is not None:
+                        self._dropped(key, values - kept)
+                    values = kept
                 got = cur | values
                 old = shared[cur]
                 old[1] -= 1
@@ -372,6 +413,21 @@ class Resolver:
             self._touch(key)
         self.pending = {}
 
+    def _extra(self, key: str) -> None:
+        """A read the worklist keeps no dependency for (a container's key set, walked once)."""
+        if self.extra is None:
+            self.extra = set()
+        self.extra.add(key)
+
+    def _dropped(self, key: str, values: set[str]) -> None:
+        """Record the modules whose allocations a full key turned away (graphs/incremental.py:
+        renaming a module's allocations may change which of its own values a key keeps)."""
+        mods = self.capped_mods.setdefault(key, set())
+        for v in values:
+            j = v.find("@")
+            if j > 0:
+                mods.add(v[v.rfind(":", 0, j) + 1:j])
+
     def _implicit(self, mod: str, scope: str, line: int, via: str) -> set[str]:
         """The running step's targets of an implicit call (decorator, iteration, ``raise``)."""
         got = self.implicit.get((mod, scope, line, via))
@@ -382,6 +438,8 @@ class Resolver:
     def _touch(self, key: str) -> None:
         """``key`` changed: re-queue the items that read it, drop MROs built from it."""
         self.changed = True
+        if self.settled is not None:
+            self.settled[key] = self.iteration
         items = self.deps.get(key)
         if items:
             queued = self.queued
@@ -431,6 +489,8 @@ class Resolver:
         Imprecise bases can make the hierarchy cyclic. An MRO computed inside a cycle that
         reaches a class further out is kept only until the outermost call returns: cached
         for good, it would depend on which class of the cycle was asked for first."""
+        if self.watch is not None and cq in self.watch:
+            self.hard = True  # a replay cannot redo an MRO whose answer depends on the cache's history
         got = self.mro_cache.get(cq)
         if got is None:
             kept = self.mro_partial.get(cq)
@@ -446,10 +506,14 @@ class Resolver:
             return got
         open_ = self.mro_open
         if cq in open_:  # a cycle: this class is being linearised further out
+            self.mro_cycle = True  # the answer depends on which class was asked first
+            self.cycles += 1
+            self.cyclic.add(cq)
             self.mro_low = min(self.mro_low, open_[cq])
             return [cq]
         depth = len(open_)
         open_[cq] = depth
+        cycles = self.cycles
         low_outside, self.mro_low = self.mro_low, depth
         outer = self.reading
         self.reading = set()
@@ -467,6 +531,8 @@ class Resolver:
                         direct.append(v)
                         seqs.append([v])
         seqs.append(direct)
+        if self.cycles != cycles or any(c in self.cyclic for c in direct):
+            self.cyclic.add(cq)  # its answer depends on which classes of a cycle were cached first
         out = [cq] + [c for c in _c3(seqs) if c != cq]
         deps = self.reading
         del open_[cq]
@@ -573,6 +639,8 @@ class Resolver:
                 if k == "**":
                     for c in self.eval(mod, scope, v):
                         if c[:2] == "d:":
+                            if self.settled is not None:
+                                self._extra(f"{c[2:]}[]")
                             for kk in list(self.ckeys.get(c[2:], ())):
                                 self._write(cid, kk, self._get(f"{c[2:]}[{kk}]"))
                     continue
@@ -648,6 +716,8 @@ class Resolver:
     def _write(self, cid: str, k: str, vals) -> None:
         if not vals:
             return
+        if self.writing is not None:
+            self.writing.add(f"{cid}[]")
         if k not in self.ckeys.get(cid, _EMPTY):
             self.pending_ckeys.append((cid, k))
         self._add(f"{cid}[{k}]", vals)
@@ -867,6 +937,7 @@ class Resolver:
         """``Base.__subclasses__()``: a list of the repo classes below ``Base`` (at any depth: registries
         that walk the tree and those that take one level are both after the concrete classes)."""
         cid = f"{cq}.<subclasses>"
+        self.hard = True  # written once, by whichever items asked first: history a replay cannot redo
         if cid not in self.ckeys:
             subs = {f"c:{c}" for c in sorted(self.classes) if c != cq and cq in self.mro(c)}
             self._write(cid, "*", subs)
@@ -896,6 +967,7 @@ class Resolver:
             # what gets called: a function handed to map/filter/reduce (any position), min/max/sorted's key=
             fns = [a for k, a in e[3] if k == "key"] + (args if name in ("map", "filter", "functools.reduce") else [])
             cid = f"{mod}@map.{scope}.{self.cur_line}"  # not id(e): the same name on every run
+            self.line_used = True
             for a in fns:
                 for fv in sorted(self.eval(mod, scope, a)):
                     if fv[:2] in ("f:", "b:", "c:"):
@@ -922,6 +994,7 @@ class Resolver:
         """
         tid = f"{mod}@{name}t.{scope}.{self.cur_line}"
         lid = f"{mod}@{name}.{scope}.{self.cur_line}"
+        self.line_used = True
         cols = [self.iterate(mod, scope, self.eval(mod, scope, a)) for a in args]
         if name == "enumerate":
             cols = [set(), cols[0]]
@@ -950,6 +1023,8 @@ class Resolver:
             elif pos == -2:
                 for c in self.eval(mod, scope, args[0]):
                     if c[:2] == "d:":
+                        if self.settled is not None:
+                            self._extra(f"{c[2:]}[]")
                         for kk in list(self.ckeys.get(c[2:], ())):
                             self._write(cid, kk, self._get(f"{c[2:]}[{kk}]"))
             if meth == "setdefault":
@@ -993,6 +1068,7 @@ class Resolver:
                     for c in conts:
                         sub |= self._read(c[2:], [])
                     cid = f"{mod}@star.{self.cur_line}.{i}"
+                    self.line_used = True
                     self._write(cid, "*", sub)
                     self.assign(mod, scope, item[1], {f"l:{cid}"} if sub else sub)
                     continue
@@ -1139,8 +1215,11 @@ class Resolver:
             if fv[:2] in ("f:", "b:"):
                 self.call(mod, scope, fv, synthetic, bind=True)
 
-    def run(self) -> int:
-        """Propagate to a fixed point with a worklist; returns the number of item runs."""
+    def build_items(self) -> None:
+        """The items (flows, then call sites) in the order the fixed point runs them, each with
+        its stratum and its stable number (:func:`gid`)."""
+        if self.items:
+            return
         # definitions and imports first, so most names are bound before they are read
         # (decorated definitions after the returns that decide what their decorators give back)
         def rank(fl) -> int:
@@ -1148,11 +1227,38 @@ class Resolver:
                 return 0
             return 1 if fl.op in ("ret", "rann") else 2
         order = sorted(range(len(self.flows)), key=lambda i: rank(self.flows[i][1]))
-        items: list[tuple[bool, str, object]] = [(True, *self.flows[i]) for i in order]
-        strata = bytearray(rank(self.flows[i][1]) for i in order)
-        items += [(False, mod, c) for mod, s in self.sums.items() for c in s.calls]
+        self.module_order = mods = {m: i for i, m in enumerate(sorted(self.sums))}
+        self.items = [(True, *self.flows[i]) for i in order]
+        self.strata = bytearray(rank(self.flows[i][1]) for i in order)
+        self.item_gid = [gid(mods[self.flows[i][0]], False, self.flow_pos[i]) for i in order]
+        for mod, s in self.sums.items():
+            m = mods[mod]
+            self.items += [(False, mod, c) for c in s.calls]
+            self.item_gid += [gid(m, True, j) for j in range(len(s.calls))]
+        self.strata += bytearray(b"\x03" * (len(self.items) - len(self.strata)))
+
+    def run(self, record: bool = False) -> int:
+        """Propagate to a fixed point with a worklist; returns the number of item runs.
+
+        ``record``: keep what an incremental run after an edit needs (graphs/incremental.py)."""
+        self.build_items()
+        n = len(self.items)
+        if record:
+            self.settled = {}
+            self.item_runs = array("I", bytes(4 * n))
+            self.item_flags = bytearray(n)
+        done = self.propagate(range(n), record)
+        self.finish()
+        if record:
+            self.cyclic_cache = {c: (list(self.mro_cache[c]), frozenset(self.mro_deps.get(c, ())))
+                                 for c in sorted(self.cyclic) if c in self.mro_cache}
+        return done
+
+    def propagate(self, initial, record: bool = False, guard=None) -> int:
+        """Run the queued items to a fixed point, ``initial`` queued first; ``guard(i, t, reads,
+        writes)`` sees every item run (a replay's checks, graphs/incremental.py)."""
+        items, strata = self.items, self.strata
         n = len(items)
-        strata += bytearray(b"\x03" * (n - len(strata)))
         # Batches: the items of one stratum (imports and plain definitions, returns, the other
         # flows, call sites) queued so far run together, every one on the store as the batch
         # found it, and their writes are applied together when the batch ends (Jacobi within a
@@ -1164,9 +1270,10 @@ class Resolver:
         # a partial store, are the same in every order. Flushing after each item made about
         # 1 % of verl's call facts move with the order (docs/bench/editloop.md).
         self.queue = deque()
-        self.queued = bytearray(b"\x01" * n)
+        self.queued = bytearray(n)
         buckets: list[list[int]] = [[], [], [], []]
-        for i in range(n):
+        for i in initial:
+            self.queued[i] = 1
             buckets[strata[i]].append(i)
         budget = n * _MAX_ROUNDS
         done = 0
@@ -1176,11 +1283,13 @@ class Resolver:
         # read changes, so its latest run read the final store, and what it reports does not
         # depend on what the store held when it first ran (an early run on a partial store
         # named a decorator's or an iterator's target that the final store no longer gives).
-        implicit: dict[int, dict[tuple[str, str, int, str], set[str]]] = {}
-        attrs: dict[int, dict[str, set[str]]] = {}
+        implicit, attrs = self.item_implicit, self.item_attrs
+        writes, runs, flags = self.item_writes, self.item_runs, self.item_flags
         batches = 0
-        stratum = 0
+        t = 0  # loop iteration: stratum t % 4 (empty batches count, so the clock is the items')
         while any(buckets) and done < budget:  # the budget is checked between batches only
+            self.iteration = t
+            stratum = t % 4
             batch = sorted(buckets[stratum])
             buckets[stratum] = []
             if batch:
@@ -1191,6 +1300,9 @@ class Resolver:
                 is_flow, mod, obj = items[i]
                 self.reading = reading = set()
                 self.implicit, self.class_attrs = {}, {}
+                if record:
+                    self.writing = set()
+                    self.line_used = self.hard = False
                 if is_flow:
                     self.step_flow(mod, obj)
                 else:
@@ -1204,6 +1316,22 @@ class Resolver:
                     attrs[i] = self.class_attrs
                 else:
                     attrs.pop(i, None)
+                if record:
+                    runs[i] += 1
+                    wr = self.writing
+                    if wr:  # tuples: a set per item cost 20 MiB on verl
+                        w = writes.get(i)
+                        if w is None:
+                            writes[i] = tuple(wr)
+                        elif not wr.issubset(w):
+                            writes[i] = tuple(wr.union(w))
+                    flags[i] |= self.line_used | (self.hard << 1)
+                    if self.extra:
+                        for k in self.extra:
+                            self.extra_deps[k].append(i)
+                    if guard is not None:
+                        guard(i, t, reading | self.extra if self.extra else reading, self.writing)  # type: ignore[operator]
+                    self.writing = self.extra = None
                 for k in reading:
                     got = deps.get(k)
                     if got is None:
@@ -1214,17 +1342,22 @@ class Resolver:
             for i in self.queue:
                 buckets[strata[i]].append(i)
             self.queue.clear()
-            stratum = (stratum + 1) % 4
-        self.reading = None
-        self.implicit, self.class_attrs = {}, {}
-        for i in sorted(implicit):
-            for k, v in implicit[i].items():
-                self._implicit(*k).update(v)
-        for i in sorted(attrs):
-            for c, names in attrs[i].items():
-                self.class_attrs.setdefault(c, set()).update(names)
+            t += 1
+        self.converged = not any(buckets)
+        self.iteration = t
         self.round_count = batches
         return done
+
+    def finish(self) -> None:
+        """The side outputs of the fixed point: the union of every item's latest run."""
+        self.reading = None
+        self.implicit, self.class_attrs = {}, {}
+        for i in sorted(self.item_implicit):
+            for k, v in self.item_implicit[i].items():
+                self._implicit(*k).update(v)
+        for i in sorted(self.item_attrs):
+            for c, names in self.item_attrs[i].items():
+                self.class_attrs.setdefault(c, set()).update(names)
 
     # ---- results ---------------------------------------------------------------------
     def site_targets(self, mod: str, site: CallSite) -> list[Edge]:
@@ -1513,6 +1646,12 @@ class Resolver:
         return out
 
 
+def gid(module: int, call: bool, pos: int) -> int:
+    """An item's stable number: its module (in sorted order), flow or call site, and its
+    position among its module's flows or call sites (the resolver's order is by stratum)."""
+    return (module << 21) | (call << 20) | pos
+
+
 @dataclass(frozen=True, slots=True)
 class _ImportFlow:
     scope: str
@@ -1550,8 +1689,15 @@ def _inert(fl) -> bool:
 
 def resolve(summaries: list[FileSummary], symbols: SymbolTable | None = None) -> tuple[Resolver, Resolution]:
     r = Resolver(summaries, symbols)
+    rounds = r.run()
+    res = results(r)
+    res.rounds = rounds
+    return r, res
+
+
+def results(r: Resolver) -> Resolution:
+    """What the graph builder reads of a fixed point (``r`` after run(), or after a replay)."""
     res = Resolution()
-    res.rounds = r.run()
     for mod, s in r.sums.items():
         for i, site in enumerate(s.calls):
             res.site_edges[(mod, i)] = r.site_targets(mod, site)
@@ -1559,4 +1705,4 @@ def resolve(summaries: list[FileSummary], symbols: SymbolTable | None = None) ->
     res.attr_types = r.attr_types()
     for cq in r.classes:
         res.bases[cq] = tuple(b[2:] if b.startswith("x:") else b for b in r.mro(cq)[1:])
-    return r, res
+    return res
