@@ -399,23 +399,20 @@ def _renamer(mod: str, alloc: dict[str, str], lines: dict[int, int]) -> Callable
         head, _, rest = tok.partition(".")
         if head == "star":
             line_s, _, i = rest.partition(".")
-            line = int(line_s) if line_s.isdigit() else -1
-            new = moved.get(line)
-            if new is None:
-                if line in targets and line not in lines:
-                    raise Fallback("a line-named allocation collides")
-                return tok
-            return f"star.{new}.{i}"
+            return shifted(tok, int(line_s) if line_s.isdigit() else -1, lambda n: f"star.{n}.{i}")
         scope, _, line_s = rest.rpartition(".")
         if not line_s.isdigit() or head not in ("map", "zip", "zipt", "enumerate", "enumeratet"):
             return tok
-        line = int(line_s)
+        return shifted(tok, int(line_s), lambda n: f"{head}.{scope}.{n}")
+
+    def shifted(tok: str, line: int, named: Callable[[int], str]) -> str:
+        """The allocation ``named`` at its new line, or ``tok`` where its line did not move."""
         new = moved.get(line)
         if new is None:
             if line in targets and line not in lines:
                 raise Fallback("a line-named allocation collides")
             return tok
-        return f"{head}.{scope}.{new}"
+        return named(new)
 
     def rename(s: str) -> str:
         i = s.find(mark)

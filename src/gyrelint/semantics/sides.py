@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache
@@ -824,6 +824,14 @@ def _counter_payload(c) -> bool:
 
 
 FIRM = DECAY_EXACT * 0.85  # an exact call, or one of a few same-named targets (see _decay)
+
+
+def _firm_callees(edges: Iterable[tuple[str, float]], results: Mapping[str, SideResult]
+                  ) -> Iterator[tuple[str, SideResult]]:
+    """The callees reached by a firm call that have a result, in the order ``edges`` gives."""
+    for callee, decay in edges:
+        if decay >= FIRM and (cr := results.get(callee)) is not None:
+            yield callee, cr
 _SIDE_OF: dict[str, tuple[Side, HandoffKind | None]] = {
     SAMPLING: (Side.SAMPLING, None), TRAINING: (Side.TRAINING, None),
     WEIGHT_SYNC: (Side.HANDOFF, HandoffKind.WEIGHT_SYNC),
@@ -1000,12 +1008,7 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
     """
     faint = min(s, t) < INHERITED_THRESHOLD  # then both chains must come from solid callees (R)
     got: set[str] = set()
-    for callee, decay in sorted(out_edges.items()):
-        if decay < FIRM:
-            continue
-        cr = results.get(callee)
-        if cr is None:
-            continue
+    for _callee, cr in _firm_callees(sorted(out_edges.items()), results):
         if cr.side == Side.DRIVER:
             return True  # a launcher that starts the loop: structural, whatever the scores say
         if faint and not cr.solid:
@@ -1032,12 +1035,7 @@ def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], result
     """
     gens: set[str] = set()
     takers: set[str] = set()
-    for callee, decay in out_edges.items():
-        if decay < FIRM:
-            continue
-        cr = results.get(callee)
-        if cr is None:
-            continue
+    for callee, cr in _firm_callees(out_edges.items(), results):
         if cr.side == Side.SAMPLING and cr.solid and _generates(cr):
             gens.add(callee)
         elif cr.side in (Side.TRAINING, Side.DRIVER) or (
@@ -1066,12 +1064,7 @@ def _requests_rollouts(q: str, facts: Facts, out_edges: dict[str, float], result
     """
     carriers: set[str] = set()
     takers: set[str] = set()
-    for callee, decay in out_edges.items():
-        if decay < FIRM:
-            continue
-        cr = results.get(callee)
-        if cr is None:
-            continue
+    for callee, cr in _firm_callees(out_edges.items(), results):
         if (cr.side == Side.HANDOFF and cr.kind == HandoffKind.TRAJECTORY) or _feeds_prompts(cr):
             carriers.add(callee)
         elif cr.side in (Side.TRAINING, Side.DRIVER) or (cr.total.get(TRAINING, 0.0) > 0 and _learns(cr)):
