@@ -84,8 +84,17 @@ def measure(truth: dict, root: Path) -> dict[str, object]:
         "grep_recall": len(grep_hits) / max(len(labels), 1), "grep_entries": len(raws),
         "grep_per_key": len(raws) / max(len(grep_names), 1),
         "grep_noise_share": sum(1 for r in raws if _NOISE_PATH.search(r.file)) / max(len(raws), 1),
-        "verdict": t.verdict,
+        "verdict": t.verdict, "online": analysis.handoff.online,
+        "expect": truth.get("expect"),
     }
+
+
+def _against(got: object, row: dict, field: str) -> str:
+    """``got``, marked against the label's ``expect`` block when the set has one."""
+    want = (row.get("expect") or {}).get(field)
+    if want is None:
+        return str(got)
+    return f"{got} ({'right' if got == want else f'WRONG, labelled {want}'})"
 
 
 def main() -> None:
@@ -112,14 +121,15 @@ def main() -> None:
         print(json.dumps(rows, indent=2))
         return
     print("| corpus | labels | recall | entries | entries/key | tests/docs/CI share | grep recall | grep entries "
-          "| grep entries/key | grep tests/docs/CI share | verdict |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| grep entries/key | grep tests/docs/CI share | verdict | online |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for r in rows:
         recall = f"{r['recall']:.2f}" if r["labels"] else "-"
         grep_recall = f"{r['grep_recall']:.2f}" if r["labels"] else "-"
         print(f"| {r['framework']} | {r['labels']} | {recall} | {r['entries']} | {r['entries_per_key']:.2f} "
               f"| {r['noise_share']:.1%} | {grep_recall} | {r['grep_entries']} | {r['grep_per_key']:.2f} "
-              f"| {r['grep_noise_share']:.1%} | {r['verdict']} |")
+              f"| {r['grep_noise_share']:.1%} | {_against(r['verdict'], r, 'verdict')} "
+              f"| {_against(r['online'], r, 'online')} |")
     for r in rows:
         print(f"{r['framework']}: hidden {r['hidden']}, repeats folded {r['repeats']}, "
               f"flat occurrences per key {r['flat_per_key']:.2f}"

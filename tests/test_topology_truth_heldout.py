@@ -42,7 +42,13 @@ def test_both_frameworks_are_labelled():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_shape(path: Path):
     data = _load(path)
-    assert set(data) == {"framework", "version", "keys"}
+    assert set(data) <= {"framework", "version", "keys", "expect"} and {"framework", "version", "keys"} <= set(data)
+    expect = data.get("expect")
+    if expect is not None:  # the process verdict and online flag read from the code (issue 14 item 5)
+        assert set(expect) == {"verdict", "online", "why"}, path.name
+        assert expect["verdict"] in {"same-process", "cross-process"}, path.name
+        assert isinstance(expect["online"], bool), path.name
+        assert isinstance(expect["why"], str) and 10 <= len(expect["why"]) <= 400, path.name
     assert data["framework"] == path.stem
     assert RELEASE.match(data["version"]) or COMMIT.match(data["version"]), "a wheel's release or a tree's git commit"
     for k in data["keys"]:
