@@ -112,7 +112,7 @@ def main() -> None:
         rows.append(measure({"framework": root.name, "keys": []}, root))
     for path in sorted(args.truth.glob("*.json")):
         truth = json.loads(path.read_text())
-        root = args.corpora / truth.get("framework", path.stem)
+        root = args.corpora / truth.get("framework", path.stem) / truth.get("corpus_root", ".")
         if not root.is_dir():
             print(f"{root}: missing (run scripts/fetch_corpora.sh)")
             continue

@@ -42,7 +42,9 @@ def test_both_frameworks_are_labelled():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_shape(path: Path):
     data = _load(path)
-    assert set(data) <= {"framework", "version", "keys", "expect"} and {"framework", "version", "keys"} <= set(data)
+    assert set(data) <= {"framework", "version", "keys", "expect", "corpus_root"} and {"framework", "version", "keys"} <= set(data)
+    root = data.get("corpus_root", ".")  # the project's folder inside a bigger checkout
+    assert isinstance(root, str) and not root.startswith("/") and ".." not in Path(root).parts, path.name
     expect = data.get("expect")
     if expect is not None:  # the process verdict and online flag read from the code (issue 14 item 5)
         assert set(expect) == {"verdict", "online", "why"}, path.name
