@@ -1,0 +1,125 @@
+"""The topology stage run in a forked child beside semantics (issue 18 item 2).
+
+The child's answer must be the in-process one, byte for byte in the JSON report: with the
+parent's same-process evidence sent mid-stage (``accuracy_same_object``), with the child's reach
+guess refuted by semantics (a library with no launcher: the parent computes it in-process), and
+when the child fails. The sidecar itself: the answer comes through a pipe, a failure or a kill is
+"no answer", the child leaves no zombie and never flushes the parent's buffered output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gyrelint import sidecar, topology_beside
+from gyrelint.api import analyze
+from gyrelint.render.json_report import to_report
+
+FIX = Path(__file__).parent / "fixtures"
+DEMO = Path(__file__).parents[1] / "src" / "gyrelint" / "demo" / "minirl"
+SRC = Path(__file__).parents[1] / "src"
+
+pytestmark = pytest.mark.skipif(not sidecar.can_fork(), reason="no fork here: the stage always runs in-process")
+
+
+def _report(root: Path) -> str:
+    r = to_report(analyze(root, use_cache=False, jobs=1))
+    r["stats"].pop("seconds", None)
+    return json.dumps(r, sort_keys=True)
+
+
+def _answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Force the child on for any repo size, and record whether each run took its answer."""
+    used: list[bool] = []
+    finish = topology_beside.TopologyBeside.finish
+
+    def spy(self, online, reached):
+        got = finish(self, online, reached)
+        used.append(got is not None)
+        return got
+
+    monkeypatch.setattr(topology_beside, "MIN_CALLS", 0)
+    monkeypatch.setattr(topology_beside.TopologyBeside, "finish", spy)
+    return used
+
+
+@pytest.mark.parametrize("root", [DEMO, FIX / "accuracy_same_object"], ids=["demo", "same-object"])
+def test_the_childs_topology_is_the_in_process_one(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(topology_beside, "MIN_CALLS", 10**12)
+    alone = _report(root)
+    used = _answers(monkeypatch)
+    assert _report(root) == alone
+    assert used == [True]  # the child answered: the comparison covered its path
+
+
+def test_the_parents_online_evidence_reaches_the_childs_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    used = _answers(monkeypatch)
+    a = analyze(FIX / "accuracy_same_object", use_cache=False, jobs=1)
+    assert used == [True]
+    assert a.topology.verdict == "same-process"
+    assert any("same object 'policy'" in r for r in a.topology.reasons)
+
+
+def test_a_refuted_reach_guess_is_computed_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No entry point: semantics runs the library from its public API, not what the child assumed."""
+    root = FIX / "library_no_launcher"
+    monkeypatch.setattr(topology_beside, "MIN_CALLS", 10**12)
+    alone = _report(root)
+    used = _answers(monkeypatch)
+    assert _report(root) == alone
+    assert used == [False]
+
+
+def test_a_failing_child_leaves_the_in_process_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(topology_beside, "MIN_CALLS", 10**12)
+    alone = _report(DEMO)
+    used = _answers(monkeypatch)
+    import gyrelint.topology as stage
+
+    parent, real = os.getpid(), stage.analyze_topology
+
+    def crash_in_child(*args, **kw):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(stage, "analyze_topology", crash_in_child)
+    assert _report(DEMO) == alone
+    assert used == [False]
+
+
+def test_the_sidecar_answers_with_the_parents_message() -> None:
+    car = sidecar.Sidecar(lambda receive: b"seen " + receive())
+    car.send(b"x" * 300_000)  # more than a pipe holds
+    assert car.result() == b"seen " + b"x" * 300_000
+    assert car.pid is None
+
+
+def test_a_failure_or_a_kill_is_no_answer_and_leaves_no_zombie() -> None:
+    def boom(receive):
+        raise ValueError("child failed")
+
+    failed = sidecar.Sidecar(boom)
+    pid = failed.pid
+    assert failed.result() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # already reaped
+    waiting = sidecar.Sidecar(lambda receive: receive())
+    pid = waiting.pid
+    waiting.close()  # the child waits for a message that never comes: killed, then reaped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_the_child_never_flushes_the_parents_buffered_output() -> None:
+    code = ("import sys; sys.stdout.write('once'); from gyrelint import sidecar; "
+            "c = sidecar.Sidecar(lambda r: b'ok'); assert c.result() == b'ok'")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=60)
+    assert out.stdout == "once"
