@@ -1,0 +1,118 @@
+"""The topology stage beside semantics (issue 18 item 2): ``api.analyze`` after the parse, with
+the forked topology child off and on, alternating, in one run.
+
+Usage::
+
+    python bench/beside.py [--repo DIR ...] [--rounds N] [--parse]
+
+Per repo: the summaries are parsed once into a private cache (the index is then warm, so each
+round times the stages after the parse: symbols, entry points, graphs, semantics, topology,
+rules), every other cache entry is deleted before each round, and ``analyze`` runs with the
+child off (``MIN_CALLS`` out of reach) and on, in alternating order. Each row gives wall
+seconds and CPU seconds (this process and its reaped children: the topology child is one), and
+``--parse`` adds a bare single-process libcst parse of the same files as the ratios' base. The
+JSON reports of both are compared (``stats.seconds`` aside): the bench fails if they differ.
+Nothing is asserted about time: a shared machine is noisy, compare within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gyrelint import api, topology_beside
+from gyrelint.render.json_report import to_report
+
+CORPORA = Path.home() / ".cache/gyrelint-corpora/src"
+
+
+def cpu_seconds() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def keep_summaries(cache: Path) -> None:
+    """Delete every cache entry but the parsed summaries (this bench's own folder)."""
+    for p in cache.iterdir():
+        if p.is_dir() and not p.name.startswith("summaries-"):
+            shutil.rmtree(p)
+
+
+def one(repo: Path, cache: Path, on: bool) -> tuple[float, float, str, bool]:
+    keep_summaries(cache)
+    topology_beside.MIN_CALLS = 0 if on else 1 << 62
+    answered: list[bool] = []
+    finish = topology_beside.TopologyBeside.finish
+
+    def spy(self, online, reached):
+        got = finish(self, online, reached)
+        answered.append(got is not None)
+        return got
+
+    topology_beside.TopologyBeside.finish = spy  # type: ignore[method-assign]
+    try:
+        start, cpu = time.perf_counter(), cpu_seconds()
+        a = api.analyze(repo, cache_dir=cache)
+        wall, used = time.perf_counter() - start, cpu_seconds() - cpu
+    finally:
+        topology_beside.TopologyBeside.finish = finish  # type: ignore[method-assign]
+    report = to_report(a)
+    report["stats"].pop("seconds", None)
+    report["stats"].pop("parsed", None)
+    report["stats"].pop("cached", None)
+    return wall, used, json.dumps(report, sort_keys=True), bool(answered and answered[0])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", type=Path, action="append")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--parse", action="store_true", help="time a bare single-process parse as the base")
+    ap.add_argument("--cache-dir", type=Path, help="a folder of this bench's own (default: temporary)")
+    args = ap.parse_args()
+    repos = args.repo or [CORPORA / "verl"]
+    tmp = tempfile.mkdtemp(prefix="gyrelint-beside-")
+    status = 0
+    try:
+        for repo in repos:
+            cache = (args.cache_dir or Path(tmp)) / repo.name
+            cache.mkdir(parents=True, exist_ok=True)
+            print(f"{repo}: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; warming the index", flush=True)
+            api.index_repo(repo, cache_dir=cache)
+            base = cpu_base = float("nan")
+            if args.parse:
+                from speed import bare_parse
+
+                from gyrelint.repo import discover
+                from gyrelint.settings import Settings
+
+                files = discover(repo, Settings())
+                cpu = cpu_seconds()
+                base = bare_parse(repo, files.python)
+                cpu_base = cpu_seconds() - cpu
+                print(f"  bare parse: {base:.2f} s, {cpu_base:.2f} CPU-s", flush=True)
+            reports: dict[bool, str] = {}
+            for r in range(args.rounds):
+                for on in ((False, True) if r % 2 == 0 else (True, False)):
+                    wall, cpu, rep, answered = one(repo, cache, on)
+                    reports.setdefault(on, rep)
+                    if rep != reports[on] or (False in reports and True in reports and reports[False] != reports[True]):
+                        print("  REPORTS DIFFER", flush=True)
+                        status = 1
+                    print(f"  round {r} child {'on ' if on else 'off'} (answered {answered}): {wall:7.2f} s "
+                          f"({wall / base:.2f} x parse)  {cpu:7.2f} CPU-s ({cpu / cpu_base:.2f} x parse)  "
+                          f"load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
