@@ -45,7 +45,17 @@ def keep_summaries(cache: Path) -> None:
             shutil.rmtree(p)
 
 
-def one(repo: Path, cache: Path, on: bool) -> tuple[float, float, str, bool]:
+class Stages:
+    """The API's stage sink: seconds per stage of one run."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def stage(self, name: str, seconds: float, counts: object) -> None:
+        self.seconds[name] = seconds
+
+
+def one(repo: Path, cache: Path, on: bool) -> tuple[float, float, str, bool, Stages]:
     keep_summaries(cache)
     topology_beside.MIN_CALLS = 0 if on else 1 << 62
     answered: list[bool] = []
@@ -59,7 +69,8 @@ def one(repo: Path, cache: Path, on: bool) -> tuple[float, float, str, bool]:
     topology_beside.TopologyBeside.finish = spy  # type: ignore[method-assign]
     try:
         start, cpu = time.perf_counter(), cpu_seconds()
-        a = api.analyze(repo, cache_dir=cache)
+        stages = Stages()
+        a = api.analyze(repo, cache_dir=cache, stages=stages)
         wall, used = time.perf_counter() - start, cpu_seconds() - cpu
     finally:
         topology_beside.TopologyBeside.finish = finish  # type: ignore[method-assign]
@@ -67,7 +78,7 @@ def one(repo: Path, cache: Path, on: bool) -> tuple[float, float, str, bool]:
     report["stats"].pop("seconds", None)
     report["stats"].pop("parsed", None)
     report["stats"].pop("cached", None)
-    return wall, used, json.dumps(report, sort_keys=True), bool(answered and answered[0])
+    return wall, used, json.dumps(report, sort_keys=True), bool(answered and answered[0]), stages
 
 
 def main() -> int:
@@ -101,7 +112,7 @@ def main() -> int:
             reports: dict[bool, str] = {}
             for r in range(args.rounds):
                 for on in ((False, True) if r % 2 == 0 else (True, False)):
-                    wall, cpu, rep, answered = one(repo, cache, on)
+                    wall, cpu, rep, answered, stages = one(repo, cache, on)
                     reports.setdefault(on, rep)
                     if rep != reports[on] or (False in reports and True in reports and reports[False] != reports[True]):
                         print("  REPORTS DIFFER", flush=True)
@@ -109,6 +120,7 @@ def main() -> int:
                     print(f"  round {r} child {'on ' if on else 'off'} (answered {answered}): {wall:7.2f} s "
                           f"({wall / base:.2f} x parse)  {cpu:7.2f} CPU-s ({cpu / cpu_base:.2f} x parse)  "
                           f"load {os.getloadavg()[0]:.1f}", flush=True)
+                    print("    " + "  ".join(f"{k} {v:.2f}" for k, v in stages.seconds.items()), flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return status
