@@ -3,8 +3,7 @@ second core after the parse (issue 18 item 2).
 
 The child is a plain ``os.fork`` of this process: it sees the index and the graphs as they are
 at the fork, computes, and sends its answer back through a pipe as msgpack bytes (never pickle).
-The parent may send the child one message while it works (what only the parent's own stage can
-know). Anything that goes wrong in the child (an exception, a crash, a kill) reads as "no
+Anything that goes wrong in the child (an exception, a crash, a kill) reads as "no
 answer", and the caller computes the stage in-process as it always did: the sidecar can only
 save time, never change a result or an error.
 """
@@ -31,71 +30,61 @@ def can_fork() -> bool:
 
 
 class Sidecar:
-    """A forked child running ``work(receive)``; ``receive()`` blocks until the parent's
-    :meth:`send` and returns those bytes. ``work`` returns the bytes of its answer."""
+    """A forked child running ``work()``, which returns the bytes of its answer. A thread of
+    this process reads the answer as soon as it comes, so the child exits (and lets go of its
+    copy of the memory) when it is done, not when this process next looks."""
 
-    def __init__(self, work: Callable[[Callable[[], bytes]], bytes]) -> None:
+    def __init__(self, work: Callable[[], bytes]) -> None:
         res_r, res_w = os.pipe()
-        req_r, req_w = os.pipe()
         with _signals_held():
             pid = os.fork()
             if pid == 0:  # the child: never returns
                 os.close(res_r)
-                os.close(req_w)
-                _child(work, req_r, res_w)
+                _child(work, res_w)
         os.close(res_w)
-        os.close(req_r)
         self.pid: int | None = pid
-        self._res = res_r
-        self._req: int | None = req_w
+        self._res: int | None = res_r
+        self._got: list[bytes | None] = [None]
+        self._reader = threading.Thread(target=self._read, args=(res_r,), name="gyrelint-sidecar", daemon=True)
+        self._reader.start()
 
-    def send(self, data: bytes) -> None:
-        """The parent's one message; a child that is gone already is not an error here."""
-        fd, self._req = self._req, None
-        if fd is None:
-            return
+    def _read(self, fd: int) -> None:
         try:
-            _write_all(fd, _LEN.pack(len(data)) + data)
+            head = _read_exact(fd, _LEN.size)
+            if head is not None:
+                (n,) = _LEN.unpack(head)
+                self._got[0] = _read_exact(fd, n) if n <= _MAX_MESSAGE else None
         except OSError:
-            pass
-        finally:
-            os.close(fd)
+            self._got[0] = None
 
     def result(self) -> bytes | None:
         """The child's answer, or None when it failed; the child is reaped either way."""
         got = None
         try:
-            head = _read_exact(self._res, _LEN.size)
-            if head is not None:
-                (n,) = _LEN.unpack(head)
-                got = _read_exact(self._res, n) if n <= _MAX_MESSAGE else None
-        except OSError:
-            got = None
+            self._reader.join()
+            got = self._got[0]
         finally:
             self.close(kill=got is None)
         return got
 
     def close(self, kill: bool = True) -> None:
         """Stop the child if it still runs (or, ``kill`` False, wait for it to exit: it has
-        answered), reap it and close the pipes (idempotent)."""
+        answered), reap it and close the pipe (idempotent)."""
         pid, self.pid = self.pid, None
-        if self._req is not None:
-            os.close(self._req)
-            self._req = None
+        if pid is not None:
+            try:
+                if kill and os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ChildProcessError, ProcessLookupError):
+                pass
+        self._reader.join()  # the child is gone: its end of the pipe is closed, the read ends
         if self._res is not None:
             os.close(self._res)
-            self._res = None  # type: ignore[assignment]
-        if pid is None:
-            return
-        try:
-            if kill and os.waitpid(pid, os.WNOHANG)[0] == 0:
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except (ChildProcessError, ProcessLookupError):
-            pass
+            self._res = None
 
 
-def _child(work: Callable[[Callable[[], bytes]], bytes], req: int, res: int) -> None:
+def _child(work: Callable[[], bytes], res: int) -> None:
     """Run ``work`` and exit without running anything of the parent's (no atexit handler, no
     flush of the parent's buffered stdout: ``os._exit``)."""
     code = 1
@@ -110,19 +99,8 @@ def _child(work: Callable[[Callable[[], bytes]], bytes], req: int, res: int) -> 
         _die_with_parent()
         if os.getppid() != parent:
             os._exit(1)
-        gc.freeze()  # what the child inherited is never garbage: do not walk (and copy) it
-
-        def receive() -> bytes:
-            head = _read_exact(req, _LEN.size)
-            if head is None:
-                raise EOFError("the parent sent nothing")
-            (n,) = _LEN.unpack(head)
-            got = _read_exact(req, n) if n <= _MAX_MESSAGE else None
-            if got is None:
-                raise EOFError("the parent's message was cut")
-            return got
-
-        out = work(receive)
+        gc.freeze()  # what the child inherited is never garbage: do not walk it
+        out = work()
         _write_all(res, _LEN.pack(len(out)) + out)
         code = 0
     except BaseException:  # noqa: BLE001 - any failure reads as "no answer" in the parent
