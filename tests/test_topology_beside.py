@@ -129,3 +129,46 @@ def test_the_child_never_flushes_the_parents_buffered_output() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": str(SRC)}, timeout=60)
     assert out.stdout == "once"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_child_dies_with_a_killed_parent(tmp_path: Path) -> None:
+    """A parent killed outright (SIGKILL: no handler runs) takes its child along."""
+    import signal
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    code = ("import os, sys, time; from gyrelint import sidecar; "
+            "c = sidecar.Sidecar(lambda: time.sleep(600) or b''); "
+            f"open({str(pidfile)!r}, 'w').write(str(c.pid)); time.sleep(600)")
+    parent = subprocess.Popen([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(SRC)},
+                              stdin=subprocess.DEVNULL)
+    child = None
+    try:
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() or not pidfile.read_text():
+            assert time.monotonic() < deadline, "the child never started"
+            time.sleep(0.05)
+        child = int(pidfile.read_text())
+        time.sleep(0.5)  # the child has set PR_SET_PDEATHSIG by now (it does so first)
+        parent.kill()
+        parent.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(child)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        if child is not None and _alive(child):
+            os.kill(child, signal.SIGKILL)  # only what this test started
+
+
+def _alive(pid: int) -> bool:
+    """Running and not a zombie (a zombie waits for init to reap it once its parent is gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
