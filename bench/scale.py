@@ -16,6 +16,8 @@ adds the parse workers' CPU (reaped children) to this process's: with the cores 
 use, wall seconds fall below CPU seconds. The last row is cold ``analyze`` end to end (the
 index, parsed unless ``--cache-dir`` holds it, plus every stage after it).
 Nothing is asserted: timings on a shared machine are noisy; compare runs of the same session.
+The stages run here one after the other: ``api.analyze`` runs topology in a forked child beside
+semantics on repos of 20 k call sites or more (``bench/beside.py`` measures that).
 """
 
 from __future__ import annotations

@@ -113,6 +113,7 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
          cached=index.stats.cached)
     diagnostics = list(diags) + list(index.diagnostics)
     # the stages are imported here: a cache hit above needs none of them
+    from . import topology_beside
     from .entrypoints import find_entry_points
     from .graphs import build_graphs
     from .graphs.symbols import symbols_of
@@ -130,11 +131,18 @@ def analyze(path: str | Path, settings: Settings | None = None, *, progress: Pro
     done("graphs", **{"entry points": len(entries)}, functions=graphs.calls.number_of_nodes(),
          edges=graphs.calls.number_of_edges(), resolution=last_path[0].partition(":")[0],
          replayed=last_replayed[0])
-    sem = tag(index, graphs, settings)
+    beside = topology_beside.start(index, graphs, settings)  # topology on the second core, if it pays
+    try:
+        sem = tag(index, graphs, settings)
+    except BaseException:
+        if beside is not None:
+            beside.cancel()
+        raise
     diagnostics += getattr(sem, "diagnostics", [])
     done("semantics", **{"on a side": sum(f.side.value != "neutral" for f in sem.functions.values())})
-    topology, topo_diags = analyze_topology(index, graphs, settings, online=sem.handoff.online_evidence,
-                                            reached=sem.reach.reached)
+    got = beside.finish(sem.handoff.online_evidence, sem.reach.reached) if beside is not None else None
+    topology, topo_diags = got if got is not None else analyze_topology(
+        index, graphs, settings, online=sem.handoff.online_evidence, reached=sem.reach.reached)
     diagnostics += topo_diags
     done("topology", verdict=topology.verdict, **{"config keys": len(topology.config_keys)})
     result = Analysis(

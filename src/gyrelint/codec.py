@@ -103,9 +103,12 @@ class Registry:
         except (TypeError, ValueError, OverflowError) as exc:
             raise Mismatch(str(exc)) from exc
 
-    def unpack(self, data: bytes) -> object:
+    def unpack(self, data: bytes, list_hook: Conv | None = None) -> object:
+        """``list_hook``: called by the decoder on each array (a tuple) once its items are
+        decoded, innermost first; what it returns takes the array's place."""
+        opts = self._unpack_opts if list_hook is None else {**self._unpack_opts, "list_hook": list_hook}
         try:
-            return msgpack.unpackb(data, **self._unpack_opts)
+            return msgpack.unpackb(data, **opts)
         except CodecError:
             raise
         except Exception as exc:  # noqa: BLE001 - any decoder failure is a bad entry

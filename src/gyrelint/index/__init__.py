@@ -360,7 +360,7 @@ def _fill(index: Index, root: Path, settings: Settings, cache: SummaryCache | No
     total, done = len(files.python), 0
     key_of = {item[1]: item[3] for item in todo + stored}
     seen: set[str] = set()
-    memo: dict = {}  # values shared across the summaries decoded here (see cache._shared)
+    memo: dict = {}  # values shared across the summaries decoded here (see cache._sharer)
 
     def take(out: list[_Result]) -> None:
         """Record a batch as it arrives: decoding overlaps with the workers still parsing."""

@@ -27,7 +27,7 @@ import dataclasses
 import gc
 import hashlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..cachestore import open_store, versioned
@@ -92,29 +92,32 @@ _intern = sys.intern
 _SMALL = 3  # longest tuple shared by value: ``("n", name)``, ``("a", base, attr)``, ``("k", 0)``
 
 
-def _shared(vals: tuple, memo: dict) -> tuple:
-    """``vals`` with every string in it interned and small tuples of strings shared by value.
+def _sharer(memo: dict) -> Callable[[tuple], tuple]:
+    """The decoder's array hook that interns every string and shares small tuples of strings
+    by value, across files through ``memo`` (one per index build).
 
     The decoder makes a new object for each occurrence: on verl 890 k string objects held
     47 k distinct values (scopes, ``self``, callee and attribute names, repeated in every
     record and expression tree), 52 MiB of a 104 MiB index, and most of its 540 k tuples
     were the same few expression nodes (``("n", "self")``, ``("a", ("n", "self"), "x")``).
     Interned, equal strings are one object shared across files, compared by identity in
-    dictionary lookups; ``memo`` (one per index build) does the same for tuples made of
-    strings and such tuples only: a number never takes part, since ``1``, ``1.0`` and
-    ``True`` are equal keys and sharing would turn one into another. One list
-    comprehension per tuple: a call per string would cost twice as much.
+    dictionary lookups; ``memo`` does the same for tuples made of strings and such tuples
+    only: a number never takes part, since ``1``, ``1.0`` and ``True`` are equal keys and
+    sharing would turn one into another.
 
-    ``share`` calls itself through its own closure cell, a reference cycle: left standing,
-    each one kept ``memo`` (72 k tuples and their ids on verl, 8 MiB) alive until the next
-    full collection, which the stages after the index hold off (``gc_paused``), so it was
-    still there at the run's peak. The cell is emptied on the way out.
+    msgpack calls the hook on each array as soon as its items are built, innermost first,
+    so the items of an array are already shared when it is: one call from C per array and
+    no walk of the tree afterwards (that walk, a Python call per tuple recursing into its
+    items, was most of the decode). The hook holds no reference to itself, so no cycle
+    keeps ``memo`` alive after the build (one did, up to the run's peak: see
+    ``tests/test_index_sharing.py``).
     """
     keep = memo.setdefault
     pure: set[int] = memo.setdefault(None, set())  # ids of the tuples in ``memo`` (kept alive by it)
+    intern = _intern
 
     def share(v: tuple) -> tuple:
-        v = tuple([_intern(x) if type(x) is str else share(x) if type(x) is tuple else x for x in v])
+        v = tuple([intern(x) if type(x) is str else x for x in v])
         if len(v) > _SMALL:
             return v
         for x in v:  # a plain loop over at most three: a third cheaper than a set of types and all()
@@ -125,10 +128,7 @@ def _shared(vals: tuple, memo: dict) -> tuple:
             pure.add(id(v))
         return got
 
-    try:
-        return share(vals)
-    finally:
-        share = None  # type: ignore[assignment]  # breaks the closure's cycle (above)
+    return share
 
 
 def _frame(kind: bytes, payload: bytes) -> bytes:
@@ -153,7 +153,7 @@ def encode_problem(key: str, line: int, message: str, kind: str) -> bytes:
 
 def decode_entry(key: str, data: bytes, memo: dict | None = None) -> S.FileSummary | tuple[int, str, str]:
     """A summary, or the ``(line, message, kind)`` of a file's problem. ``memo``: the values
-    already shared by the entries decoded before (see :func:`_shared`); None: this entry's own."""
+    already shared by the entries decoded before (see :func:`_sharer`); None: this entry's own."""
     head = len(_HEAD) + 1 + 16
     if len(data) < head or not data.startswith(_HEAD):
         raise CacheError("not a gyrelint cache entry of this version")
@@ -164,7 +164,8 @@ def decode_entry(key: str, data: bytes, memo: dict | None = None) -> S.FileSumma
         raise CacheError("unknown entry layout")
     with gc_paused():
         try:
-            got = _CODEC.unpack(payload)
+            fast = kind == _FAST and _SUMMARY is not None
+            got = _CODEC.unpack(payload, _sharer({} if memo is None else memo) if fast else None)
             if type(got) is not tuple or len(got) != 2:
                 raise CacheError("bad entry")
             stored_key, body = got
@@ -178,11 +179,6 @@ def decode_entry(key: str, data: bytes, memo: dict | None = None) -> S.FileSumma
             if kind == _FAST:
                 if _SUMMARY is None:
                     raise CacheError("unknown entry layout")
-                if type(body) is tuple:
-                    try:
-                        body = _shared(body, {} if memo is None else memo)
-                    except RecursionError:  # an expression nested deeper than the stack: keep it unshared
-                        pass
                 result = _SUMMARY.dec(body)
             else:
                 result = body
