@@ -46,6 +46,7 @@ heldout orz https://github.com/Open-Reasoner-Zero/Open-Reasoner-Zero 3fdd9a07b4f
 heldout trlx https://github.com/CarperAI/trlx 3340c2f3a56d1d14fdd5f13ad575121fa26b6d92
 heldout verifiers https://github.com/willccbb/verifiers 39f0675a858fb803f4d910466580cb87f60892fb
 heldout colossalchat https://github.com/hpcaitech/ColossalAI 4f9953be335ef371b3848719ddafe596c01ecd37
+heldout ms_swift https://github.com/modelscope/ms-swift 3602360a562313afbf2ef6065fdf61f271a2c5b9
 dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845c9937bbe
 dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
 dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d4c

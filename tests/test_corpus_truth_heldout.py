@@ -62,7 +62,7 @@ def _module_of(file: str) -> str:
 
 
 def test_every_heldout_framework_is_labelled():
-    assert {_load(p)["framework"] for p in HELD} >= {"slime", "roll", "nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl", "pipelinerl", "nemo_rl", "rlinf", "orz", "trlx", "verifiers", "colossalchat"}
+    assert {_load(p)["framework"] for p in HELD} >= {"slime", "roll", "nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl", "pipelinerl", "nemo_rl", "rlinf", "orz", "trlx", "verifiers", "colossalchat", "ms_swift"}
 
 
 def test_heldout_frameworks_are_not_the_tuned_ones():

@@ -36,7 +36,7 @@ def _load(path: Path) -> dict:
 
 
 def test_both_frameworks_are_labelled():
-    assert {_load(p)["framework"] for p in HELD} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl", "pipelinerl", "nemo_rl", "rlinf", "orz", "trlx", "verifiers", "colossalchat"}
+    assert {_load(p)["framework"] for p in HELD} >= {"nemo_aligner", "oat_llm", "skyrl", "open_instruct", "prime_rl", "pipelinerl", "nemo_rl", "rlinf", "orz", "trlx", "verifiers", "colossalchat", "ms_swift"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
