@@ -53,6 +53,7 @@ dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d
 dev ragen https://github.com/RAGEN-AI/RAGEN 5eb79b82cecc31db5662ba3c96b752405692410b
 dev agent_lightning https://github.com/microsoft/agent-lightning c632d8dd804103bd421c65208bc501952689039f
 dev atropos https://github.com/NousResearch/atropos 296a0bc55760e43b9c0743c052f8d6c2732606d1
+dev deepspeed_chat https://github.com/microsoft/DeepSpeedExamples 83757d9c937daabd1089a08051061706cb73900d
 TREES
 fi
 echo "$CACHE"

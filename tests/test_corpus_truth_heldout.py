@@ -44,6 +44,9 @@ SHORTFALL = {
     "trlx": (MINIMUM, 0),
     "verifiers": ({**MINIMUM, "training": 5}, 3),
     "agent_lightning": ({**DEV_MINIMUM, "training": 7}, 0),
+    # DeepSpeed-Chat generates with the trained actor inside the trainer process (DeepSpeed hybrid engine):
+    # one generation call, an in-process experience buffer, no weight push.
+    "deepspeed_chat": ({**DEV_MINIMUM, "sampling": 9, "handoff": 4}, 0),
 }
 
 
