@@ -51,6 +51,7 @@ dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d
 dev ragen https://github.com/RAGEN-AI/RAGEN 5eb79b82cecc31db5662ba3c96b752405692410b
 dev agent_lightning https://github.com/microsoft/agent-lightning c632d8dd804103bd421c65208bc501952689039f
 dev atropos https://github.com/NousResearch/atropos 296a0bc55760e43b9c0743c052f8d6c2732606d1
+dev rl4lms https://github.com/allenai/RL4LMs 97df0bd2f7406a906206c9610aea795fbf52884c
 TREES
 fi
 echo "$CACHE"

@@ -44,6 +44,8 @@ SHORTFALL = {
     "trlx": (MINIMUM, 0),
     "verifiers": ({**MINIMUM, "training": 5}, 3),
     "agent_lightning": ({**DEV_MINIMUM, "training": 7}, 0),
+    # rl4lms generates with the very policy object it trains; its only weight copy is NLPO's mask-model refresh.
+    "rl4lms": (DEV_MINIMUM, 2),
 }
 
 
