@@ -54,6 +54,7 @@ dev ragen https://github.com/RAGEN-AI/RAGEN 5eb79b82cecc31db5662ba3c96b752405692
 dev agent_lightning https://github.com/microsoft/agent-lightning c632d8dd804103bd421c65208bc501952689039f
 dev atropos https://github.com/NousResearch/atropos 296a0bc55760e43b9c0743c052f8d6c2732606d1
 dev deepspeed_chat https://github.com/microsoft/DeepSpeedExamples 83757d9c937daabd1089a08051061706cb73900d
+dev rl4lms https://github.com/allenai/RL4LMs 97df0bd2f7406a906206c9610aea795fbf52884c
 TREES
 fi
 echo "$CACHE"

@@ -47,6 +47,8 @@ SHORTFALL = {
     # DeepSpeed-Chat generates with the trained actor inside the trainer process (DeepSpeed hybrid engine):
     # one generation call, an in-process experience buffer, no weight push.
     "deepspeed_chat": ({**DEV_MINIMUM, "sampling": 9, "handoff": 4}, 0),
+    # rl4lms generates with the very policy object it trains; its only weight copy is NLPO's mask-model refresh.
+    "rl4lms": (DEV_MINIMUM, 2),
 }
 
 
