@@ -398,3 +398,9 @@ def test_the_loop_that_sends_prompts_to_a_rollout_service_and_trains_on_the_answ
     generation score reaches it, yet it drives both chains (and so does the loop calling it);
     a function that only pulls ready rollouts and trains stays training."""
     assert wrong_labels("accuracy_rollout_service") == []
+
+
+def test_a_bare_transport_under_weight_pushes_and_engine_loads_is_the_weight_sync():
+    """Item 4 / N: a shared-memory helper and a ZMQ receiver whose users push parameters or load
+    them into the engine carry weights; the same kind of socket shipping rollouts stays trajectory."""
+    assert wrong_labels("accuracy_transport_kind") == []

@@ -24,6 +24,7 @@ from .handoff import (
     same_object,
     weight_sync_path,
 )
+from .kind import settle_transport_kind
 from .payload import weight_flow
 from .reshape import rollout_reshapers
 from .sides import (
@@ -161,6 +162,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
+    settle_transport_kind(facts, edges, sides)  # a bare socket between weight-sync functions carries weights
     sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
     reached = sem.reach.reached
     sem.sides = sides
