@@ -72,6 +72,18 @@ def test_weight_sync_path_goes_from_sender_to_sampler(loop):
     assert "looprl.sampler.RolloutWorker.receive_weights" in h.weight_sync
 
 
+def test_weight_sync_path_crosses_the_queue_between_two_processes():
+    """The demo's trainer puts its state dict on a weight queue and each sampler process takes it
+    off and loads it: no call joins them, so the path used to stop at the sender (and, before the
+    receiver was seen through the unpacked queue item, it held only the receiver)."""
+    from gyrelint.api import analyze, demo_root
+
+    a = analyze(demo_root(), use_cache=False, jobs=1, run_rules=False)
+    assert a.handoff.weight_sync_path == ["minirl.trainer.Trainer.sync_weights",
+                                          "minirl.sampler.load_latest_weights"]
+    assert any(e.signal == "weight-payload-receive" for e in a.functions["minirl.sampler.load_latest_weights"].evidence)
+
+
 def test_field_contract_reports_the_field_nobody_produces(loop):
     fc = loop.handoff.fields
     assert {"tokens", "logprobs", "rewards"} <= set(fc.produced)

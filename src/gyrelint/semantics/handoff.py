@@ -160,7 +160,31 @@ def sender_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]]
                 key = (q in outside or t in outside, q not in reached, -d, q, t)
                 if best is None or key < best[0]:
                     best = (key, list(reversed(_walk(t, seen))))
-    return _climb(best[1], rev, sides, reached, outside, recv) if best else []
+    if best is None:
+        return []
+    path = _climb(best[1], rev, sides, reached, outside, recv)
+    far = _far_end(path[-1], sides, recv, reached, outside)
+    return [*path, far] if far is not None and far not in path else path
+
+
+# carriers named by a signal at both ends: the pushing end and the receiving end match the same one
+_CARRIERS = frozenset({"weight-queue", "zmq-transport", "param-broadcast", "cuda-ipc", "tensor-store-weights",
+                       "ray-collective", "collective-rpc", "shared-memory", "pipe-transport"})
+
+
+def _far_end(sender: str, sides: dict[str, SideResult], recv: set[str], reached: AbstractSet[str],
+             outside: frozenset[str]) -> str | None:
+    """The receiver across the transport from ``sender`` when no call joins them (two processes).
+
+    The trainer puts its state dict on a weight queue and the sampler process takes it off and
+    loads it: no call path, one carrier. A receiver whose own evidence names the same carrier as
+    the sender's push is the path's far end; the product's, reached ones first.
+    """
+    carrier = _own_ids(sides[sender]) & _CARRIERS
+    if not carrier:
+        return None
+    hits = sorted((q in outside, q not in reached, q) for q in recv if _own_ids(sides[q]) & carrier)
+    return hits[0][-1] if hits else None
 
 
 def _climb(path: list[str], rev: dict[str, list[str]], sides: dict[str, SideResult], reached: AbstractSet[str],

@@ -213,12 +213,23 @@ def weight_flow(index: Index, facts: Facts, flows: FlowIndex | None = None) -> W
                             nxt.add(t)
         todo = nxt
     out.handed = {q for q, got in params.items() if got}
-    _loaders(facts, out)
+    _loaders(facts, out, flows)
     return out
 
 
-def _loaders(facts: Facts, out: WeightFlow) -> None:
-    """Bodies that take a value off a transport and load it into a module or engine: receivers."""
+class _Received(BodyTaint):
+    """Names holding what a transport delivered: unpacked, indexed or decoded (``torch.load(buf)``)."""
+
+    def call_holds(self, e: tuple, depth: int) -> bool:
+        return self.args_hold(e, depth)
+
+
+def _loaders(facts: Facts, out: WeightFlow, flows: FlowIndex) -> None:
+    """Bodies that take a value off a transport and load it into a module or engine: receivers.
+
+    The loaded value may be the received one or derived from it inside the body
+    (``version, sd = q.get_nowait(); model.load_state_dict(sd)``).
+    """
     for q, fn in facts.functions.items():
         if not (fn.called() & _RECV):
             continue
@@ -230,9 +241,11 @@ def _loaders(facts: Facts, out: WeightFlow) -> None:
                         got.add(a.target)
         if not got:
             continue
+        body = _Received(flows.of(q), got)
+        body.run()
         for c in fn.calls:
             if _LOAD.match(c.method) and not c.into_repo(q):
-                if any(a.kind == "name" and isinstance(a.value, str) and a.value.split(".")[0] in got
+                if any(a.kind == "name" and isinstance(a.value, str) and a.value.split(".")[0] in body.names
                        for a in c.site.args):
                     out.receivers.setdefault(q, c.site.line)
                     break
