@@ -404,3 +404,10 @@ def test_a_bare_transport_under_weight_pushes_and_engine_loads_is_the_weight_syn
     """Item 4 / N: a shared-memory helper and a ZMQ receiver whose users push parameters or load
     them into the engine carry weights; the same kind of socket shipping rollouts stays trajectory."""
     assert wrong_labels("accuracy_transport_kind") == []
+
+
+def test_a_call_run_in_a_child_with_a_result_queue_is_no_handoff():
+    """E2: a grader run in a child process to bound its time (local queue, start, join, one get)
+    is one call; the rollout queue the trainer keeps reading is untouched."""
+    assert wrong_labels("accuracy_child_call") == []
+    assert not {"sundial.limits._run_child", "sundial.limits.run_bounded"} & set(_analysis("accuracy_child_call").handoff.trajectory)

@@ -12,6 +12,7 @@ from ..model import Diagnostic, Evidence, FunctionReport, Handoff, HandoffKind, 
 from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
+from .childcall import child_result_queues
 from .facts import Facts, build_facts, extra_edges, fallback_edges
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
@@ -118,6 +119,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         if m:
             matches[q] = m
     drop_resampling(facts, matches)  # a data-weight draw under training callers picks examples (pattern L)
+    child_result_queues(facts, matches)  # a call run in a child with a result queue is one call (E2)
     _payload_decides_kind(facts, matches)
     _class_payload(facts, matches)
     sides = assign_sides(facts, matches, graphs, body_flows)
