@@ -411,3 +411,8 @@ def test_a_call_run_in_a_child_with_a_result_queue_is_no_handoff():
     is one call; the rollout queue the trainer keeps reading is untouched."""
     assert wrong_labels("accuracy_child_call") == []
     assert not {"sundial.limits._run_child", "sundial.limits.run_bounded"} & set(_analysis("accuracy_child_call").handoff.trajectory)
+
+
+def test_an_interface_stub_typed_with_the_batch_moves_nothing():
+    """A body that only raises NotImplementedError, with the trajectory type in its signature, is no handoff."""
+    assert wrong_labels("accuracy_interface_stub") == []

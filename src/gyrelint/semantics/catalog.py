@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
-from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, prompt_fed, tokens_of
+from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -771,6 +771,8 @@ def _repo_function(c: CallFact, facts: Facts) -> bool:
 def _container_op(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     from .fields import container_ops  # containers are found after a first labelling pass
 
+    if abstract(fn):
+        return ()  # an interface declared with the batch type in its signature moves nothing
     ops = container_ops(fn, facts)
     if ops and all(how in ("builds", "returns") for _, how in ops) and _built_from_prompts(fn, facts):
         return ()
