@@ -12,7 +12,7 @@ trajectory neighbour decides; a transport both kinds use keeps the trajectory ki
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..model import HandoffKind, Side
 from .facts import Facts
@@ -106,6 +106,7 @@ def settle_transport_kind(facts: Facts, edges: Mapping[str, Mapping[str, float]]
             break
         for q in flipped:
             flip(q)
+    _weight_modules(facts, sides, bare | set(echo), changed, flip)
     grown = bool(changed)
     while grown:
         grown = False
@@ -114,6 +115,36 @@ def settle_transport_kind(facts: Facts, edges: Mapping[str, Mapping[str, float]]
                 flip(q)
                 grown = True
     return sorted(changed)
+
+
+def _weight_modules(facts: Facts, sides: dict[str, SideResult], open_: set[str], changed: set[str],
+                    flip: Callable[[str], None]) -> None:
+    """Bare transports left undecided in a module that only moves weights carry weights.
+
+    A weight-transfer module (a checkpoint engine, a bucketed sender and receiver) opens its
+    sockets in set-up methods no weight-sync caller reaches by a call (``__init__``): when every
+    function of the module that takes a side is a handoff, one at least is an anchored weight
+    sync and none is a decided trajectory handoff, its remaining transports are the weight sync.
+    A module with any sampling, training or driver function (a rollout worker that both receives
+    weights and ships rollouts) is left as it is.
+    """
+    by_module: dict[str, list[str]] = {}
+    for q, r in sides.items():
+        fn = facts.functions.get(q)
+        if fn is not None and r.side != Side.NEUTRAL:
+            by_module.setdefault(fn.module, []).append(q)
+    for _, qs in sorted(by_module.items()):
+        left = [q for q in qs if q in open_ and q not in changed]
+        if not left:
+            continue
+        rs = [(q, sides[q]) for q in qs]
+        if any(r.side != Side.HANDOFF for _, r in rs):
+            continue
+        if any(r.kind == HandoffKind.TRAJECTORY and q not in open_ for q, r in rs):
+            continue
+        if any(r.kind == HandoffKind.WEIGHT_SYNC and (q in changed or _anchored(q, r)) for q, r in rs):
+            for q in sorted(left):
+                flip(q)
 
 
 def _anchored(q: str, r: SideResult) -> bool:
