@@ -22,6 +22,7 @@ from .signals import HANDOFF, TRAJECTORY, WEIGHT_SYNC
 # catalog signals that only say "something crosses here", whatever it is
 TRANSPORTS = frozenset({"zmq-socket", "zmq-transport", "shared-memory", "object-collective", "pipe-transport",
                         "ray-put", "queue-put", "queue-get", "kv-store-batch", "message-broker-batch"})
+_UNCHECKED = frozenset({"zmq-socket", "zmq-transport", "shared-memory", "pipe-transport"})
 ROUNDS = 6  # a receiver's socket set-up sits two or three calls below the method that loads the weights
 
 
@@ -124,7 +125,8 @@ def _weight_modules(facts: Facts, sides: dict[str, SideResult], open_: set[str],
     A weight-transfer module (a checkpoint engine, a bucketed sender and receiver) opens its
     sockets in set-up methods no weight-sync caller reaches by a call (``__init__``): when every
     function of the module that takes a side is a handoff, one at least is an anchored weight
-    sync and none is a decided trajectory handoff, its remaining transports are the weight sync.
+    sync and none is a decided trajectory handoff, its remaining sockets and shared buffers (the
+    transports matched whatever they carry) are the weight sync.
     A module with any sampling, training or driver function (a rollout worker that both receives
     weights and ships rollouts) is left as it is.
     """
@@ -134,7 +136,7 @@ def _weight_modules(facts: Facts, sides: dict[str, SideResult], open_: set[str],
         if fn is not None and r.side != Side.NEUTRAL:
             by_module.setdefault(fn.module, []).append(q)
     for _, qs in sorted(by_module.items()):
-        left = [q for q in qs if q in open_ and q not in changed]
+        left = [q for q in qs if q in open_ and q not in changed and _unchecked(sides[q])]
         if not left:
             continue
         rs = [(q, sides[q]) for q in qs]
@@ -145,6 +147,13 @@ def _weight_modules(facts: Facts, sides: dict[str, SideResult], open_: set[str],
         if any(r.kind == HandoffKind.WEIGHT_SYNC and (q in changed or _anchored(q, r)) for q, r in rs):
             for q in sorted(left):
                 flip(q)
+
+
+def _unchecked(r: SideResult) -> bool:
+    """Its transport evidence carries no payload check (a queue, the object store or an object
+    collective are matched for rollout-like payloads only; a socket or shared buffer for any)."""
+    ids = {m.signal.id for m in r.own_matches if m.signal.side == HANDOFF}
+    return ids <= _UNCHECKED
 
 
 def _anchored(q: str, r: SideResult) -> bool:
