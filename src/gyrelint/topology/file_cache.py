@@ -3,7 +3,7 @@
 What ``keys._read_one`` makes of one config file (the YAML file's flattened keys and Hydra
 defaults, the keys of a TOML, JSON, INI, ``.env``, shell or Markdown file, the diagnostics and
 the config paths a script mentions) is a function of the file's path, kind and text alone, and
-of gyrelint's code. It is stored in the cache store (namespace ``topology-files``) under a
+of gyrelint's code. It is stored in the cache store (namespace ``configs``) under a
 digest of those, as msgpack data decoded by the codec into the reader's own records with
 their field types checked; an entry that does not decode is a miss and the file is read again.
 A reader that raises is not stored: its partial output and the exception go on as before.
@@ -24,7 +24,7 @@ from ..model import Diagnostic
 from .sources import RawKey
 from .sources.yaml_src import YamlFile
 
-NAMESPACE = "topology-files"
+NAMESPACE = "configs"
 
 Reader = Callable[[str, str, str, list[RawKey], dict[str, YamlFile], list[Diagnostic], set[str]], None]
 
@@ -53,13 +53,14 @@ def _key(rel: str, kind: str, text: str) -> str:
     return h.hexdigest()
 
 
-def _decode(payload: bytes, rel: str) -> FileKeys | None:
+def decode(payload: bytes, rel: str | None = None) -> FileKeys | None:
+    """The entry a cache payload holds (for the config file ``rel``), or None when it is not a good one."""
     registry, plan = _codec()
     try:
         got = plan.dec(registry.unpack(payload))
     except Exception:  # noqa: BLE001 - any failure is a miss
         return None
-    if not isinstance(got, FileKeys) or (got.yaml is not None and got.yaml.path != rel):
+    if not isinstance(got, FileKeys) or (rel is not None and got.yaml is not None and got.yaml.path != rel):
         return None
     return got
 
@@ -75,7 +76,7 @@ def read_cached(read: Reader, cache_dir: Path | None, rel: str, kind: str, text:
     store = open_store(cache_dir)
     key = _key(rel, kind, text)
     payload = store.get(NAMESPACE, key)
-    got = None if payload is None else _decode(payload, rel)
+    got = None if payload is None else decode(payload, rel)
     if got is None:
         keys: list[RawKey] = []
         ys: dict[str, YamlFile] = {}
