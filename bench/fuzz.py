@@ -132,7 +132,7 @@ def _logs(data: bytes) -> None:
 
 # -- cache decoder: today's entries of every namespace, mutated
 
-CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings", "provenance")
+CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings", "provenance", "configs")
 _SEED_KEY = "0" * 64  # summary seeds are re-keyed to it, so a mutated one still passes the key check
 
 
@@ -197,7 +197,9 @@ def decode_cache_payload(data: bytes) -> object:
             graphs = analysis_cache.decode_graphs(blobs)
             assert graphs is None or isinstance(graphs, analysis_cache.Graphs)
         return got
-    decoder = {"last": analysis_cache.decode_last, "graphs": decode_resolution, "semantics": decode_semantics,
+    from gyrelint.topology.file_cache import decode as decode_config
+
+    decoder = {"configs": decode_config, "last": analysis_cache.decode_last, "graphs": decode_resolution, "semantics": decode_semantics,
                "findings": decode_findings}[ns]
     return decoder(payload)
 

@@ -20,6 +20,7 @@ from gyrelint.graphs.build import Resolution
 from gyrelint.graphs.incremental import Provenance
 from gyrelint.index.summary import FileSummary
 from gyrelint.semantics.cache import Stored
+from gyrelint.topology.file_cache import FileKeys
 
 
 def _bench_fuzz():  # noqa: ANN202 - the bench module
@@ -38,7 +39,7 @@ with tempfile.TemporaryDirectory(prefix="gyrelint-cache-fuzz-") as _work:
     SEEDS = cache_seeds(Path(_work))
 
 VALID = {"summaries": (FileSummary, tuple), "analysis": (Analysis,), "last": (LastRun,), "graphs": (Resolution,),
-         "semantics": (Stored,), "findings": (tuple,), "provenance": (Provenance,)}
+         "semantics": (Stored,), "findings": (tuple,), "provenance": (Provenance,), "configs": (FileKeys,)}
 
 
 def test_seeds_cover_every_namespace_and_decode() -> None:

@@ -56,6 +56,7 @@ def repo(tmp_path: Path) -> Path:
     (root / "loop").mkdir(parents=True)
     (root / "loop" / "__init__.py").write_text("")
     (root / "loop" / "main.py").write_text(LOOP)
+    (root / "conf.yaml").write_text("trainer:\n  nnodes: 2\n")  # a config file: the "configs" namespace
     return root
 
 
@@ -80,7 +81,8 @@ def _fill_every_namespace(repo: Path, cache: Path) -> dict[str, list[Path]]:
     analyze(repo, Settings(cache_dir=cache, jobs=1))
     flake8_plugin._save_findings(cache, "f" * 32, (("loop/main.py", 3, "GYR001", "m"),))
     got = _entries(cache)
-    assert set(got) == {"analysis", "last", "graphs", "semantics", "summaries", "findings", "provenance"}
+    assert set(got) == {"analysis", "last", "graphs", "semantics", "summaries", "findings", "provenance",
+                        "configs"}
     return got
 
 
@@ -154,6 +156,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
     from gyrelint.graphs.incremental import decode as decode_provenance
     from gyrelint.index import cache as C
     from gyrelint.semantics.cache import decode as decode_semantics
+    from gyrelint.topology.file_cache import decode as decode_config
 
     cache = tmp_path / "cache"
     settings = Settings(cache_dir=cache, jobs=1)
@@ -173,6 +176,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
             "last": msgpack.packb((tag, "", {}, {})),
             "findings": msgpack.packb(((tag, 1, "GYR001", "m"),)),
             "provenance": msgpack.packb((1, tag)),
+            "configs": msgpack.packb((tag, (), (), ())),
         }
         for ns, paths in entries.items():
             for path in paths:
@@ -180,6 +184,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
         assert decode_findings(payloads["findings"]) is None
         assert decode_resolution(payloads["graphs"]) is None
         assert decode_provenance(payloads["provenance"]) is None
+        assert decode_config(payloads["configs"]) is None
         assert decode_semantics(payloads["semantics"]) is None
         assert analysis_cache.decode_last(payloads["last"]) is None
         with pytest.raises(C.CacheError):

@@ -463,3 +463,115 @@ def test_a_dotenv_edit_reaches_the_topology(tmp_path: Path) -> None:
     after = _report(root, warm)
     assert "VLLM_PORT" in {k["key"] for k in after["topology"]["config_keys"]}
     assert after == _report(root, Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False))
+
+
+# --- config files: their keys are kept per file by content (topology/file_cache.py) ------------
+
+CONFIG_REPOS = {"demo": demo_root(), "topology_cross": FIXTURES / "topology_cross"}
+_CONFIG_KEYS = ["num_workers", "master_port", "tensor_parallel_size", "nnodes", "colocate", "backend", "lr"]
+
+
+def _config_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".toml", ".json", ".ini")
+                  and p.name != "labels.json")
+
+
+def config_edit(root: Path, rng: random.Random, n: int) -> str:
+    """One edit to a config file the topology stage reads: a key added, a value changed, a
+    duplicate key (a diagnostic), the file broken (a diagnostic, keys after it lost) or a new
+    YAML file beside the others."""
+    files = _config_files(root)
+    kind = rng.choice(["add", "add", "value", "duplicate", "break", "new"]) if files else "new"
+    key = f"{rng.choice(_CONFIG_KEYS)}_{n}" if rng.random() < 0.5 else rng.choice(_CONFIG_KEYS)
+    if kind == "new":
+        folder = (files[0].parent if files else root / "configs")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"added_{n}.yaml"
+        path.write_text(f"rollout:\n  {key}: {n + 2}\n  port: {9000 + n}\n")
+        return f"config new {path.relative_to(root)}"
+    path = rng.choice(files)
+    text = path.read_text()
+    if path.suffix in (".yaml", ".yml"):
+        line = {"add": f"{key}: {n + 2}\n", "value": f"num_workers: {n + 3}\n", "duplicate": "seed: 1\nseed: 2\n",
+                "break": "oops: [unclosed\n"}[kind]
+    elif path.suffix == ".toml":
+        line = {"add": f"{key}_t = {n + 2}\n", "value": f"workers_{n} = {n + 3}\n", "duplicate": f"dup_{n} = 1\n",
+                "break": "= broken\n"}[kind]
+    elif path.suffix == ".ini":
+        line = f"{key}_i = {n + 2}\n" if kind != "break" else "[unclosed\n"
+    else:  # JSON: a key first in the top object, or a trailing comma
+        if "{" not in text:
+            return "no edit applied"
+        new = text.rstrip().removesuffix("}") + ",}\n" if kind == "break" else \
+            text.replace("{", f'{{"{key}_j": {n + 2}, ', 1)
+        path.write_text(new)
+        return f"config {kind} {path.relative_to(root)}"
+    path.write_text(text.rstrip("\n") + "\n" + line)
+    return f"config {kind} {path.relative_to(root)}"
+
+
+def run_config_sequence(name: str, tmp_path: Path, seed: int) -> list[str]:
+    """Config edits mixed with code edits; after each, the cached run against a cold one."""
+    root = tmp_path / name
+    shutil.copytree(CONFIG_REPOS[name], root)
+    warm = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    cold = Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False)
+    rng = random.Random(f"{name}:{seed}:config")
+    _report(root, warm)
+    wrong = []
+    for n in range(STEPS):
+        what = config_edit(root, rng, n) if rng.random() < 0.7 else apply_random_edit(root, rng, n, EDITS)
+        if _report(root, warm) != _report(root, cold):
+            wrong.append(f"step {n}: {what}")
+    return wrong
+
+
+@pytest.mark.parametrize(("name", "seed"), [("demo", 1), ("topology_cross", 1), ("topology_cross", 2)])
+def test_config_edits_equal_a_cold_run(name: str, seed: int, tmp_path: Path) -> None:
+    assert run_config_sequence(name, tmp_path, seed) == []
+
+
+def test_the_config_edits_catch_a_file_cache_blind_to_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The config files' keys keyed by path only: the same sequences must then differ from cold."""
+    from gyrelint.topology import file_cache
+
+    monkeypatch.setattr(file_cache, "_key", lambda rel, kind, text: hashlib.sha256(rel.encode()).hexdigest())
+    wrong = [w for name, seed in (("topology_cross", 1), ("topology_cross", 2))
+             for w in run_config_sequence(name, tmp_path / f"{name}{seed}", seed)]
+    assert wrong, "a file cache blind to content went unnoticed: the config identity test proves nothing"
+
+
+def test_a_bad_file_cache_entry_is_read_again(tmp_path: Path) -> None:
+    """Entries of the config files' cache that do not decode (forged, truncated, another
+    file's) are misses: the run answers as a cold one."""
+    from gyrelint.cachestore import open_store
+    from gyrelint.topology import file_cache
+
+    root = tmp_path / "cross"
+    shutil.copytree(CONFIG_REPOS["topology_cross"], root)
+    warm = Settings(cache_dir=tmp_path / "cache", jobs=1)
+    cold = _report(root, Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False))
+    assert _report(root, warm) == cold
+    keys: list[str] = []
+    real = file_cache._key
+
+    def spy(rel: str, kind: str, text: str) -> str:
+        keys.append(real(rel, kind, text))
+        return keys[-1]
+
+    file_cache_key = pytest.MonkeyPatch()
+    file_cache_key.setattr(file_cache, "_key", spy)
+    try:
+        (root / "settings.toml").write_text((root / "settings.toml").read_text() + "\n")  # whole-run entry misses
+        assert _report(root, warm) == _report(root, Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False))
+    finally:
+        file_cache_key.undo()
+    assert keys
+    store = open_store(tmp_path / "cache")
+    forged = [b"", b"\x93\x01\x02", file_cache._codec()[0].pack((None, ((1, 2),), (), ())),
+              file_cache._codec()[0].pack(file_cache._codec()[1].enc(file_cache.FileKeys(
+                  file_cache.YamlFile("elsewhere.yaml"), [], [], [])))]
+    for i, key in enumerate(keys):
+        store.put(file_cache.NAMESPACE, key, forged[i % len(forged)])
+    (root / "settings.toml").write_text((root / "settings.toml").read_text() + "\n")
+    assert _report(root, warm) == _report(root, Settings(cache_dir=tmp_path / "unused", jobs=1, use_cache=False))

@@ -560,9 +560,6 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
     old = {p: summaries.get(old_keys[p]) for p in changed}  # never re-parsed: the file is not what it was
     if any(v is None for v in old.values()):
         return None
-    previous = load(settings, prev.key, root)
-    if previous is None:
-        return None
     only = dataclasses.replace(files, python=changed, diagnostics=[])
     fresh = build_index(root, settings, files=only, keys={p: fp.file_keys[p] for p in changed})
     if parsed is not None:
@@ -573,6 +570,10 @@ def reuse_if_summaries_unchanged(settings: Settings, root: Path, files: RepoFile
         # the content hash and the file's line count: no stage reads either
         if dataclasses.replace(new, sha=old[p].sha, lines=old[p].lines) != old[p]:  # type: ignore[union-attr]
             return None
+    # loaded only now: decoding the previous analysis is wasted on a code edit, the common miss
+    previous = load(settings, prev.key, root)
+    if previous is None:
+        return None
     lazy = LazySummaries(root, dict(fp.file_keys), dict(files.modules), Path(settings.cache_dir))
     lazy._loaded.update(fresh.summaries)
     previous.index = dataclasses.replace(previous.index, files=files, summaries=lazy)

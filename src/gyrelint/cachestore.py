@@ -43,7 +43,7 @@ TMP_STALE_SECONDS = 3600  # a temporary file this old belongs to a run that died
 MAX_ENTRY = 1 << 30  # an entry file larger than this is not read
 
 # the namespaces gyrelint makes: whole-run entries (one size budget), and per-version ones
-NAMESPACES = frozenset({"analysis", "last", "graphs", "semantics", "findings", "provenance"})
+NAMESPACES = frozenset({"analysis", "last", "graphs", "semantics", "findings", "provenance", "configs"})
 VERSIONED = frozenset({"summaries"})
 
 _KEY = re.compile(r"[0-9a-f]{16,64}\Z")

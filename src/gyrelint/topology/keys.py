@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
+from pathlib import Path
 
 from ..graphs import Graphs
 from ..index import Index
@@ -16,6 +17,7 @@ from .classify import Vocabulary, classify
 from .composed import composed_keys, find_prefixes
 from .entries import Occurrence, empty, fold
 from .evidence import EvidenceResult
+from .file_cache import read_cached
 from .literals import literal_hits
 from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
@@ -77,6 +79,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
     out: list[RawKey] = []
     yaml_files = {} if yaml_files is None else yaml_files
     mentions = set() if mentions is None else mentions
+    cache_dir = Path(settings.cache_dir) if settings.use_cache else None  # each file's keys, by content
     for rel in [*index.files.other, *_env_files(index)]:
         name = rel.rsplit("/", 1)[-1]
         suffix = os.path.splitext(name)[1].lower()
@@ -103,7 +106,7 @@ def raw_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: di
         if text is None:
             continue
         try:
-            _read_one(rel, kind, text, out, yaml_files, diags, mentions)
+            read_cached(_read_one, cache_dir, rel, kind, text, out, yaml_files, diags, mentions)
         except RecursionError:
             diags.append(Diagnostic(rel, 0, "nested too deep to read; config keys of this file skipped", "parse"))
         except Exception as exc:  # noqa: BLE001 - one odd file must not stop the analysis
