@@ -28,6 +28,7 @@ from .handoff import (
 from .kind import settle_transport_kind
 from .payload import weight_flow
 from .reshape import rollout_reshapers
+from .shared_model import same_instance_model
 from .sides import (
     SideResult,
     assign_sides,
@@ -185,7 +186,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                                                         frozenset(facts.weight_senders),
                                                         frozenset(facts.weight_receivers),
                                                         defined_only(facts, edges))
-    same = same_object(facts, sides, loops)
+    same = same_object(facts, sides, loops) or same_instance_model(facts, sides, loops)
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push
         h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]

@@ -45,7 +45,7 @@ PROCESS_TOKENS = {
 }
 # tokens that decide only as the whole leaf: ``gpu="H100"`` / ``resources=...`` of a launcher say what a role
 # runs on, ``gpu_memory_utilization`` or ``cpu_resources_limit`` are other things
-_WHOLE_LEAF_PROCESS = {"gpu", "accelerator", "resources", "launcher"}
+_WHOLE_LEAF_PROCESS = {"gpu", "accelerator", "resources", "launcher", "slurm"}
 # Runs of tokens (matched contiguously).
 PROCESS_RUNS = [
     ("world", "size"), ("num", "gpus"), ("n", "gpus"), ("gpus", "per"), ("gpu", "per"), ("per", "node"),
@@ -131,7 +131,9 @@ COMM_RUNS += [("update", "weights"), ("update", "weight"), ("weight", "update"),
 LAYOUT_TOKENS = {"offload", "offloading", "colocate", "colocated", "colocation", "async", "asynchronous", "staleness",
                  "offpolicyness", "placement", "disaggregated", "disaggregation", "strategy",
                  # the spelling some frameworks use; unloading an engine between phases frees its GPU like offload
-                 "collocate", "collocated", "collocation", "unload", "unloading"}
+                 "collocate", "collocated", "collocation", "unload", "unloading",
+                 # parameters unpinned from host memory between the generation and training phases
+                 "unpin"}
 LAYOUT_RUNS = [
     ("hybrid", "engine"), ("device", "mapping"), ("device", "map"), ("free", "cache"), ("sleep", "mode"),
     ("sleep", "level"), ("allocation", "mode"), ("resource", "pool"), ("resource", "pools"), ("role", "mapping"),
@@ -150,6 +152,12 @@ LAYOUT_RUNS = [
     ("concurrent", "requests"), ("concurrent", "tasks"),
     # agents or environments run in a remote runtime or sandbox service, not in the rollout worker
     ("remote", "runtime"), ("remote", "sandbox"), ("remote", "env"), ("remote", "envs"), ("remote", "environment"),
+    # memory residency between the generation and training phases: an engine's cache released, parameters unpinned
+    ("release", "cache"), ("release", "inference", "cache"), ("unpin", "parameters"), ("pin", "parameters"),
+    # how far behind the policy the consumed batches may lag; requests kept in flight at once against a server
+    ("batches", "offpolicy"), ("steps", "offpolicy"), ("max", "offpolicy"), ("requests", "at", "once"),
+    # which path the weights take from trainer to engine, chosen by name
+    ("weight", "bridge"), ("weights", "bridge"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -193,7 +201,9 @@ _VERSION = re.compile(r"^\s*(?:[=<>~!]|\d+\.\d)")  # ``vllm==0.15.0`` in an inst
 # values that name a launch or process mode, taken only on a generic leaf (``rollout.mode: async``)
 MODE_VALUES = {"async", "sync", "colocate", "colocated", "disaggregated", "separate", "separated", "hybrid", "spmd",
                "server", "remote", "local", "standalone", "ray", "slurm", "k8s", "kubernetes", "spawn", "forkserver",
-               "subprocess", "multiprocessing", "torchrun"}
+               "subprocess", "multiprocessing", "torchrun",
+               # how many machines or GPUs a launch spans
+               "single_gpu", "single_node", "multi_gpu", "multi_node", "multinode", "singlenode"}
 _MODE_LEAF = {"mode", "type", "kind", "backend", "name", "impl", "engine", "launcher", "scheduler", "strategy",
               "method", "runtime", "executor", "launch"}
 _IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
@@ -324,6 +334,8 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
                 found = [t for t in found if t not in _ABBREV or toks == [t] or _after_engine(toks, t)]
                 if not found and toks and len(toks) == 1 and toks[0] in _WHOLE_LEAF_PROCESS:
                     found = [toks[0]]
+                if not found and _engine_device(toks):
+                    found = [toks[1]]
             elif cls == "layout":
                 found = [t for t in found if t != "strategy" or toks == [t]]
                 if not found and not runs and toks[-1] in _CLASS_LEAF and _ROLE_WORDS & set(toks):
@@ -355,6 +367,11 @@ def _leaf(vocab: Vocabulary, last: str, vetoes: frozenset[str]) -> tuple[str, st
 def _after_engine(toks: list[str], abbrev: str) -> bool:
     """``vllm_tp`` / ``sglang_dp_size``: a parallelism abbreviation right after an engine's name is its size."""
     return abbrev != "fsdp" and any(a in ENGINE_VALUES and b == abbrev for a, b in zip(toks, toks[1:], strict=False))
+
+
+def _engine_device(toks: list[str]) -> bool:
+    """``vllm_gpu`` / ``sglang_gpus``: the GPU an engine's process runs on (a leaf ending in an engine's GPU)."""
+    return len(toks) == 2 and toks[0] in ENGINE_VALUES and toks[1] in ("gpu", "gpus", "device", "devices")
 
 
 def _contains(toks: list[str], run: tuple[str, ...]) -> bool:
@@ -421,6 +438,9 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     if len(toks) > 1 and toks[0] in _SWITCH and "_".join(toks[1:]) in _ROLE_SWITCH:
         # ``use_critic`` / ``use_ref``: turning a role on starts (or spares) that role's workers
         return "process", f"switches the '{'_'.join(toks[1:])}' role's workers on or off"
+    if len(toks) > 1 and toks[-1] in _SWITCH and "_".join(toks[:-1]) in _ROLE_SWITCH:
+        # ``teacher_enabled`` / ``critic_enable``: the same switch written the other way round
+        return "process", f"switches the '{'_'.join(toks[:-1])}' role's workers on or off"
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout

@@ -143,6 +143,7 @@ def _one_knob(a: str, b: str, roots_a: set[str], roots_b: set[str]) -> bool:
             and not roots_a & roots_b)
 
 
+_FLAG_VALUE = re.compile(r"^--([A-Za-z_][\w\-.]*)$")
 _VAR_REF = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=+?][^}]*)?\})$")
 
 
@@ -154,6 +155,9 @@ def _joins(occs: list[Occurrence]) -> dict[str, str]:
     declared: dict[str, set[str]] = {}
     for o in occs:
         if o.raw.key.isupper():
+            f = _FLAG_VALUE.match(o.raw.value or "")
+            if f:  # ``ENABLE_HYBRID_ENGINE="--enable_hybrid_engine"``, later ``$ENABLE_HYBRID_ENGINE`` on the command
+                feeds.setdefault(o.raw.key.lstrip("-"), set()).add(fold_name(f.group(1)))
             continue
         m = _VAR_REF.match(o.raw.value or "")
         if m:  # ``$VAR``, ``${VAR}``, ``${VAR:-8}``

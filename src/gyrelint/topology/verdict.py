@@ -141,8 +141,13 @@ def decide(keys: list[ConfigKey], ev: EvidenceResult, online: Sequence[Evidence]
     reasons.sort(key=lambda r: (-r.weight, r.side, r.text))
     same_score = sum(r.weight for r in reasons if r.side == SAME)
     cross_score = sum(r.weight for r in cross)
+    shared = any(e.signal == "same-object" for e in online[:1])
     if strong_cross:
         verdict = CROSS
+    elif shared:
+        # one model object samples and trains: launcher ports, rank counts and process groups then describe
+        # data-parallel copies of that one process, not a second program
+        verdict = SAME
     elif cross_score >= 6 and cross_score > same_score:
         verdict = CROSS
     elif same_score >= 2 and same_score >= cross_score:

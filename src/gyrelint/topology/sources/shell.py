@@ -88,7 +88,10 @@ def _command(tokens: list[str], path: str, line: int, source: str) -> list[RawKe
         m = _ASSIGN.match(tokens[i])
         if not m:
             break
-        if not m.group(2).startswith("("):  # ``ARGS=(`` opens a bash array: its name is not a setting
+        if " " in m.group(2) and _COMMAND.match(m.group(2)) and i + 1 == len(tokens):
+            # ``cmd="deepspeed --num_nodes=1 main.py ..."`` then ``eval $cmd``: the string is the launch command
+            out.extend(_command(_split(m.group(2)), path, line, source))
+        elif not m.group(2).startswith("("):  # ``ARGS=(`` opens a bash array: its name is not a setting
             out.append(RawKey(m.group(1), m.group(2) or None, path, line, "env" if i + 1 < len(tokens) else source))
         i += 1
     if i < len(tokens) and _installer(tokens[i:]):
