@@ -398,3 +398,11 @@ def test_the_loop_that_sends_prompts_to_a_rollout_service_and_trains_on_the_answ
     generation score reaches it, yet it drives both chains (and so does the loop calling it);
     a function that only pulls ready rollouts and trains stays training."""
     assert wrong_labels("accuracy_rollout_service") == []
+
+
+def test_an_in_process_buffer_holding_what_a_generating_loop_made_is_the_handoff():
+    """E/P: one process generates with the very module it trains (a hybrid loop); the object
+    the loop stores each experience batch in, and gets the training pieces back from, is the
+    trajectory handoff: the storing method and the helpers it runs on the store. A meter fed the
+    loss stays neutral."""
+    assert wrong_labels("accuracy_experience_buffer") == []
