@@ -406,3 +406,10 @@ def test_an_in_process_buffer_holding_what_a_generating_loop_made_is_the_handoff
     trajectory handoff: the storing method and the helpers it runs on the store. A meter fed the
     loss stays neutral."""
     assert wrong_labels("accuracy_experience_buffer") == []
+
+
+def test_a_subclass_of_a_library_rollout_buffer_is_the_handoff():
+    """E/F: a class built on an RL library's rollout buffer stores and serves the rollouts; its
+    overrides of the buffer's data methods (store, get, sample) are the trajectory handoff, a
+    description or the constructor are not, nor is a tally with methods of the same names."""
+    assert wrong_labels("accuracy_library_buffer") == []

@@ -1149,6 +1149,20 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+# the data methods of a library rollout buffer: storing a step, serving (mini)batches of them
+_BUFFER_DATA = frozenset({"add", "extend", "get", "sample", "_get_samples", "push", "pop", "store", "put"})
+
+
+def _library_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An override of a data method in a subclass of an RL library's rollout buffer: the class
+    stores the rollouts and serves them to the update, whatever it adds (masks, extra arrays)."""
+    if fn.cls is None or fn.definition.name not in _BUFFER_DATA:
+        return ()
+    if facts.class_role(fn.cls) != "rollout_buffer":
+        return ()
+    return ((fn.line, MEDIUM),)
+
+
 def _rewrites_from_itself(fn: FnFacts, attr: str, facts: Facts) -> bool:
     """The body reads ``self.<attr>`` while reassigning it: a filter or a slice of the store."""
     if any(isinstance(a.value, str) and attr in a.value for a in fn.assigns if a.target == attr):
@@ -2408,6 +2422,18 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",
                          "from tensordict import TensorDict\n\ndef target(tds, n):\n"
                          "    return [TensorDict.cat(tds[i::n]) for i in range(n)]\n")),
+    _s(id="library-rollout-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="A subclass of an RL library's rollout buffer stores the rollouts and serves them to the update.",
+       body=_library_buffer,
+       examples_match=(
+           "from stable_baselines3.common.buffers import RolloutBuffer\n\nclass MaskedBuffer(RolloutBuffer):\n"
+           "    def add(self, *args, masks=None, **kwargs):  # gyrelint-example-target: MaskedBuffer.add\n"
+           "        self.masks[self.pos] = masks\n        super().add(*args, **kwargs)\n",),
+       examples_nomatch=(
+           "from stable_baselines3.common.buffers import RolloutBuffer\n\nclass MaskedBuffer(RolloutBuffer):\n"
+           "    def describe(self):  # gyrelint-example-target: MaskedBuffer.describe\n"
+           "        return str(self.buffer_size)\n",
+           "class Tally:\n    def add(self, x):  # gyrelint-example-target: Tally.add\n        self.n += x\n")),
     _s(id="replay-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="Sampling from a stored list of appended experience is a replay buffer feeding the trainer.",
        calls=("torchrl.data.*ReplayBuffer*", "torchrl.data.*.extend", "torchrl.data.*.sample"),

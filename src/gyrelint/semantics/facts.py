@@ -61,6 +61,9 @@ _ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("pg_comm", r"PyNcclCommunicator|StatelessProcessGroup|^torch\.distributed\.new_group|"
                     r"^torch\.distributed\.ProcessGroup"),
         ("dist_sampler", r"^torch\.utils\.data\.(\w+\.)*\w*Sampler"),
+        # an RL library's rollout/replay storage: what a subclass stores and serves is the rollouts
+        ("rollout_buffer", r"^stable_baselines3\.common\.buffers\.|^sb3_contrib\.common\.(\w+\.)*buffers\.|"
+                           r"^tianshou\.data\.(\w+\.)*\w*Buffer\w*$"),
         ("tokenizer", r"Tokenizer|^transformers\.AutoProcessor"),
     )
 )
