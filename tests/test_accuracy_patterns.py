@@ -413,3 +413,10 @@ def test_a_subclass_of_a_library_rollout_buffer_is_the_handoff():
     overrides of the buffer's data methods (store, get, sample) are the trajectory handoff, a
     description or the constructor are not, nor is a tally with methods of the same names."""
     assert wrong_labels("accuracy_library_buffer") == []
+
+
+def test_overrides_of_an_abstract_method_only_the_rollout_calls_take_its_side():
+    """Q/K: the environment's step calls a reward through its abstract base (declared with
+    ``abstractclassmethod``); the many concrete rewards that run there are rollout-side scoring.
+    Loggers behind an abstract sink, and a shaper the trainer calls too, stay neutral."""
+    assert wrong_labels("accuracy_abstract_dispatch") == []
