@@ -420,3 +420,10 @@ def test_overrides_of_an_abstract_method_only_the_rollout_calls_take_its_side():
     ``abstractclassmethod``); the many concrete rewards that run there are rollout-side scoring.
     Loggers behind an abstract sink, and a shaper the trainer calls too, stay neutral."""
     assert wrong_labels("accuracy_abstract_dispatch") == []
+
+
+def test_launching_the_inference_server_script_takes_its_side():
+    """F/R: a function that starts the repo's own inference-server script as a subprocess
+    (``Popen([python, path/to/serve.py, ...])``) is the sampling side's launcher, and the training
+    loop that launches it and trains is the driver. Launching a dashboard script is neither."""
+    assert wrong_labels("accuracy_launched_server") == []

@@ -1163,6 +1163,12 @@ def _library_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ((fn.line, MEDIUM),)
 
 
+def _launches_sampler(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Starting the repo's inference-server script as a child process (``handoff.launched_samplers``)."""
+    line = facts.launched.get(fn.qualname)
+    return ((line, MEDIUM),) if line is not None else ()
+
+
 def _rewrites_from_itself(fn: FnFacts, attr: str, facts: Facts) -> bool:
     """The body reads ``self.<attr>`` while reassigning it: a filter or a slice of the store."""
     if any(isinstance(a.value, str) and attr in a.value for a in fn.assigns if a.target == attr):
@@ -2422,6 +2428,16 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",
                          "from tensordict import TensorDict\n\ndef target(tds, n):\n"
                          "    return [TensorDict.cat(tds[i::n]) for i in range(n)]\n")),
+    _s(id="launch-sampler-script", side=SAMPLING, weight=2.0,
+       rationale="Starting the repo's own inference-server script as a child process starts the sampling side.",
+       body=_launches_sampler,
+       examples_match=(
+           "import subprocess\nimport sys\nfrom vllm import LLM, SamplingParams\n\n"
+           "def serve(prompts):\n    return LLM(model='m').generate(prompts, SamplingParams(n=2))\n\n"
+           "def target(port):\n    return subprocess.Popen([sys.executable, __file__, '--port', str(port)])\n",),
+       examples_nomatch=(
+           "import subprocess\nimport sys\n\ndef show(port):\n    print(port)\n\n"
+           "def target(port):\n    return subprocess.Popen([sys.executable, __file__, str(port)])\n",)),
     _s(id="library-rollout-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="A subclass of an RL library's rollout buffer stores the rollouts and serves them to the update.",
        body=_library_buffer,

@@ -261,6 +261,7 @@ class Facts:
     weight_receivers: dict[str, int] = field(default_factory=dict)
     handoff_state: dict[str, int] = field(default_factory=dict)  # methods serving what a handoff stored
     rollout_carriers: dict[str, int] = field(default_factory=dict)  # ends of an opaque carrier of rollouts
+    launched: dict[str, int] = field(default_factory=dict)  # launchers of the repo's inference-server script
     # abstract repo method -> the overrides of its subclasses, and the edge kind (``extra_edges``)
     overridden: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     # the index's scope decision by module (index.scope): None when built without an index
