@@ -427,3 +427,10 @@ def test_launching_the_inference_server_script_takes_its_side():
     (``Popen([python, path/to/serve.py, ...])``) is the sampling side's launcher, and the training
     loop that launches it and trains is the driver. Launching a dashboard script is neither."""
     assert wrong_labels("accuracy_launched_server") == []
+
+
+def test_an_rl_librarys_learn_loop_is_the_driver():
+    """D/F: an RL library's ``learn`` collects rollouts with the policy and updates it in one
+    loop: the override calling ``super().learn`` and a script calling ``PPO(...).learn`` are the
+    driver; saving the model is neither side."""
+    assert wrong_labels("accuracy_library_learn") == []

@@ -2428,6 +2428,20 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",
                          "from tensordict import TensorDict\n\ndef target(tds, n):\n"
                          "    return [TensorDict.cat(tds[i::n]) for i in range(n)]\n")),
+    _s(id="library-rl-collect", side=SAMPLING, weight=2.5,
+       rationale="An RL library's learn loop collects rollouts by stepping the environments with the policy.",
+       calls=("stable_baselines3.*.learn", "sb3_contrib.*.learn"),
+       examples_match=("from stable_baselines3 import PPO\n\ndef target(env, n):\n"
+                       "    return PPO('MlpPolicy', env).learn(total_timesteps=n)\n",),
+       examples_nomatch=("def target(model, n):\n    return model.learn(n)\n",)),
+    _s(id="library-rl-update", side=TRAINING, weight=2.5,
+       rationale="An RL library's learn loop updates the policy on the rollouts it collected.",
+       calls=("stable_baselines3.*.learn", "sb3_contrib.*.learn"),
+       examples_match=("from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm\n\n"
+                       "class Algo(OnPolicyAlgorithm):\n"
+                       "    def learn(self, n):  # gyrelint-example-target: Algo.learn\n"
+                       "        return super().learn(total_timesteps=n)\n",),
+       examples_nomatch=("from stable_baselines3 import PPO\n\ndef target(path):\n    return PPO.load(path)\n",)),
     _s(id="launch-sampler-script", side=SAMPLING, weight=2.0,
        rationale="Starting the repo's own inference-server script as a child process starts the sampling side.",
        body=_launches_sampler,
