@@ -434,3 +434,10 @@ def test_an_rl_librarys_learn_loop_is_the_driver():
     loop: the override calling ``super().learn`` and a script calling ``PPO(...).learn`` are the
     driver; saving the model is neither side."""
     assert wrong_labels("accuracy_library_learn") == []
+
+
+def test_building_a_dataset_class_named_for_rewards_is_no_scoring():
+    """Neutral precision: picking a preference dataset whose class name holds 'reward'
+    (``...RewardPairsDataset(output_path, seed)``) constructs an object, it scores nothing; a
+    call of the reward model on responses still does."""
+    assert wrong_labels("accuracy_reward_names") == []

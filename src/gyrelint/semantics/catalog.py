@@ -806,6 +806,8 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         name = c.method.lower()
         if name in ("remote",):
             continue
+        if c.method[:1].isupper() and not c.method.isupper():
+            continue  # a class built (``PairwiseRewardDataset(path)``, ``RewardModel(cfg)``): nothing scored yet
         if ("reward" in name and not name.startswith(("get_", "set_", "log", "_log", "normalize", "init"))
                 and "stat" not in name and "metric" not in name) or name in ("rm", "reward_fn", "compute_score", "score_fn",
                                                                               "verify", "verifier", "judge"):
