@@ -441,3 +441,10 @@ def test_building_a_dataset_class_named_for_rewards_is_no_scoring():
     (``...RewardPairsDataset(output_path, seed)``) constructs an object, it scores nothing; a
     call of the reward model on responses still does."""
     assert wrong_labels("accuracy_reward_names") == []
+
+
+def test_a_text_generation_pipeline_is_the_sampler():
+    """F: ``transformers.pipeline`` built for a generation task (text-generation,
+    text2text-generation) is a generator: building it and calling it are sampling; a pipeline for
+    another task (token classification) is not."""
+    assert wrong_labels("accuracy_text_pipeline") == []

@@ -1171,6 +1171,22 @@ def _launches_sampler(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ((line, MEDIUM),) if line is not None else ()
 
 
+_GEN_TASKS = frozenset({"text-generation", "text2text-generation", "conversational", "image-text-to-text",
+                        "summarization", "translation"})
+
+
+def _generation_pipeline(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A ``transformers.pipeline`` built for a generation task: the task is the first argument or ``task=``."""
+    for c in fn.calls:
+        if not c.names or c.names[0] not in ("transformers.pipeline", "transformers.pipelines.pipeline"):
+            continue
+        task = c.site.args[0] if c.site.args else next((a for k, a in c.site.kwargs if k == "task"), None)
+        if task is not None and task.kind == "lit" and isinstance(task.value, str) \
+                and (task.value in _GEN_TASKS or task.value.startswith("translation_")):
+            return ((c.site.line, MEDIUM),)
+    return ()
+
+
 def _rewrites_from_itself(fn: FnFacts, attr: str, facts: Facts) -> bool:
     """The body reads ``self.<attr>`` while reassigning it: a filter or a slice of the store."""
     if any(isinstance(a.value, str) and attr in a.value for a in fn.assigns if a.target == attr):
@@ -2430,6 +2446,13 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",
                          "from tensordict import TensorDict\n\ndef target(tds, n):\n"
                          "    return [TensorDict.cat(tds[i::n]) for i in range(n)]\n")),
+    _s(id="hf-generation-pipeline", side=SAMPLING, weight=2.0,
+       rationale="A transformers pipeline built for a generation task decodes new tokens with the model it wraps.",
+       body=_generation_pipeline,
+       examples_match=("from transformers import pipeline\n\ndef target(model, tok):\n"
+                       "    return pipeline('text-generation', model=model, tokenizer=tok)\n",),
+       examples_nomatch=("from transformers import pipeline\n\ndef target(path):\n"
+                         "    return pipeline(task='token-classification', model=path)\n",)),
     _s(id="library-rl-collect", side=SAMPLING, weight=2.5,
        rationale="An RL library's learn loop collects rollouts by stepping the environments with the policy.",
        calls=("stable_baselines3.*.learn", "sb3_contrib.*.learn"),
