@@ -448,3 +448,10 @@ def test_a_text_generation_pipeline_is_the_sampler():
     text2text-generation) is a generator: building it and calling it are sampling; a pipeline for
     another task (token classification) is not."""
     assert wrong_labels("accuracy_text_pipeline") == []
+
+
+def test_a_module_decoding_by_calling_itself_is_generation():
+    """L: a model class's own decoding loop runs ``self(**inputs)`` on inputs built from the ids it
+    grows with each drawn token (argmax or multinomial): that is generation, and the token
+    log-probs it records on the way are no training; log-probs of stored sequences still are."""
+    assert wrong_labels("accuracy_self_decode") == []

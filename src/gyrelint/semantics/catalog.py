@@ -669,16 +669,32 @@ def _decode_line(fn: FnFacts) -> int | None:
     fed: set[str] = set()
     line = None
     for c in fn.calls:
-        if c.obj_role == "hf_model" and c.method not in ("generate",) and not c.method[:1].isupper():
+        # the model run: a model object, or a module class calling itself (``self(**inputs)``)
+        model = c.obj_role == "hf_model" or (fn.cls is not None and c.site.func == "self")
+        if model and c.method not in ("generate",) and not c.method[:1].isupper():
             for a in (*c.site.args, *(a for _, a in c.site.kwargs)):
                 if a.kind == "name" and isinstance(a.value, str):
                     fed.add(a.value)
+            e = c.site.expr
+            if c.site.star_args and isinstance(e, tuple) and len(e) > 3:  # ``self(**inputs)``: only in the tree
+                for x in (*e[2], *e[3]):
+                    v = x[1] if isinstance(x, tuple) and len(x) == 2 and x[0] in ("*", "**") else None
+                    if isinstance(v, tuple) and v[:1] == ("n",):
+                        fed.add(str(v[1]))
             line = line or c.site.line
     if not fed or not any(c.method in _DRAWS for c in fn.calls):
         return None
     grown = {a.target for a in fn.assigns if a.value_kind == "call" and isinstance(a.value, str)
              and a.value.rsplit(".", 1)[-1] in _GROWS}
     grown.update(c.site.receiver for c in fn.calls if c.method in ("append", "extend") and c.site.receiver)
+    if not grown:
+        return None
+    # one hop: the model's inputs built from the grown ids (``inputs = self.prep(ids)``)
+    at = {a.line: a.target for a in fn.assigns if a.value_kind == "call" and "." not in a.target}
+    for c in fn.calls:
+        t = at.get(c.site.line)
+        if t is not None and any(a.kind == "name" and a.value in grown for a in c.site.args):
+            grown = grown | {t}
     return line if fed & grown else None
 
 
@@ -790,6 +806,10 @@ _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "
           "rollout", "trajector")
 
 
+# the class built is data or settings named for rewards, not a scorer (a reward hook or model is one)
+_DATA_CLASS = re.compile(r"(Dataset|Datasets|Data|Config|Args|Arguments|Params|Loader|Collator|Sampler)$")
+
+
 def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Calling a reward function/model or a verifier on freshly generated completions.
 
@@ -806,8 +826,8 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         name = c.method.lower()
         if name in ("remote",):
             continue
-        if c.method[:1].isupper() and not c.method.isupper():
-            continue  # a class built (``PairwiseRewardDataset(path)``, ``RewardModel(cfg)``): nothing scored yet
+        if c.method[:1].isupper() and _DATA_CLASS.search(c.method):
+            continue  # a data or settings class built (``PairwiseRewardDataset(path)``): nothing is scored
         if ("reward" in name and not name.startswith(("get_", "set_", "log", "_log", "normalize", "init"))
                 and "stat" not in name and "metric" not in name) or name in ("rm", "reward_fn", "compute_score", "score_fn",
                                                                               "verify", "verifier", "judge"):
