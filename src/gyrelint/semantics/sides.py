@@ -507,8 +507,9 @@ def _abstract_dispatch(facts: Facts, callers: dict[str, list[tuple[str, float]]]
         by = [c for c, d in callers.get(a, ()) if d >= DISPATCH - 1e-9 and c not in impls
               and (cr := results.get(c)) is not None and cr.side != Side.NEUTRAL]
         if not by or any(results[c].side != Side.SAMPLING for c in by) \
-                or not any(rollout_interface(facts.functions[c], facts) for c in by if c in facts.functions):
-            continue  # called where the environment steps the episode: not an evaluation's metric
+                or not any(rollout_interface(facts.functions[c], facts) or _scores(results[c])
+                           for c in by if c in facts.functions):
+            continue  # called where the environment steps the episode or the rollout scores: no evaluation metric
         name = a.rpartition(".")[2]
         if reports(name) or (name.startswith("__") and name != "__call__"):
             continue
@@ -522,6 +523,12 @@ def _abstract_dispatch(facts: Facts, callers: dict[str, list[tuple[str, float]]]
             r.side = Side.SAMPLING
             r.evidence = r.evidence + [Evidence("reward-scoring" if fn.definition.name == "__call__" else "caller-context",
                                                 fn.file, fn.line, f"caller:{caller}")]
+
+
+def _scores(r: SideResult) -> bool:
+    """The result's sampling side is rollout-side scoring (it hands the rollout's samples to rewards)."""
+    o = r.origins.get(SAMPLING)
+    return o is not None and o.signal == "reward-scoring"
 
 
 def _called_for_real(q: str, facts: Facts, callers: dict[str, list[tuple[str, float]]]) -> bool:
