@@ -416,3 +416,60 @@ def test_a_call_run_in_a_child_with_a_result_queue_is_no_handoff():
 def test_an_interface_stub_typed_with_the_batch_moves_nothing():
     """A body that only raises NotImplementedError, with the trajectory type in its signature, is no handoff."""
     assert wrong_labels("accuracy_interface_stub") == []
+
+
+def test_an_in_process_buffer_holding_what_a_generating_loop_made_is_the_handoff():
+    """E/P: one process generates with the very module it trains (a hybrid loop); the object
+    the loop stores each experience batch in, and gets the training pieces back from, is the
+    trajectory handoff: the storing method and the helpers it runs on the store. A meter fed the
+    loss stays neutral."""
+    assert wrong_labels("accuracy_experience_buffer") == []
+
+
+def test_a_subclass_of_a_library_rollout_buffer_is_the_handoff():
+    """E/F: a class built on an RL library's rollout buffer stores and serves the rollouts; its
+    overrides of the buffer's data methods (store, get, sample) are the trajectory handoff, a
+    description or the constructor are not, nor is a tally with methods of the same names."""
+    assert wrong_labels("accuracy_library_buffer") == []
+
+
+def test_overrides_of_an_abstract_method_only_the_rollout_calls_take_its_side():
+    """Q/K: the environment's step calls a reward through its abstract base (declared with
+    ``abstractclassmethod``); the many concrete rewards that run there are rollout-side scoring.
+    Loggers behind an abstract sink, and a shaper the trainer calls too, stay neutral."""
+    assert wrong_labels("accuracy_abstract_dispatch") == []
+
+
+def test_launching_the_inference_server_script_takes_its_side():
+    """F/R: a function that starts the repo's own inference-server script as a subprocess
+    (``Popen([python, path/to/serve.py, ...])``) is the sampling side's launcher, and the training
+    loop that launches it and trains is the driver. Launching a dashboard script is neither."""
+    assert wrong_labels("accuracy_launched_server") == []
+
+
+def test_an_rl_librarys_learn_loop_is_the_driver():
+    """D/F: an RL library's ``learn`` collects rollouts with the policy and updates it in one
+    loop: the override calling ``super().learn`` and a script calling ``PPO(...).learn`` are the
+    driver; saving the model is neither side."""
+    assert wrong_labels("accuracy_library_learn") == []
+
+
+def test_building_a_dataset_class_named_for_rewards_is_no_scoring():
+    """Neutral precision: picking a preference dataset whose class name holds 'reward'
+    (``...RewardPairsDataset(output_path, seed)``) constructs an object, it scores nothing; a
+    call of the reward model on responses still does."""
+    assert wrong_labels("accuracy_reward_names") == []
+
+
+def test_a_text_generation_pipeline_is_the_sampler():
+    """F: ``transformers.pipeline`` built for a generation task (text-generation,
+    text2text-generation) is a generator: building it and calling it are sampling; a pipeline for
+    another task (token classification) is not."""
+    assert wrong_labels("accuracy_text_pipeline") == []
+
+
+def test_a_module_decoding_by_calling_itself_is_generation():
+    """L: a model class's own decoding loop runs ``self(**inputs)`` on inputs built from the ids it
+    grows with each drawn token (argmax or multinomial): that is generation, and the token
+    log-probs it records on the way are no training; log-probs of stored sequences still are."""
+    assert wrong_labels("accuracy_self_decode") == []

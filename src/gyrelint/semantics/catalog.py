@@ -669,16 +669,32 @@ def _decode_line(fn: FnFacts) -> int | None:
     fed: set[str] = set()
     line = None
     for c in fn.calls:
-        if c.obj_role == "hf_model" and c.method not in ("generate",) and not c.method[:1].isupper():
+        # the model run: a model object, or a module class calling itself (``self(**inputs)``)
+        model = c.obj_role == "hf_model" or (fn.cls is not None and c.site.func == "self")
+        if model and c.method not in ("generate",) and not c.method[:1].isupper():
             for a in (*c.site.args, *(a for _, a in c.site.kwargs)):
                 if a.kind == "name" and isinstance(a.value, str):
                     fed.add(a.value)
+            e = c.site.expr
+            if c.site.star_args and isinstance(e, tuple) and len(e) > 3:  # ``self(**inputs)``: only in the tree
+                for x in (*e[2], *e[3]):
+                    v = x[1] if isinstance(x, tuple) and len(x) == 2 and x[0] in ("*", "**") else None
+                    if isinstance(v, tuple) and v[:1] == ("n",):
+                        fed.add(str(v[1]))
             line = line or c.site.line
     if not fed or not any(c.method in _DRAWS for c in fn.calls):
         return None
     grown = {a.target for a in fn.assigns if a.value_kind == "call" and isinstance(a.value, str)
              and a.value.rsplit(".", 1)[-1] in _GROWS}
     grown.update(c.site.receiver for c in fn.calls if c.method in ("append", "extend") and c.site.receiver)
+    if not grown:
+        return None
+    # one hop: the model's inputs built from the grown ids (``inputs = self.prep(ids)``)
+    at = {a.line: a.target for a in fn.assigns if a.value_kind == "call" and "." not in a.target}
+    for c in fn.calls:
+        t = at.get(c.site.line)
+        if t is not None and any(a.kind == "name" and a.value in grown for a in c.site.args):
+            grown = grown | {t}
     return line if fed & grown else None
 
 
@@ -792,6 +808,10 @@ _FRESH = ("completion", "response", "sequence", "output", "answer", "queries", "
           "rollout", "trajector")
 
 
+# the class built is data or settings named for rewards, not a scorer (a reward hook or model is one)
+_DATA_CLASS = re.compile(r"(Dataset|Datasets|Data|Config|Args|Arguments|Params|Loader|Collator|Sampler)$")
+
+
 def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Calling a reward function/model or a verifier on freshly generated completions.
 
@@ -808,6 +828,8 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         name = c.method.lower()
         if name in ("remote",):
             continue
+        if c.method[:1].isupper() and _DATA_CLASS.search(c.method):
+            continue  # a data or settings class built (``PairwiseRewardDataset(path)``): nothing is scored
         if ("reward" in name and not name.startswith(("get_", "set_", "log", "_log", "normalize", "init"))
                 and "stat" not in name and "metric" not in name) or name in ("rm", "reward_fn", "compute_score", "score_fn",
                                                                               "verify", "verifier", "judge"):
@@ -1148,6 +1170,42 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         if a.target.startswith("self.") and a.target[5:] in store and a.value_kind not in ("lit", "name", "none") \
                 and _rewrites_from_itself(fn, a.target, facts):
             return ((a.line, MEDIUM),)
+    return ()
+
+
+# the data methods of a library rollout buffer: storing a step, serving (mini)batches of them
+_BUFFER_DATA = frozenset({"add", "extend", "get", "sample", "_get_samples", "push", "pop", "store", "put"})
+
+
+def _library_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An override of a data method in a subclass of an RL library's rollout buffer: the class
+    stores the rollouts and serves them to the update, whatever it adds (masks, extra arrays)."""
+    if fn.cls is None or fn.definition.name not in _BUFFER_DATA:
+        return ()
+    if facts.class_role(fn.cls) != "rollout_buffer":
+        return ()
+    return ((fn.line, MEDIUM),)
+
+
+def _launches_sampler(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Starting the repo's inference-server script as a child process (``handoff.launched_samplers``)."""
+    line = facts.launched.get(fn.qualname)
+    return ((line, MEDIUM),) if line is not None else ()
+
+
+_GEN_TASKS = frozenset({"text-generation", "text2text-generation", "conversational", "image-text-to-text",
+                        "summarization", "translation"})
+
+
+def _generation_pipeline(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A ``transformers.pipeline`` built for a generation task: the task is the first argument or ``task=``."""
+    for c in fn.calls:
+        if not c.names or c.names[0] not in ("transformers.pipeline", "transformers.pipelines.pipeline"):
+            continue
+        task = c.site.args[0] if c.site.args else next((a for k, a in c.site.kwargs if k == "task"), None)
+        if task is not None and task.kind == "lit" and isinstance(task.value, str) \
+                and (task.value in _GEN_TASKS or task.value.startswith("translation_")):
+            return ((c.site.line, MEDIUM),)
     return ()
 
 
@@ -2410,6 +2468,49 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(ids):\n    return {'input_ids': ids}\n",
                          "from tensordict import TensorDict\n\ndef target(tds, n):\n"
                          "    return [TensorDict.cat(tds[i::n]) for i in range(n)]\n")),
+    _s(id="hf-generation-pipeline", side=SAMPLING, weight=2.0,
+       rationale="A transformers pipeline built for a generation task decodes new tokens with the model it wraps.",
+       body=_generation_pipeline,
+       examples_match=("from transformers import pipeline\n\ndef target(model, tok):\n"
+                       "    return pipeline('text-generation', model=model, tokenizer=tok)\n",),
+       examples_nomatch=("from transformers import pipeline\n\ndef target(path):\n"
+                         "    return pipeline(task='token-classification', model=path)\n",)),
+    _s(id="library-rl-collect", side=SAMPLING, weight=2.5,
+       rationale="An RL library's learn loop collects rollouts by stepping the environments with the policy.",
+       calls=("stable_baselines3.*.learn", "sb3_contrib.*.learn"),
+       examples_match=("from stable_baselines3 import PPO\n\ndef target(env, n):\n"
+                       "    return PPO('MlpPolicy', env).learn(total_timesteps=n)\n",),
+       examples_nomatch=("def target(model, n):\n    return model.learn(n)\n",)),
+    _s(id="library-rl-update", side=TRAINING, weight=2.5,
+       rationale="An RL library's learn loop updates the policy on the rollouts it collected.",
+       calls=("stable_baselines3.*.learn", "sb3_contrib.*.learn"),
+       examples_match=("from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm\n\n"
+                       "class Algo(OnPolicyAlgorithm):\n"
+                       "    def learn(self, n):  # gyrelint-example-target: Algo.learn\n"
+                       "        return super().learn(total_timesteps=n)\n",),
+       examples_nomatch=("from stable_baselines3 import PPO\n\ndef target(path):\n    return PPO.load(path)\n",)),
+    _s(id="launch-sampler-script", side=SAMPLING, weight=2.0,
+       rationale="Starting the repo's own inference-server script as a child process starts the sampling side.",
+       body=_launches_sampler,
+       examples_match=(
+           "import subprocess\nimport sys\nfrom vllm import LLM, SamplingParams\n\n"
+           "def serve(prompts):\n    return LLM(model='m').generate(prompts, SamplingParams(n=2))\n\n"
+           "def target(port):\n    return subprocess.Popen([sys.executable, __file__, '--port', str(port)])\n",),
+       examples_nomatch=(
+           "import subprocess\nimport sys\n\ndef show(port):\n    print(port)\n\n"
+           "def target(port):\n    return subprocess.Popen([sys.executable, __file__, str(port)])\n",)),
+    _s(id="library-rollout-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
+       rationale="A subclass of an RL library's rollout buffer stores the rollouts and serves them to the update.",
+       body=_library_buffer,
+       examples_match=(
+           "from stable_baselines3.common.buffers import RolloutBuffer\n\nclass MaskedBuffer(RolloutBuffer):\n"
+           "    def add(self, *args, masks=None, **kwargs):  # gyrelint-example-target: MaskedBuffer.add\n"
+           "        self.masks[self.pos] = masks\n        super().add(*args, **kwargs)\n",),
+       examples_nomatch=(
+           "from stable_baselines3.common.buffers import RolloutBuffer\n\nclass MaskedBuffer(RolloutBuffer):\n"
+           "    def describe(self):  # gyrelint-example-target: MaskedBuffer.describe\n"
+           "        return str(self.buffer_size)\n",
+           "class Tally:\n    def add(self, x):  # gyrelint-example-target: Tally.add\n        self.n += x\n")),
     _s(id="replay-buffer", side=HANDOFF, kind=TRAJECTORY, weight=2.0,
        rationale="Sampling from a stored list of appended experience is a replay buffer feeding the trainer.",
        calls=("torchrl.data.*ReplayBuffer*", "torchrl.data.*.extend", "torchrl.data.*.sample"),

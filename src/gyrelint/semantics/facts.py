@@ -61,6 +61,9 @@ _ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("pg_comm", r"PyNcclCommunicator|StatelessProcessGroup|^torch\.distributed\.new_group|"
                     r"^torch\.distributed\.ProcessGroup"),
         ("dist_sampler", r"^torch\.utils\.data\.(\w+\.)*\w*Sampler"),
+        # an RL library's rollout/replay storage: what a subclass stores and serves is the rollouts
+        ("rollout_buffer", r"^stable_baselines3\.common\.buffers\.|^sb3_contrib\.common\.(\w+\.)*buffers\.|"
+                           r"^tianshou\.data\.(\w+\.)*\w*Buffer\w*$"),
         ("tokenizer", r"Tokenizer|^transformers\.AutoProcessor"),
     )
 )
@@ -258,6 +261,9 @@ class Facts:
     weight_receivers: dict[str, int] = field(default_factory=dict)
     handoff_state: dict[str, int] = field(default_factory=dict)  # methods serving what a handoff stored
     rollout_carriers: dict[str, int] = field(default_factory=dict)  # ends of an opaque carrier of rollouts
+    launched: dict[str, int] = field(default_factory=dict)  # launchers of the repo's inference-server script
+    # abstract repo method -> the overrides of its subclasses, and the edge kind (``extra_edges``)
+    overridden: dict[str, tuple[tuple[str, ...], str]] = field(default_factory=dict)
     # the index's scope decision by module (index.scope): None when built without an index
     outside: frozenset[str] | None = None  # modules that take no side (tests, docs, benchmarks, vendored)
     test_modules: frozenset[str] = frozenset()  # of those, the tests
@@ -766,14 +772,18 @@ def _endpoint_call(c: CallFact, endpoints: dict[str, tuple[str, ...]]) -> None:
 _FEW_OVERRIDES = 4
 
 
+_ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abstractclassmethod", "abstractstaticmethod",
+                                  "abstractproperty"})
+
+
 def abstract(fn: FnFacts) -> bool:
     """A method that only declares an interface: ``@abstractmethod``, or a body raising NotImplementedError."""
-    if any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in fn.definition.decorators):
+    if any(d.rsplit(".", 1)[-1] in _ABSTRACT_DECORATORS for d in fn.definition.decorators):
         return True
     return bool(fn.calls) and all(c.method == "NotImplementedError" for c in fn.calls)
 
 
-def _overrides(facts: Facts) -> dict[str, tuple[tuple[str, ...], str]]:
+def overrides(facts: Facts) -> dict[str, tuple[tuple[str, ...], str]]:
     """Abstract repo method -> the methods of that name its subclasses define, and the edge kind.
 
     A call resolved to an abstract method runs whichever subclass the object is: the template
@@ -816,16 +826,16 @@ def extra_edges(facts: Facts) -> None:
     method runs the subclasses' overrides.
     """
     endpoints = _endpoints(facts)
-    overrides = _overrides(facts)
+    overridden = facts.overridden = overrides(facts)
     for fn in facts.functions.values():
         passed: list[str] = []
         for c in fn.calls:
             if endpoints:
                 _endpoint_call(c, endpoints)
-            if overrides and c.targets and c.kind == EXACT:
-                extra = [t for t in c.targets if t in overrides]
+            if overridden and c.targets and c.kind == EXACT:
+                extra = [t for t in c.targets if t in overridden]
                 for t in extra:
-                    fn.extra.append(overrides[t])
+                    fn.extra.append(overridden[t])
             # a repo function handed to another call (``Process(target=self._run)``, ``pool.submit(f)``,
             # ``batched_call(self._update, data)``) runs as part of this body
             for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):

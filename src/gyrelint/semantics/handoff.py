@@ -566,3 +566,82 @@ def rollout_carriers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, in
         if any(text.startswith(rec + ".") for text in fn.definition.returned for rec in recs):
             ends[q] = fn.line
     return ends
+
+
+# library calls that start a child process from an argument vector
+_LAUNCH = ("subprocess.Popen", "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output",
+           "asyncio.create_subprocess_exec", "asyncio.subprocess.create_subprocess_exec")
+
+
+def _literals(e: object, out: list[str], depth: int = 0) -> None:
+    if not isinstance(e, tuple) or depth > 12:
+        return
+    if e[:1] == ("k",) and len(e) > 1 and isinstance(e[1], str):
+        out.append(e[1])
+        return
+    if e == ("n", "__file__"):
+        out.append("__file__")  # the module relaunching itself (``Popen([python, __file__, "--serve"])``)
+        return
+    for x in e:
+        if isinstance(x, tuple):
+            _literals(x, out, depth + 1)
+
+
+def _script_module(lit: str, fn, facts: Facts) -> str | None:
+    """The repo module a launch literal names: a ``*.py`` path (by file stem, the launcher's own
+    package first) or a dotted module name handed to ``-m``."""
+    if lit == "__file__":
+        return fn.module
+    if lit in facts.summaries and "." in lit:
+        return lit
+    if not lit.endswith(".py"):
+        return None
+    stem = lit.replace("\\", "/").rsplit("/", 1)[-1][:-3]
+    if not stem.isidentifier():
+        return None
+    named = [m for m in facts.summaries if m.rsplit(".", 1)[-1] == stem]
+    pkg = fn.module.rpartition(".")[0]
+    near = [m for m in named if m.rpartition(".")[0] == pkg]
+    got = near or named
+    return got[0] if len(got) == 1 else None
+
+
+def launched_samplers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
+    """Functions starting the repo's inference-server script as a child process: launcher -> line.
+
+    The script is named by a literal of the body (``os.path.join(here, "serve.py")`` or
+    ``-m pkg.serve``) that flows into the argument vector of ``subprocess.Popen``/``run``/
+    ``create_subprocess_exec``; the child's module generates (one of its functions is sampling
+    with generation evidence) and trains nothing. Such a launcher starts the sampling side, as
+    ``Process(target=f)`` does for a function (see ``sides._spawned_side``)."""
+    gen_mods: set[str] = set()
+    train_mods: set[str] = set()
+    for q, r in sides.items():
+        fn = facts.functions.get(q)
+        if fn is None:
+            continue
+        if r.side == Side.SAMPLING and r.has_own:
+            o = r.origins.get(SAMPLING)
+            if o is None or o.signal not in ("reward-scoring", "prompt-intake"):
+                gen_mods.add(fn.module)
+        elif r.side in (Side.TRAINING, Side.DRIVER):
+            train_mods.add(fn.module)
+    if not gen_mods:
+        return {}
+    out: dict[str, int] = {}
+    for q, fn in facts.functions.items():
+        launch = [c for c in fn.calls if any(n in _LAUNCH for n in c.names or ())]
+        if not launch or facts.out_of_scope(fn.module):
+            continue
+        lits: list[str] = []
+        for c in fn.calls:
+            _literals(c.site.expr, lits)
+        for a in fn.assigns:
+            if a.value_kind == "lit" and isinstance(a.value, str):
+                lits.append(a.value)
+        for lit in lits:
+            m = _script_module(lit, fn, facts)
+            if m is not None and (m != fn.module or lit == "__file__") and m in gen_mods and m not in train_mods:
+                out[q] = launch[0].site.line
+                break
+    return out

@@ -44,7 +44,7 @@ def rollout_reshapers(facts: Facts, edges: dict[str, dict[str, float]], results:
             continue
         row = edges.get(q, {})
         gens = {t for t, d in row.items() if d >= FIRM and (cr := results.get(t)) is not None
-                and cr.side == Side.SAMPLING and _generates(cr)}
+                and (cr.side == Side.SAMPLING and _generates(cr) or _makes_experience(t, cr, facts))}
         if not gens:
             continue
         for c in rollout_fed(fn, flows.of(q), lambda c, gens=gens: any(t in gens for t in c.targets)):
@@ -64,11 +64,78 @@ def rollout_reshapers(facts: Facts, edges: dict[str, dict[str, float]], results:
             if not (_learner_behind(tr) or _reaches_trainer(fn, flows, c, results)):
                 continue  # scores or stats computed from the rollouts: numbers, not the batch the trainer takes
             out[t] = Evidence(RESHAPE, fn.file, c.site.line, f"caller:{q}")
+    for t in list(out):
+        for h in _store_helpers(t, facts, results, out):
+            out[h] = Evidence(RESHAPE, facts.functions[t].file, facts.functions[t].line, f"store:{t}")
     for t, ev in out.items():
         r = results[t]
         r.side, r.kind = Side.HANDOFF, HandoffKind.TRAJECTORY
         r.evidence = [*r.evidence, ev]
     return sorted(out)
+
+
+# what a parameter update rests on: a body with one of these trains, it does not make experience
+_UPDATES = frozenset({"optimizer-step", "megatron-forward-backward", "engine-backward", "tensor-backward",
+                      "trainer-loss-hook"})
+
+
+def _makes_experience(q: str, r: SideResult, facts: Facts) -> bool:
+    """A driver callee that generates and scores what it generated (forward passes of the critic,
+    the reference, the reward model) and returns it, with no parameter update of its own: in a
+    one-process loop it is the experience maker, and what it returns is the fresh rollouts."""
+    if r.side != Side.DRIVER or not _generates(r):
+        return False
+    fn = facts.functions.get(q)
+    if fn is None or not fn.definition.returned:
+        return False
+    if any(m.signal.id in _UPDATES for m in r.own_matches):
+        return False
+    o = r.origins.get(TRAINING)
+    return o is None or o.signal not in _UPDATES
+
+
+_GROW = frozenset({"append", "extend", "insert", "appendleft"})
+
+
+def _stores(fn) -> str | None:
+    """The ``self`` attribute a method grows with one of its parameters (``self.held.append(item)``)."""
+    params = set(fn.params)
+    for c in fn.calls:
+        rec = c.site.receiver or ""
+        if c.method in _GROW and rec.startswith("self.") and rec.count(".") == 1 \
+                and any(a.kind == "name" and a.value in params for a in c.site.args):
+            return rec
+    return None
+
+
+def _store_helpers(t: str, facts: Facts, results: dict[str, SideResult], out: dict) -> list[str]:
+    """When the handed-to method stores the rollouts in its object (an in-process experience
+    buffer), the methods of the same class it runs on that store (cut it into training pieces,
+    empty it) carry the same rollouts: they are the handoff too. Found through exact ``self``
+    calls, transitively; dunders, reporters and methods with a side of their own stay out."""
+    fn = facts.functions[t]
+    if fn.cls is None or _stores(fn) is None:
+        return []
+    got: list[str] = []
+    todo = [fn]
+    seen = {t}
+    while todo:
+        f = todo.pop()
+        for c in f.calls:
+            if c.kind != EXACT or not (c.site.receiver or "") == "self":
+                continue
+            for h in c.targets:
+                hf = facts.functions.get(h)
+                hr = results.get(h)
+                if h in seen or hf is None or hf.cls != fn.cls or hr is None:
+                    continue
+                seen.add(h)
+                name = hf.definition.name
+                if hr.side != Side.NEUTRAL or hr.has_own or name.startswith("__") or reports(name) or h in out:
+                    continue
+                got.append(h)
+                todo.append(hf)
+    return got
 
 
 def _back_to_sampling(fn, flows: FlowIndex, t: str, results: dict[str, SideResult]) -> bool:
@@ -85,6 +152,10 @@ def _learner_behind(r: SideResult) -> bool:
     return r.total.get(TRAINING, 0.0) > 0 and _learns(r)
 
 
+# builtins that hand the elements of their arguments back unchanged (``enumerate(zip(batches, extra))``)
+_ITERATES = frozenset({"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter"})
+
+
 class _Downstream(BodyTaint):
     """Names of a driver body holding what one call returned, passed on through repo calls only."""
 
@@ -99,7 +170,7 @@ class _Downstream(BodyTaint):
             return True
         if isinstance(e[1], tuple) and e[1][:1] == ("a",) and self.holds(e[1][1], depth):
             return True  # ``groups.values()``
-        return func in self.repo and self.args_hold(e, depth)
+        return (func in self.repo or func in _ITERATES) and self.args_hold(e, depth)
 
     def hands_on(self, e: object) -> bool:
         """The argument holds the value, or is an object one of whose attributes does."""

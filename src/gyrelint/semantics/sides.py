@@ -483,6 +483,7 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
     graders = {q for q in callers if (fn := facts.functions.get(q)) is not None and grader_shaped(fn)}
     _uncalled_envs(facts, callers, results)
     _built_graders(facts, callers, results)
+    _abstract_dispatch(facts, callers, results)
     todo = sorted(callers)
     pickers: set[str] = set()
     for _ in range(SCC_ROUNDS):  # a grader below a picker below the rollout: the picker first, then the grader
@@ -490,6 +491,44 @@ def rollout_scoring(facts: Facts, edges: dict[str, dict[str, float]], results: d
         if not done:
             break
         todo = sorted({v for q in done for v in edges.get(q, {}) if v in callers})
+
+
+def _abstract_dispatch(facts: Facts, callers: dict[str, list[tuple[str, float]]],
+                       results: dict[str, SideResult]) -> None:
+    """The overrides of an abstract method that only rollout code calls (through the base: the
+    environment's step calling ``self.reward(...)`` typed by the abstract reward class) run in
+    the rollout: with no side of their own they are sampling. Too many overrides make weak
+    edges that pass no side up, so the callers of the declaration decide. A declaration that a
+    training or driver body calls too, or that nobody on a side calls, decides nothing; reporters
+    (loggers behind an abstract sink) and dunders other than ``__call__`` stay neutral."""
+    from .catalog import rollout_interface
+
+    for a, (impls, _) in sorted(facts.overridden.items()):
+        by = [c for c, d in callers.get(a, ()) if d >= DISPATCH - 1e-9 and c not in impls
+              and (cr := results.get(c)) is not None and cr.side != Side.NEUTRAL]
+        if not by or any(results[c].side != Side.SAMPLING for c in by) \
+                or not any(rollout_interface(facts.functions[c], facts) or _scores(results[c])
+                           for c in by if c in facts.functions):
+            continue  # called where the environment steps the episode or the rollout scores: no evaluation metric
+        name = a.rpartition(".")[2]
+        if reports(name) or (name.startswith("__") and name != "__call__"):
+            continue
+        caller = by[0]
+        for t in impls:
+            r = results.get(t)
+            fn = facts.functions.get(t)
+            if r is None or fn is None or r.side != Side.NEUTRAL or r.has_own or facts.out_of_scope(fn.module) \
+                    or not fn.definition.returned:
+                continue
+            r.side = Side.SAMPLING
+            r.evidence = r.evidence + [Evidence("reward-scoring" if fn.definition.name == "__call__" else "caller-context",
+                                                fn.file, fn.line, f"caller:{caller}")]
+
+
+def _scores(r: SideResult) -> bool:
+    """The result's sampling side is rollout-side scoring (it hands the rollout's samples to rewards)."""
+    o = r.origins.get(SAMPLING)
+    return o is not None and o.signal == "reward-scoring"
 
 
 def _called_for_real(q: str, facts: Facts, callers: dict[str, list[tuple[str, float]]]) -> bool:

@@ -20,6 +20,7 @@ from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
     internal_queue_sites,
+    launched_samplers,
     module_reports,
     rollout_carriers,
     same_object,
@@ -60,6 +61,7 @@ class Semantics:
 _CONTAINER_SIGNAL = next(s for s in SIGNALS if s.id == "trajectory-container-op")
 _SERVE_SIGNAL = next(s for s in SIGNALS if s.id == "handoff-state-serve")
 _CARRIER_SIGNAL = next(s for s in SIGNALS if s.id == "rollout-carrier")
+_LAUNCH_SIGNAL = next(s for s in SIGNALS if s.id == "launch-sampler-script")
 
 
 def _has_function_edges(graphs: Graphs) -> bool:
@@ -140,7 +142,9 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     added = False
     facts.handoff_state = served_state(facts, sides)
     facts.rollout_carriers = rollout_carriers(facts, sides)
-    for sig, found in ((_SERVE_SIGNAL, facts.handoff_state), (_CARRIER_SIGNAL, facts.rollout_carriers)):
+    facts.launched = launched_samplers(facts, sides)
+    for sig, found in ((_SERVE_SIGNAL, facts.handoff_state), (_CARRIER_SIGNAL, facts.rollout_carriers),
+                       (_LAUNCH_SIGNAL, facts.launched)):
         for q in found:
             for line, st in sig.body(facts.functions[q], facts):  # type: ignore[misc]
                 matches.setdefault(q, []).append(Match(sig, line, st))
