@@ -47,6 +47,9 @@ heldout trlx https://github.com/CarperAI/trlx 3340c2f3a56d1d14fdd5f13ad575121fa2
 heldout verifiers https://github.com/willccbb/verifiers 39f0675a858fb803f4d910466580cb87f60892fb
 heldout colossalchat https://github.com/hpcaitech/ColossalAI 4f9953be335ef371b3848719ddafe596c01ecd37
 heldout ms_swift https://github.com/modelscope/ms-swift 3602360a562313afbf2ef6065fdf61f271a2c5b9
+heldout chatlearn https://github.com/alibaba/ChatLearn b7af31a972eb6c420ef0b5c04ea920820d68f784
+heldout rl2 https://github.com/ChenmienTan/RL2 9161ede5dcd2700bc166a17b1041bd206a75b5d4
+heldout tunix https://github.com/google/tunix c7d8950f12a9c55a976bf2e1a0d8b447d71c20b3
 dev forge https://github.com/meta-pytorch/forge 8cb21bef356349ae72a2e56afde14845c9937bbe
 dev art https://github.com/OpenPipe/ART 779559fd0c68ce073cbd041447f88aacf1d9f585
 dev rllm https://github.com/rllm-org/rllm 9beb6e0f676a46d38858991fd79ac5f8e0b16d4c
