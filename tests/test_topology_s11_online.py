@@ -56,3 +56,56 @@ def test_a_step_that_trains_and_pushes_in_its_own_body_is_online(tmp_path):
     assert a.functions["loom.loop.LoomTrainer._step"].side.value == "driver"
     assert a.handoff.online
     assert a.handoff.weight_sync_path == []
+
+
+_ENV_WORKERS = {
+    "README.md": "Run it:\n\n```bash\npython run_sim.py --config_path confs/sim.yml\n```\n",
+    "confs/sim.yml": "sim:\n  n_sims: 6\n  args:\n    max_turns: 4\nlearner:\n  lm_args:\n    apply_model_parallel: true\n",
+    "run_sim.py": '''
+import argparse
+
+import yaml
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import SubprocVecEnv
+from transformers import AutoModelForCausalLM
+
+
+class SimEnv:
+    def __init__(self, max_turns=1):
+        self.max_turns = max_turns
+
+
+def build_sims(sim_cfg):
+    return make_vec_env(SimEnv,
+                        n_envs=sim_cfg.get(
+                            "n_sims", 1),
+                        vec_env_cls=SubprocVecEnv,
+                        env_kwargs=sim_cfg.get("args", {}))
+
+
+def main(path):
+    with open(path) as fp:
+        cfg = yaml.safe_load(fp)
+    sims = build_sims(cfg["sim"])
+    lm = AutoModelForCausalLM.from_pretrained("m")
+    return sims, lm.generate(sims.reset())
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--config_path")
+    main(p.parse_args().config_path)
+''',
+}
+
+
+def test_vectorized_env_workers_make_their_count_a_process_key_but_not_a_second_program(tmp_path):
+    """A library's subprocess vector env (handed to a factory as ``vec_env_cls=``) starts env worker
+    processes: the count read into that factory call (``cfg.get("n_sims")`` spread over lines) is a process
+    key; the workers hold no policy, so they do not make the run cross-process."""
+    a = analyze(_write(tmp_path, _ENV_WORKERS), use_cache=False, jobs=1, run_rules=False)
+    assert any(e.signal == "env-workers" for e in a.topology.code_evidence)
+    keys = {e.name: e for e in a.topology.keys if not e.scope}
+    assert "sim.n_sims" in keys and keys["sim.n_sims"].cls == "process"
+    assert "learner.lm_args.apply_model_parallel" in keys
+    assert a.topology.verdict == "same-process"

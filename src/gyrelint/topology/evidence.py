@@ -62,6 +62,11 @@ _TABLE: list[tuple[str, set[str], tuple[str, ...]]] = [
                     "os.system", "os.posix_spawn"}, ()),
 ]
 _MP_ROOTS = ("multiprocessing.", "torch.multiprocessing.", "multiprocess.")
+# RL libraries' vectorized environments that step each env copy in a worker process of its own: processes,
+# but they hold environments, never the policy (called, or handed to a factory as ``vec_env_cls=``)
+_ENV_WORKERS = ("stable_baselines3.common.vec_env.SubprocVecEnv", "stable_baselines3.common.vec_env.subproc_vec_env.",
+                "gym.vector.AsyncVectorEnv", "gymnasium.vector.AsyncVectorEnv", "gym.vector.async_vector_env.",
+                "gymnasium.vector.async_vector_env.", "envpool.make")
 _MP_PROCESS = {"Process", "Pool", "spawn", "start_processes", "set_start_method", "get_context"}
 _MP_QUEUE = {"Queue", "SimpleQueue", "JoinableQueue", "Pipe", "Manager"}
 # Engine APIs (vLLM / SGLang) named by the library, matched on the method name.
@@ -128,6 +133,17 @@ _EXACT = {name: signal for signal, exact, _p in _TABLE for name in exact}
 _PREFIXES = [(p, signal) for signal, _e, prefixes in _TABLE for p in prefixes]
 _ROOTS = _ENGINE_ROOTS | _GEN_ROOTS | {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
     r.rstrip(".").split(".", 1)[0] for r in _MP_ROOTS} | {"socket"}
+
+
+def _env_workers(call: CallSite, names: tuple[str, ...], namer: Namer) -> bool:
+    """The call builds vectorized environments stepped in worker processes (the class called, or passed)."""
+    if any(n.startswith(_ENV_WORKERS) for n in names):
+        return True
+    for a in (*call.args, *(v for _k, v in call.kwargs)):
+        if a.kind == "name" and isinstance(a.value, str) and \
+                namer.canon(a.value, call.scope).replace("()", "").startswith(_ENV_WORKERS):
+            return True
+    return False
 
 
 def _classify_call(call: CallSite, names: tuple[str, ...]) -> str | None:
@@ -208,6 +224,8 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
         for call in s.calls:
             names = namer.names(call)
             signal = _classify_call(call, names)
+            if signal is None and _env_workers(call, names, namer):
+                signal = "env-workers"
             scope_owner = s.module if call.scope == "<module>" else f"{s.module}.{call.scope}"
             scope_calls[call.scope].append((call, names, signal))
             attr = call.attr
@@ -236,7 +254,7 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
             add(signal, path, call.line, detail)
             if signal in SPAWN_SIGNALS:
                 texts = tuple(a.value for a in (*call.args, *(v for _k, v in call.kwargs))
-                              if a.kind == "name" and isinstance(a.value, str))
+                              if a.kind == "name" and isinstance(a.value, str)) + _get_reads(call, s.calls)
                 spawns.setdefault((path, call.scope), []).append((signal, call.line, texts))
         _decorators(s, namer, add)
         for scope, calls in scope_calls.items():
@@ -259,7 +277,29 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
 # calls that start processes, reserve devices, or open servers and sockets: the config a scope reads
 # next to one of these decides the layout
 SPAWN_SIGNALS = {"ray-actor", "ray-placement-group", "ray-init", "dist-init", "mp-process", "subprocess-server",
-                 "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective"}
+                 "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective", "env-workers"}
+
+
+def _get_reads(call: CallSite, calls: list[CallSite]) -> tuple[str, ...]:
+    """``n_envs=cfg.get("n_envs", 1)`` as an argument of ``call``: ``cfg.n_envs`` (the key read there).
+
+    Arguments carry no line of their own: the k-th ``x.get(...)`` argument is the k-th ``x.get`` call of
+    the scope from the call's line on, within the few lines a call spans."""
+    out: list[str] = []
+    taken: dict[str, int] = {}
+    for a in (*call.args, *(v for _k, v in call.kwargs)):
+        if a.kind != "call" or not isinstance(a.value, str) or not a.value.endswith(".get"):
+            continue
+        near = sorted((c for c in calls if c.scope == call.scope and c.func == a.value
+                       and call.line <= c.line <= call.line + _CALL_SPAN), key=lambda c: c.line)
+        k = taken.get(a.value, 0)
+        taken[a.value] = k + 1
+        if k < len(near) and near[k].args and near[k].args[0].kind == "lit" and isinstance(near[k].args[0].value, str):
+            out.append(f"{a.value.removesuffix('.get')}.{near[k].args[0].value}")
+    return tuple(out)
+
+
+_CALL_SPAN = 12
 
 
 def _decorators(s: FileSummary, namer: Namer, add) -> None:

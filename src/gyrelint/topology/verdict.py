@@ -61,6 +61,8 @@ _SIGNALS: dict[str, tuple[str, int, str]] = {
     "hf-generate": (SAME, 3, "the policy generates in-process (transformers generate)"),
     "engine-rpc": (CROSS, 2, "RPC into the inference engine's workers (collective_rpc)"),
     "subprocess": (CROSS, 1, "subprocesses"),
+    # env copies stepped in worker processes: other processes, but the policy samples and trains elsewhere
+    "env-workers": (CROSS, 1, "vectorized environments stepped in worker processes (no policy there)"),
 }
 
 
