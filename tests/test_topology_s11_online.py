@@ -109,3 +109,83 @@ def test_vectorized_env_workers_make_their_count_a_process_key_but_not_a_second_
     assert "sim.n_sims" in keys and keys["sim.n_sims"].cls == "process"
     assert "learner.lm_args.apply_model_parallel" in keys
     assert a.topology.verdict == "same-process"
+
+
+_HYBRID_WORKER = {
+    "braid/__init__.py": "",
+    "braid/worker.py": '''
+import ray
+import torch
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+from farlib.engines import FastEngine
+
+
+class WeightBridge:
+    def __init__(self, module, engine):
+        self.module = module
+        self.engine = engine
+
+    def refresh(self):
+        params = self.module.state_dict()
+        self._load(params)
+
+    def _load(self, params):
+        model = self.engine.runner.model
+        model.load_weights(params.items())
+
+
+@ray.remote(num_gpus=1)
+class HybridWorker:
+    def __init__(self, path):
+        self.module = FSDP(torch.nn.Linear(4, 4))
+        self.optim = torch.optim.AdamW(self.module.parameters())
+        self.engine = FastEngine(path)
+        self.bridge = WeightBridge(self.module, self.engine)
+
+    def generate(self, prompts):
+        self.bridge.refresh()
+        return self.engine.generate(prompts)
+
+    def update(self, loss):
+        loss.backward()
+        self.optim.step()
+''',
+    "braid/main.py": '''
+import ray
+
+from braid.worker import HybridWorker
+
+
+def main():
+    ray.init()
+    workers = [HybridWorker.remote("m") for _ in range(2)]
+    return ray.get([w.generate.remote(["hi"]) for w in workers])
+
+
+if __name__ == "__main__":
+    main()
+''',
+}
+
+
+def test_weights_loaded_into_an_engine_held_beside_the_trained_module_make_one_process(tmp_path):
+    """Ray actors host a worker whose helper reads the trained module's parameters and loads them straight into
+    the engine's model (no transport in between): generation and the update share one process, whatever Ray
+    starts around it, and the deciding reason comes first."""
+    a = analyze(_write(tmp_path, _HYBRID_WORKER), use_cache=False, jobs=1, run_rules=False)
+    hits = [e for e in a.topology.code_evidence if e.signal == "engine-local-load"]
+    assert [(e.file, e.line) for e in hits] == [("braid/worker.py", 19)]
+    assert a.topology.verdict == "same-process"
+    assert "in-process engine" in a.topology.reasons[0]
+
+
+def test_weights_received_from_a_transport_are_no_local_load(tmp_path):
+    """The engine-side receiver loads what a transport delivered (here a Ray object), not the parameters of a
+    module the instance holds: no co-residence, and Ray keeps the verdict cross-process."""
+    files = dict(_HYBRID_WORKER)
+    files["braid/worker.py"] = files["braid/worker.py"].replace(
+        "        params = self.module.state_dict()\n        self._load(params)",
+        "        params = ray.get(self.inbox)\n        self._load(params)")
+    a = analyze(_write(tmp_path, files), use_cache=False, jobs=1, run_rules=False)
+    assert not [e for e in a.topology.code_evidence if e.signal == "engine-local-load"]
+    assert a.topology.verdict == "cross-process"

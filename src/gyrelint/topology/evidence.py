@@ -264,6 +264,9 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
                 put = next(c for c, _n, _s in calls if c.attr in _PUTS)
                 scope_owner = s.module if scope == "<module>" else f"{s.module}.{scope}"
                 add("weights-put", path, put.line, f"{put.func.replace('()', '')} after reading parameters")
+        for scope, line, detail in _local_loads(s, scope_calls):
+            scope_owner = s.module if scope == "<module>" else f"{s.module}.{scope}"
+            add("engine-local-load", path, line, detail)
         for scope, calls in scope_calls.items():
             if scope not in interesting:
                 continue
@@ -278,6 +281,68 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
 # next to one of these decides the layout
 SPAWN_SIGNALS = {"ray-actor", "ray-placement-group", "ray-init", "dist-init", "mp-process", "subprocess-server",
                  "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective", "env-workers"}
+
+
+_LOCAL_LOADS = {"load_weights", "sync_model_weights"}
+_CROSSINGS = {"ray-actor", "ray-object-store", "http-client", "http-generate", "http-weights", "zmq", "grpc",
+              "nccl-broadcast", "cuda-ipc", "mp-queue", "socket-client", "redis", "ray-collective", "engine-rpc"}
+
+
+def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]],
+                 ) -> list[tuple[str, int, str]]:
+    """Methods that read one attribute's parameters (``self.module.state_dict()``) and load them into the
+    model of another attribute of the same instance (``self.engine.sync_model_weights(...)``, or a local
+    taken from it, ``m = self.engine.worker.model; m.load_weights(...)``), directly or through a method of
+    the instance they call, with nothing leaving the process in between: the trained module and the
+    inference engine live in one process (one instance holds both)."""
+    by_method: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]] = {
+        sc: calls for sc, calls in scope_calls.items() if sc.count(".") == 1}
+    if not by_method:
+        return []
+    locals_from: dict[tuple[str, str], str] = {}  # (scope, local) -> the self attribute it was taken from
+    for a in s.assignments:
+        if a.scope in by_method and isinstance(a.value, str) and a.value.startswith("self.") and "." not in a.target:
+            locals_from.setdefault((a.scope, a.target), a.value.split(".")[1])
+
+    def loads(scope: str) -> tuple[set[str], int] | None:
+        """Attributes whose model the scope loads weights into, and the first such line."""
+        got: set[str] = set()
+        line = 0
+        for c, _n, _sig in by_method.get(scope, ()):
+            if c.attr not in _LOCAL_LOADS or not c.receiver:
+                continue
+            head = c.receiver.split(".")
+            attr = head[1] if head[0] == "self" and len(head) > 1 else locals_from.get((scope, head[0]))
+            if attr:
+                got.add(attr)
+                line = line or c.line
+        return (got, line) if got else None
+
+    out: list[tuple[str, int, str]] = []
+    for scope, calls in sorted(by_method.items()):
+        if any(sig in _CROSSINGS for _c, _n, sig in calls):
+            continue
+        sources = {c.receiver.split(".")[1] for c, _n, _s in calls
+                   if c.attr in _WEIGHT_READS and c.receiver and c.receiver.startswith("self.")
+                   and c.receiver.count(".") >= 1}
+        if not sources:
+            continue
+        cls = scope.split(".", 1)[0]
+        targets = loads(scope)
+        for c, _n, _sig in calls if targets is None else ():
+            if c.receiver == "self" and f"{cls}.{c.attr}" in by_method and not any(
+                    sig in _CROSSINGS for _c2, _n2, sig in by_method[f"{cls}.{c.attr}"]):
+                targets = loads(f"{cls}.{c.attr}")
+                if targets is not None:
+                    break
+        if targets is None:
+            continue
+        into, line = targets
+        into -= sources
+        if into:
+            out.append((scope, line, f"{cls}: parameters of self.{sorted(sources)[0]} loaded into "
+                                     f"self.{sorted(into)[0]}'s model in-process"))
+    return out
 
 
 def _get_reads(call: CallSite, calls: list[CallSite]) -> tuple[str, ...]:
