@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gyrelint.api import analyze
-
 from repo_tree import write_tree
+
+from gyrelint.api import analyze
 
 _STEP_PUSHES = {
     "loom/__init__.py": "",
