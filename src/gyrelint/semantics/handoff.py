@@ -69,7 +69,8 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
     """
     online, joined = _update_to_sync(sides, edges, reached, outside)
     if not online:
-        return False, []
+        # a step that trains and pushes in its own body: online, with no weight-sync function to show
+        return _step_that_pushes(sides, reached, outside) is not None, []
     path = sender_path(sides, edges, reached, outside, senders, receivers, defines)
     # the rules and ``diff`` read a path without a weight-sync function as a broken loop
     return True, path if any(_is_sync(sides.get(q)) for q in path) else joined
@@ -238,6 +239,22 @@ def _update_to_sync(sides: dict[str, SideResult], edges: dict[str, dict[str, flo
             if best:
                 return True, _no_loops(best)
     return False, []
+
+
+def _step_that_pushes(sides: dict[str, SideResult], reached: AbstractSet[str],
+                      outside: frozenset[str]) -> str | None:  # the driver, or None
+    """A step function that trains and pushes the weights in its own body (pattern: the update is a
+    library base class's method, so no update function of the repo exists to join): online.
+
+    The body itself must carry training evidence (advantages, losses, KL terms) and a weight push
+    (any weight-sync signal, the weak name hint included), and it must run (reached)."""
+    for q in sorted(sides):
+        r = sides[q]
+        if r.side != Side.DRIVER or q in outside or q not in reached:
+            continue
+        if r.own.get("training", 0.0) >= 1.0 and r.own.get("weight_sync", 0.0) > 0 and _own_ids(r) & _SYNC_PUSH:
+            return q
+    return None
 
 
 def _no_loops(path: list[str]) -> list[str]:

@@ -158,6 +158,8 @@ LAYOUT_RUNS = [
     ("batches", "offpolicy"), ("steps", "offpolicy"), ("max", "offpolicy"), ("requests", "at", "once"),
     # which path the weights take from trainer to engine, chosen by name
     ("weight", "bridge"), ("weights", "bridge"),
+    # a switch that splits one model over the visible devices (layer-wise model parallelism) or not
+    ("model", "parallel"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",

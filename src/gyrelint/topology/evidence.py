@@ -62,6 +62,11 @@ _TABLE: list[tuple[str, set[str], tuple[str, ...]]] = [
                     "os.system", "os.posix_spawn"}, ()),
 ]
 _MP_ROOTS = ("multiprocessing.", "torch.multiprocessing.", "multiprocess.")
+# RL libraries' vectorized environments that step each env copy in a worker process of its own: processes,
+# but they hold environments, never the policy (called, or handed to a factory as ``vec_env_cls=``)
+_ENV_WORKERS = ("stable_baselines3.common.vec_env.SubprocVecEnv", "stable_baselines3.common.vec_env.subproc_vec_env.",
+                "gym.vector.AsyncVectorEnv", "gymnasium.vector.AsyncVectorEnv", "gym.vector.async_vector_env.",
+                "gymnasium.vector.async_vector_env.", "envpool.make")
 _MP_PROCESS = {"Process", "Pool", "spawn", "start_processes", "set_start_method", "get_context"}
 _MP_QUEUE = {"Queue", "SimpleQueue", "JoinableQueue", "Pipe", "Manager"}
 # Engine APIs (vLLM / SGLang) named by the library, matched on the method name.
@@ -128,6 +133,17 @@ _EXACT = {name: signal for signal, exact, _p in _TABLE for name in exact}
 _PREFIXES = [(p, signal) for signal, _e, prefixes in _TABLE for p in prefixes]
 _ROOTS = _ENGINE_ROOTS | _GEN_ROOTS | {n.split(".", 1)[0] for n in _EXACT} | {p.split(".", 1)[0] for p, _s in _PREFIXES} | {
     r.rstrip(".").split(".", 1)[0] for r in _MP_ROOTS} | {"socket"}
+
+
+def _env_workers(call: CallSite, names: tuple[str, ...], namer: Namer) -> bool:
+    """The call builds vectorized environments stepped in worker processes (the class called, or passed)."""
+    if any(n.startswith(_ENV_WORKERS) for n in names):
+        return True
+    for a in (*call.args, *(v for _k, v in call.kwargs)):
+        if a.kind == "name" and isinstance(a.value, str) and \
+                namer.canon(a.value, call.scope).replace("()", "").startswith(_ENV_WORKERS):
+            return True
+    return False
 
 
 def _classify_call(call: CallSite, names: tuple[str, ...]) -> str | None:
@@ -208,6 +224,8 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
         for call in s.calls:
             names = namer.names(call)
             signal = _classify_call(call, names)
+            if signal is None and _env_workers(call, names, namer):
+                signal = "env-workers"
             scope_owner = s.module if call.scope == "<module>" else f"{s.module}.{call.scope}"
             scope_calls[call.scope].append((call, names, signal))
             attr = call.attr
@@ -236,7 +254,7 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
             add(signal, path, call.line, detail)
             if signal in SPAWN_SIGNALS:
                 texts = tuple(a.value for a in (*call.args, *(v for _k, v in call.kwargs))
-                              if a.kind == "name" and isinstance(a.value, str))
+                              if a.kind == "name" and isinstance(a.value, str)) + _get_reads(call, s.calls)
                 spawns.setdefault((path, call.scope), []).append((signal, call.line, texts))
         _decorators(s, namer, add)
         for scope, calls in scope_calls.items():
@@ -246,6 +264,9 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
                 put = next(c for c, _n, _s in calls if c.attr in _PUTS)
                 scope_owner = s.module if scope == "<module>" else f"{s.module}.{scope}"
                 add("weights-put", path, put.line, f"{put.func.replace('()', '')} after reading parameters")
+        for scope, line, detail in _local_loads(s, scope_calls):
+            scope_owner = s.module if scope == "<module>" else f"{s.module}.{scope}"
+            add("engine-local-load", path, line, detail)
         for scope, calls in scope_calls.items():
             if scope not in interesting:
                 continue
@@ -259,7 +280,91 @@ def collect(index: Index, graphs: Graphs | None, namers: dict[str, Namer],
 # calls that start processes, reserve devices, or open servers and sockets: the config a scope reads
 # next to one of these decides the layout
 SPAWN_SIGNALS = {"ray-actor", "ray-placement-group", "ray-init", "dist-init", "mp-process", "subprocess-server",
-                 "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective"}
+                 "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective", "env-workers"}
+
+
+_LOCAL_LOADS = {"load_weights", "sync_model_weights"}
+_CROSSINGS = {"ray-actor", "ray-object-store", "http-client", "http-generate", "http-weights", "zmq", "grpc",
+              "nccl-broadcast", "cuda-ipc", "mp-queue", "socket-client", "redis", "ray-collective", "engine-rpc"}
+
+
+def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]],
+                 ) -> list[tuple[str, int, str]]:
+    """Methods that read one attribute's parameters (``self.module.state_dict()``) and load them into the
+    model of another attribute of the same instance (``self.engine.sync_model_weights(...)``, or a local
+    taken from it, ``m = self.engine.worker.model; m.load_weights(...)``), directly or through a method of
+    the instance they call, with nothing leaving the process in between: the trained module and the
+    inference engine live in one process (one instance holds both)."""
+    by_method: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]] = {
+        sc: calls for sc, calls in scope_calls.items() if sc.count(".") == 1}
+    if not by_method:
+        return []
+    locals_from: dict[tuple[str, str], str] = {}  # (scope, local) -> the self attribute it was taken from
+    for a in s.assignments:
+        if a.scope in by_method and isinstance(a.value, str) and a.value.startswith("self.") and "." not in a.target:
+            locals_from.setdefault((a.scope, a.target), a.value.split(".")[1])
+
+    def loads(scope: str) -> tuple[set[str], int] | None:
+        """Attributes whose model the scope loads weights into, and the first such line."""
+        got: set[str] = set()
+        line = 0
+        for c, _n, _sig in by_method.get(scope, ()):
+            if c.attr not in _LOCAL_LOADS or not c.receiver:
+                continue
+            head = c.receiver.split(".")
+            attr = head[1] if head[0] == "self" and len(head) > 1 else locals_from.get((scope, head[0]))
+            if attr:
+                got.add(attr)
+                line = line or c.line
+        return (got, line) if got else None
+
+    out: list[tuple[str, int, str]] = []
+    for scope, calls in sorted(by_method.items()):
+        if any(sig in _CROSSINGS for _c, _n, sig in calls):
+            continue
+        sources = {c.receiver.split(".")[1] for c, _n, _s in calls
+                   if c.attr in _WEIGHT_READS and c.receiver and c.receiver.startswith("self.")
+                   and c.receiver.count(".") >= 1}
+        if not sources:
+            continue
+        cls = scope.split(".", 1)[0]
+        targets = loads(scope)
+        for c, _n, _sig in calls if targets is None else ():
+            if c.receiver == "self" and f"{cls}.{c.attr}" in by_method and not any(
+                    sig in _CROSSINGS for _c2, _n2, sig in by_method[f"{cls}.{c.attr}"]):
+                targets = loads(f"{cls}.{c.attr}")
+                if targets is not None:
+                    break
+        if targets is None:
+            continue
+        into, line = targets
+        into -= sources
+        if into:
+            out.append((scope, line, f"{cls}: parameters of self.{sorted(sources)[0]} loaded into "
+                                     f"self.{sorted(into)[0]}'s model in-process"))
+    return out
+
+
+def _get_reads(call: CallSite, calls: list[CallSite]) -> tuple[str, ...]:
+    """``n_envs=cfg.get("n_envs", 1)`` as an argument of ``call``: ``cfg.n_envs`` (the key read there).
+
+    Arguments carry no line of their own: the k-th ``x.get(...)`` argument is the k-th ``x.get`` call of
+    the scope from the call's line on, within the few lines a call spans."""
+    out: list[str] = []
+    taken: dict[str, int] = {}
+    for a in (*call.args, *(v for _k, v in call.kwargs)):
+        if a.kind != "call" or not isinstance(a.value, str) or not a.value.endswith(".get"):
+            continue
+        near = sorted((c for c in calls if c.scope == call.scope and c.func == a.value
+                       and call.line <= c.line <= call.line + _CALL_SPAN), key=lambda c: c.line)
+        k = taken.get(a.value, 0)
+        taken[a.value] = k + 1
+        if k < len(near) and near[k].args and near[k].args[0].kind == "lit" and isinstance(near[k].args[0].value, str):
+            out.append(f"{a.value.removesuffix('.get')}.{near[k].args[0].value}")
+    return tuple(out)
+
+
+_CALL_SPAN = 12
 
 
 def _decorators(s: FileSummary, namer: Namer, add) -> None:

@@ -22,7 +22,8 @@ from .sources import RawKey
 _STARTS = {"ray-actor": "Ray actors", "ray-placement-group": "Ray placement groups", "ray-init": "a Ray cluster",
            "mp-process": "processes", "inference-engine": "an inference engine", "dist-init": "process groups",
            "subprocess-server": "a server process", "http-server": "an HTTP server", "socket-server": "a socket server",
-           "zmq": "ZMQ sockets", "grpc": "a gRPC channel", "ray-collective": "Ray collective groups"}
+           "zmq": "ZMQ sockets", "grpc": "a gRPC channel", "ray-collective": "Ray collective groups",
+           "env-workers": "environment worker processes"}
 _ROOTS = {"self", "cls", "cfg", "config", "conf", "args", "opts", "options", "settings", "hparams", "params"}
 
 

@@ -21,13 +21,14 @@ _CONFIG_RECEIVER = re.compile(
 _SIGNAL_CLASS = {"ray-actor": "process", "ray-placement-group": "process", "ray-init": "process",
                  "mp-process": "process", "inference-engine": "process", "dist-init": "process",
                  "subprocess-server": "process", "http-server": "port", "socket-server": "port", "zmq": "port",
-                 "grpc": "port", "ray-collective": "comm"}
+                 "grpc": "port", "ray-collective": "comm", "env-workers": "process"}
 _WORDS = {"ray-actor": "Ray actors are created", "ray-placement-group": "Ray placement groups are made",
           "ray-init": "the Ray cluster is started", "mp-process": "processes are started",
           "inference-engine": "the inference engine is built", "dist-init": "process groups are set up",
           "subprocess-server": "a server process is launched", "http-server": "an HTTP server is defined",
           "socket-server": "a socket is bound", "zmq": "ZMQ sockets are opened", "grpc": "a gRPC channel is opened",
-          "ray-collective": "Ray collective groups are made"}
+          "ray-collective": "Ray collective groups are made",
+          "env-workers": "environment worker processes are started"}
 # leaves that say what a value is about other than the layout: read everywhere, decide nothing
 _STOP = {"path", "dir", "name", "model", "tokenizer", "seed", "dtype", "lr", "batch", "bsz", "len", "length", "log",
          "logger", "logging", "verbose", "debug", "project", "experiment", "trial", "wandb", "save", "checkpoint",

@@ -61,6 +61,11 @@ _SIGNALS: dict[str, tuple[str, int, str]] = {
     "hf-generate": (SAME, 3, "the policy generates in-process (transformers generate)"),
     "engine-rpc": (CROSS, 2, "RPC into the inference engine's workers (collective_rpc)"),
     "subprocess": (CROSS, 1, "subprocesses"),
+    # one instance holds the trained module and the inference engine: generation and the update share a process
+    "engine-local-load": (SAME, 8, "the trained parameters are loaded straight into an in-process engine's model "
+                                   "(one object holds the trainer's module and the engine)"),
+    # env copies stepped in worker processes: other processes, but the policy samples and trains elsewhere
+    "env-workers": (CROSS, 1, "vectorized environments stepped in worker processes (no policy there)"),
 }
 
 
@@ -142,7 +147,13 @@ def decide(keys: list[ConfigKey], ev: EvidenceResult, online: Sequence[Evidence]
     same_score = sum(r.weight for r in reasons if r.side == SAME)
     cross_score = sum(r.weight for r in cross)
     shared = any(e.signal == "same-object" for e in online[:1])
-    if strong_cross:
+    if counts.get("engine-local-load"):
+        # Ray actors, process groups and launcher ports then host or replicate that one process: the engine the
+        # sampler generates with sits beside the optimizer, whatever else the run starts
+        verdict = SAME
+        local = _SIGNALS["engine-local-load"][2]
+        reasons.sort(key=lambda r: not r.text.startswith(local))  # the deciding reason first
+    elif strong_cross:
         verdict = CROSS
     elif shared:
         # one model object samples and trains: launcher ports, rank counts and process groups then describe
