@@ -215,11 +215,13 @@ def test_resolution_cache_reused_only_when_nothing_changed(tmp_path: Path, monke
     first = build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
     assert first.calls.has_edge("a.f", "b.g")
 
-    def boom(sums, symbols=None):
+    def boom(*args, **kwargs):
         raise AssertionError("resolution should come from the cache")
 
-    monkeypatch.setattr(build, "resolve", boom)
-    again = build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
+    with monkeypatch.context() as m:
+        m.setattr(build, "Resolver", boom)
+        m.setattr(build, "_resolve_edited", boom)
+        again = build.build_graphs(build_index(repo, settings), [], cache_dir=settings.cache_dir)
     assert sorted(again.calls.edges) == sorted(first.calls.edges)
     (repo / "b.py").write_text("def g():\n    h()\n\ndef h():\n    pass\n")
     # a changed file: not the stored resolution, but a replay of the edit's cone (or a whole run)

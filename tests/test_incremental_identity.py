@@ -317,7 +317,8 @@ def run_sequence(name: str, tmp_path: Path, seed: int,
     return wrong
 
 
-SEQUENCES = [("demo", 1), ("demo", 2), ("demo", 3), ("chain", 1), ("handles", 1), ("weight_payload", 1)]
+SEQUENCES = [("demo", 1), ("demo", 2), ("demo", 3), ("demo", 4), ("chain", 1), ("chain", 2), ("handles", 1),
+             ("weight_payload", 1)]  # demo 4, chain 2: through the decode that finds shared arrays by hash
 
 
 @pytest.mark.parametrize(("name", "seed"), SEQUENCES)

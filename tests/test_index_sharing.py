@@ -125,3 +125,20 @@ def test_decoding_leaves_no_cycle_holding_the_memo() -> None:
     finally:
         if was:
             gc.enable()
+
+
+def test_a_second_file_found_by_hash_decodes_to_the_same_values() -> None:
+    """The hook looks a small array up in the memo before interning its strings: the second
+    file's arrays are found there, and what comes back equals the plain decode (no hook), literal
+    types included."""
+    memo: dict = {}
+    key_a, data_a, _ = _entry("pkg/a.py")
+    key_b, data_b, extracted = _entry("pkg/b.py")
+    C.decode(key_a, data_a, memo)
+    shared = dict(memo)
+    got = C.decode(key_b, data_b, memo)
+    assert got == extracted and _types(got) == _types(extracted)
+    plain = C._CODEC.unpack(data_b[len(C._HEAD) + 17:])
+    assert C._SUMMARY.dec(plain[1]) == got
+    found = [t for t in _objects(got, []) if isinstance(t, tuple) and t in shared]
+    assert found and all(t is shared[t] for t in found)

@@ -19,7 +19,7 @@ from . import incremental
 from .imports import build_import_graph
 from .model import EXACT, WEAK, ClassInfo, FunctionInfo, Graphs, ResolvedCall
 from .reach import reachable
-from .resolve import Edge, Resolver, resolve, results
+from .resolve import Edge, Resolver
 from .strings import string_edges
 from .symbols import SymbolTable, symbols_of
 
@@ -116,21 +116,33 @@ def _resolve_all(sums: list[FileSummary], symbols: SymbolTable, cache_dir: Path 
             return got
     if cache_dir is not None and key and root is not None:
         resolver, path = _resolve_edited(sums, symbols, cache_dir, root)
-        res = results(resolver)
         _took(path, resolver)
     else:
-        resolver, res = resolve(sums, symbols)
+        resolver = Resolver(sums, symbols)
+        resolver.run()
         _took("uncached")
-    data = Resolution(
-        sites={k: tuple((e.target, e.kind, e.via) for e in v) for k, v in res.site_edges.items() if v},
-        implicit={k: tuple(sorted(v)) for k, v in res.implicit.items()},
-        strings={k: (tuple(sorted(t)), text) for k, (t, text) in string_edges(sums, resolver).items()},
-        attr_types=res.attr_types,
-        bases=res.bases,
-    )
+    data = _resolution_of(resolver, sums)
+    del resolver  # the stage's largest transient: gone before the graph is built
     if cache_dir is not None and key:
         _save_resolution(cache_dir, key, data)
     return data
+
+
+def _resolution_of(r: Resolver, sums: list[FileSummary]) -> Resolution:
+    """What the graph builder reads of a fixed point, as :func:`resolve.results` gives it (same
+    values, same order) but stored compact as it goes: each site's targets become the cache's
+    tuples at once, never a list of ``Edge`` records for the whole repo beside the resolver."""
+    sites: dict[tuple[str, int], tuple[tuple[str, str, str], ...]] = {}
+    for mod, s in r.sums.items():
+        for i, site in enumerate(s.calls):
+            edges = r.site_targets(mod, site)  # may record implicit calls: read those after
+            if edges:
+                sites[(mod, i)] = tuple([(e.target, e.kind, e.via) for e in edges])
+    implicit = {k: tuple(sorted(v)) for k, v in r.implicit.items() if v}
+    attr_types = r.attr_types()
+    bases = {cq: tuple(b[2:] if b.startswith("x:") else b for b in r.mro(cq)[1:]) for cq in r.classes}
+    strings = {k: (tuple(sorted(t)), text) for k, (t, text) in string_edges(sums, r).items()}
+    return Resolution(sites=sites, implicit=implicit, strings=strings, attr_types=attr_types, bases=bases)
 
 
 def _took(path: str, resolver: Resolver | None = None) -> None:
@@ -192,8 +204,11 @@ def _build(index: Index, entry_points: list[EntryPoint], cache_dir: Path | None,
 
     for s in sums:
         cs = class_scopes[s.module]
+        callers: dict[str, str] = {}  # one name per scope: a module's sites share a few hundred callers
         for i, site in enumerate(s.calls):
-            caller = caller_of(s.module, site.scope, cs)
+            caller = callers.get(site.scope)
+            if caller is None:
+                caller = callers[site.scope] = caller_of(s.module, site.scope, cs)
             edges = [Edge(*e) for e in sites.get((s.module, i), ())]
             if not edges:
                 add(caller, s.path, site, [], WEAK, "unresolved")

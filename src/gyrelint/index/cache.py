@@ -116,10 +116,18 @@ def _sharer(memo: dict) -> Callable[[tuple], tuple]:
     pure: set[int] = memo.setdefault(None, set())  # ids of the tuples in ``memo`` (kept alive by it)
     intern = _intern
 
+    find = memo.get
+
     def share(v: tuple) -> tuple:
-        v = tuple([intern(x) if type(x) is str else x for x in v])
         if len(v) > _SMALL:
-            return v
+            return tuple([intern(x) if type(x) is str else x for x in v])
+        try:  # most small arrays were met before: hashing the fresh one finds the shared one
+            got = find(v)
+        except TypeError:  # holds a map
+            got = None
+        if got is not None:  # equal to a shared tuple, so made of the same strings: that tuple is the answer
+            return got
+        v = tuple([intern(x) if type(x) is str else x for x in v])
         for x in v:  # a plain loop over at most three: a third cheaper than a set of types and all()
             if type(x) is not str and (type(x) is not tuple or id(x) not in pure):
                 return v

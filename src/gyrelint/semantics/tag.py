@@ -13,7 +13,7 @@ from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
 from .childcall import child_result_queues
-from .facts import Facts, build_facts, extra_edges, fallback_edges
+from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
 from .handoff import (
@@ -134,6 +134,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
             ms = matches.get(q, [])
             dropped[q] = [m for m in ms if m.signal.id in QUEUE_SIGNALS and m.line in lines]
             matches[q] = [m for m in ms if m not in dropped[q]]
+        del sides
         sides = assign_sides(facts, matches, graphs, body_flows)
     # second pass: the trajectory containers are known now; code that builds, returns or
     # buffers them is the trajectory handoff
@@ -155,7 +156,9 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
             for line, st in _CONTAINER_SIGNAL.body(fn, facts):  # type: ignore[misc]
                 matches.setdefault(q, []).append(Match(_CONTAINER_SIGNAL, line, st))
                 added = True
+    _drop_token_memos(facts)
     if added:
+        del sides  # the old scores go before the new ones are built (12 MiB on verl)
         sides = assign_sides(facts, matches, graphs, body_flows)
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
@@ -201,6 +204,16 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                             if m not in outside_modules]
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
     return sem
+
+
+def _drop_token_memos(facts: Facts) -> None:
+    """Free what the signal matching is done with: each body's token set and text (a frozenset
+    of a few hundred words per function, 9 MiB on verl) and the memo of :func:`tokens_of`, before
+    the scores are built once more. Both are memos of a function's own records: the few later
+    readers (67 functions on verl) rebuild the same values."""
+    for fn in facts.functions.values():
+        fn._tokens = fn._token_text = None
+    tokens_of.cache_clear()
 
 
 def _library_reach(index: Index, graphs: Graphs, loop: list[str]) -> LoopReach:
