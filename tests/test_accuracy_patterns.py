@@ -473,3 +473,11 @@ def test_a_module_decoding_by_calling_itself_is_generation():
     grows with each drawn token (argmax or multinomial): that is generation, and the token
     log-probs it records on the way are no training; log-probs of stored sequences still are."""
     assert wrong_labels("accuracy_self_decode") == []
+
+
+def test_rollout_plumbing_and_generation_callbacks():
+    """A helper in another class that turns the model's text into the next env step or prompt is
+    the rollout's own code; a mask object handed to ``generate(logits_processor=[...])`` is called
+    while decoding. A helper whose result only goes to a list, and a callable handed to
+    ``json.dumps`` on another line of the same sampler, stay neutral."""
+    assert wrong_labels("accuracy_rollout_plumbing") == []

@@ -28,6 +28,7 @@ from .handoff import (
 )
 from .kind import settle_transport_kind
 from .payload import weight_flow
+from .plumbing import generation_callbacks, rollout_plumbing
 from .reshape import rollout_reshapers
 from .shared_model import same_instance_model
 from .sides import (
@@ -162,6 +163,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
         sides = assign_sides(facts, matches, graphs, body_flows)
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
+    rollout_plumbing(facts, edges, sides, body_flows)  # helpers between a rollout's generation and its next step
+    generation_callbacks(facts, sides)  # logits masks and stop criteria the engine calls while decoding
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
