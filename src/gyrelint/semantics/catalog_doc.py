@@ -67,6 +67,14 @@ def render() -> str:
             "`execute`/`call_tool` that a generation chain calls, over one exact target or over the "
             "same-named methods of a registry's classes (`Base.__subclasses__()`, registering decorators, "
             "`{name: Cls}` literals are followed by the resolver).",
+            "- **Rollout plumbing** (`rollout-plumbing`). A repo helper with no side of its own that a sampling "
+            "body hands what its generation call returned, and whose result the same body hands on into a "
+            "sampling call (parsed actions into the environment's `step`, the next turn's prompt into the engine), "
+            "is the rollout's own code, wherever it is defined; the caller context then carries the side to its "
+            "own helpers.",
+            "- **Generation callbacks** (`generation-callback`). A repo object handed to a library generation call "
+            "(`generate(..., logits_processor=[self.mask])`, stop criteria) is called at every decoding step: its "
+            "class's `__call__` is sampling. Objects handed to any other call of the same body are not.",
             "- **Resampling.** A `torch.multinomial` draw with no policy around it (no logits, softmax, "
             "temperature or model call) whose callers all hold training evidence picks examples: its "
             "`logits-sampling` evidence is dropped.", ""]
