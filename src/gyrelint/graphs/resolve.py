@@ -813,6 +813,25 @@ class Resolver:
                             out |= self.iterate(mod, scope, (r,)) if r[:2] in ("d:", "l:") else set()
         return out
 
+    def _context_calls(self, mod: str, scope: str, vals, aio: bool) -> set[str]:
+        """A ``with`` (``async with``) statement on ``vals``: implicit calls of the class's
+        ``__enter__``/``__exit__`` (``__aenter__``/``__aexit__``), the same targets a method call on the
+        object would have (its class known: exact); returns what the enter method gives back."""
+        out: set[str] = set()
+        names = ("__aenter__", "__aexit__") if aio else ("__enter__", "__exit__")
+        for v in sorted(vals):
+            if not v.startswith("i:"):
+                continue
+            for attr in names:
+                for m in self.class_attr(v[2:], attr, v[2:]):
+                    if not m.startswith(("b:", "f:")):
+                        continue
+                    targets, res = self.call(mod, scope, m, ("c", None, (), ()), bind=True)
+                    self._implicit(mod, scope, self.cur_line, "with").update(t for t, _ in targets)
+                    if attr == names[0]:
+                        out |= res
+        return out
+
     # ---- calls ----------------------------------------------------------------------
     def returns(self, q: str) -> set[str] | frozenset[str]:
         if q in self.gen_funcs:
@@ -1103,6 +1122,10 @@ class Resolver:
                     for ent in self.class_attr(v[2:], "__enter__", v[2:]):
                         out |= self.call(mod, scope, ent, ("c", None, (), ()), bind=True)[1]
             self.assign(mod, scope, fl.target, out)
+        elif op == "enter" or op == "aenter":
+            got = self._context_calls(mod, scope, self.eval(mod, scope, fl.value), op == "aenter")
+            if fl.target is not None:
+                self.assign(mod, scope, fl.target, got)
         elif op == "ann":
             self.assign(mod, scope, fl.target, self.instance_of(self.eval(mod, scope, fl.value)))
         elif op == "ret":
