@@ -265,3 +265,23 @@ def test_with_statement_calls_enter_and_exit(tmp_path: Path) -> None:
     assert not any(t.endswith(("__enter__", "__exit__")) for t in out("tidepool.worker.unknown"))
     # the weight push inside ``__enter__`` is reached from the entry point through the ``with``
     assert f"{gates}.WeightGate.push" in g.reached
+
+
+def test_property_reads_give_the_getters_return_and_library_module_paths_do_not_stop_attributes(tmp_path: Path) -> None:
+    """``self.holder.x`` where ``holder`` is a ``@property`` / ``@functools.cached_property``: the value
+    is what the getter returns (not a bound method). An attribute of a library instance named like a
+    part of the library's module path (``engine`` of ``vllm.engine...AsyncLLMEngine``) still resolves."""
+    (tmp_path / "p.py").write_text(
+        "import functools\n"
+        "from vllm.engine.async_llm_engine import AsyncLLMEngine\n\n"
+        "class Box:\n    def __init__(self, engine: AsyncLLMEngine):\n        self.engine = engine\n"
+        "    def open(self):\n        return 1\n\n"
+        "class Desk:\n    @functools.cached_property\n    def box(self):\n        return Box(None)\n"
+        "    @property\n    def other(self):\n        return Box(None)\n"
+        "    def use(self):\n        self.box.open()\n        self.other.open()\n"
+        "        self.box.engine.engine.add_lora(1)\n")
+    g = graphs_at(tmp_path)
+    calls = {rc.site.func: rc for rc in g.resolved["p.Desk.use"]}
+    assert calls["self.box.open"].targets == ("p.Box.open",) and calls["self.box.open"].kind == "exact"
+    assert calls["self.other.open"].targets == ("p.Box.open",) and calls["self.other.open"].kind == "exact"
+    assert calls["self.box.engine.engine.add_lora"].targets == ("vllm.engine.async_llm_engine.AsyncLLMEngine.engine.add_lora",)

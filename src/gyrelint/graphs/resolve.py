@@ -144,6 +144,7 @@ class Resolver:
         self.func_mod: dict[str, str] = {}
         self.method_class: dict[str, str] = {}  # method qualname -> class qualname
         self.method_kind: dict[str, str] = {}  # "static" | "class" | "inst"
+        self.getters: set[str] = set()  # methods decorated ``@property`` / ``@cached_property``: read, not bound
         self.base_exprs: dict[str, tuple[str, str, tuple]] = {}
         self.mro_cache: dict[str, list[str]] = {}
         self.mro_open: dict[str, int] = {}  # classes being linearised -> nesting depth
@@ -227,6 +228,8 @@ class Resolver:
                 self.method_class[q] = cq
                 self.method_kind[q] = kind
                 self.methods_by_name[f.name].append(q)
+                if kind == "inst" and any(d.rsplit(".", 1)[-1] in _GETTERS for d in f.decorators):
+                    self.getters.add(q)
                 if f.params and kind != "static" and f.params[0].kind == "pos":
                     self._add(f"{q}.{f.params[0].name}", {("c:" if kind == "class" else "i:") + cq})
         self._find_identities()
@@ -570,7 +573,9 @@ class Resolver:
                     if v.startswith("f:"):
                         q = v[2:]
                         kind = self.method_kind.get(q)
-                        if kind == "inst" and inst is not None:
+                        if kind == "inst" and inst is not None and q in self.getters:
+                            out |= self.returns(q)  # ``obj.prop`` is what the getter returns
+                        elif kind == "inst" and inst is not None:
                             out.add(f"b:{q}|{inst}")
                         elif kind == "class":
                             out.add(f"b:{q}|{cq}")
@@ -749,7 +754,11 @@ class Resolver:
             if got is None:
                 name = v[v.index(":") + 1:]
                 parts = name.split(".")
-                if len(parts) >= 8 or attr in parts[-3:]:
+                # a repeated attribute (``cfg = cfg.sub`` in a loop) is looked for after the class
+                # name, not in its module path (``engine`` of ``vllm.engine.X.AsyncEngine``)
+                caps = [i for i, p in enumerate(parts) if p[:1].isupper()]
+                tail = parts[caps[-1] + 1:] if caps else parts
+                if len(parts) >= 8 or attr in tail[-3:]:
                     got = _EMPTY  # `cfg = cfg.sub` in a loop would otherwise grow names forever
                 elif tag == "x:" or tag == "xi:":
                     got = frozenset((f"x:{name}.{attr}",))
@@ -1695,6 +1704,9 @@ def _stored_on_library(name: str) -> bool:
     parts = name.split(".")
     last_class = max((i for i, p in enumerate(parts) if p[:1].isupper()), default=len(parts) - 1)
     return len(parts) - last_class > 2
+
+
+_GETTERS = frozenset({"property", "cached_property"})
 
 
 def _inert(fl) -> bool:
