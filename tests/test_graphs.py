@@ -240,3 +240,48 @@ def test_graph_json_records_are_what_json_dumps_writes() -> None:
     ]
     for r in records:
         assert _flat_json(r) == json.dumps(r, sort_keys=True)
+
+
+def test_with_statement_calls_enter_and_exit(tmp_path: Path) -> None:
+    """``with obj:`` / ``async with obj as x:`` call the class's ``__enter__``/``__exit__`` (the async
+    pair): exact edges when the object's class is known (an attribute set from a returned tuple, a
+    constructor, an inherited method), none for an object of unknown class; ``as`` binds what the
+    async enter method returns."""
+    g = graphs("graphs_context_manager", tmp_path)
+    w, gates = "tidepool.worker.Worker", "tidepool.gates"
+
+    def out(caller: str) -> dict[str, dict]:
+        return {b: d for _a, b, d in g.calls.out_edges(caller, data=True)}
+
+    gen = out(f"{w}.generate")
+    for m in ("__enter__", "__exit__"):
+        assert gen[f"{gates}.WeightGate.{m}"]["kind"] == "exact" and gen[f"{gates}.WeightGate.{m}"]["via"] == "with"
+    quiet = out(f"{w}.generate_quiet")
+    assert {f"{gates}.WeightGate.__enter__", f"{gates}.WeightGate.__exit__"} <= set(quiet)
+    lease = out(f"{w}.lease")
+    assert {f"{gates}.AsyncLease.__aenter__", f"{gates}.AsyncLease.__aexit__"} <= set(lease)
+    assert f"{gates}.AsyncLease.__enter__" not in lease
+    assert targets(g, f"{w}.lease", "ticket.punch", "exact") == {f"{gates}.Ticket.punch"}
+    assert not any(t.endswith(("__enter__", "__exit__")) for t in out("tidepool.worker.unknown"))
+    # the weight push inside ``__enter__`` is reached from the entry point through the ``with``
+    assert f"{gates}.WeightGate.push" in g.reached
+
+
+def test_property_reads_give_the_getters_return_and_library_module_paths_do_not_stop_attributes(tmp_path: Path) -> None:
+    """``self.holder.x`` where ``holder`` is a ``@property`` / ``@functools.cached_property``: the value
+    is what the getter returns (not a bound method). An attribute of a library instance named like a
+    part of the library's module path (``engine`` of ``vllm.engine...AsyncLLMEngine``) still resolves."""
+    (tmp_path / "p.py").write_text(
+        "import functools\n"
+        "from vllm.engine.async_llm_engine import AsyncLLMEngine\n\n"
+        "class Box:\n    def __init__(self, engine: AsyncLLMEngine):\n        self.engine = engine\n"
+        "    def open(self):\n        return 1\n\n"
+        "class Desk:\n    @functools.cached_property\n    def box(self):\n        return Box(None)\n"
+        "    @property\n    def other(self):\n        return Box(None)\n"
+        "    def use(self):\n        self.box.open()\n        self.other.open()\n"
+        "        self.box.engine.engine.add_lora(1)\n")
+    g = graphs_at(tmp_path)
+    calls = {rc.site.func: rc for rc in g.resolved["p.Desk.use"]}
+    assert calls["self.box.open"].targets == ("p.Box.open",) and calls["self.box.open"].kind == "exact"
+    assert calls["self.other.open"].targets == ("p.Box.open",) and calls["self.other.open"].kind == "exact"
+    assert calls["self.box.engine.engine.add_lora"].targets == ("vllm.engine.async_llm_engine.AsyncLLMEngine.engine.add_lora",)

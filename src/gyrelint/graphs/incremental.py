@@ -181,7 +181,7 @@ def _function_record(r: Resolver, q: str) -> tuple:
     f = r.funcs[q]
     forwards = tuple((d, r._forwards(q, d)) for d in r.funcs if q.startswith(d + "."))
     return (tuple((p.name, p.kind) for p in f.params), q in r.gen_funcs, r.method_kind.get(q),
-            r.method_class.get(q), r.returns_param.get(q), forwards)
+            r.method_class.get(q), r.returns_param.get(q), forwards, q in r.getters)
 
 
 def _compare_module(old: Resolver, new: Resolver,

@@ -144,6 +144,7 @@ class Resolver:
         self.func_mod: dict[str, str] = {}
         self.method_class: dict[str, str] = {}  # method qualname -> class qualname
         self.method_kind: dict[str, str] = {}  # "static" | "class" | "inst"
+        self.getters: set[str] = set()  # methods decorated ``@property`` / ``@cached_property``: read, not bound
         self.base_exprs: dict[str, tuple[str, str, tuple]] = {}
         self.mro_cache: dict[str, list[str]] = {}
         self.mro_open: dict[str, int] = {}  # classes being linearised -> nesting depth
@@ -227,6 +228,8 @@ class Resolver:
                 self.method_class[q] = cq
                 self.method_kind[q] = kind
                 self.methods_by_name[f.name].append(q)
+                if kind == "inst" and any(d.rsplit(".", 1)[-1] in _GETTERS for d in f.decorators):
+                    self.getters.add(q)
                 if f.params and kind != "static" and f.params[0].kind == "pos":
                     self._add(f"{q}.{f.params[0].name}", {("c:" if kind == "class" else "i:") + cq})
         self._find_identities()
@@ -570,7 +573,9 @@ class Resolver:
                     if v.startswith("f:"):
                         q = v[2:]
                         kind = self.method_kind.get(q)
-                        if kind == "inst" and inst is not None:
+                        if kind == "inst" and inst is not None and q in self.getters:
+                            out |= self.returns(q)  # ``obj.prop`` is what the getter returns
+                        elif kind == "inst" and inst is not None:
                             out.add(f"b:{q}|{inst}")
                         elif kind == "class":
                             out.add(f"b:{q}|{cq}")
@@ -749,7 +754,11 @@ class Resolver:
             if got is None:
                 name = v[v.index(":") + 1:]
                 parts = name.split(".")
-                if len(parts) >= 8 or attr in parts[-3:]:
+                # a repeated attribute (``cfg = cfg.sub`` in a loop) is looked for after the class
+                # name, not in its module path (``engine`` of ``vllm.engine.X.AsyncEngine``)
+                caps = [i for i, p in enumerate(parts) if p[:1].isupper()]
+                tail = parts[caps[-1] + 1:] if caps else parts
+                if len(parts) >= 8 or attr in tail[-3:]:
                     got = _EMPTY  # `cfg = cfg.sub` in a loop would otherwise grow names forever
                 elif tag == "x:" or tag == "xi:":
                     got = frozenset((f"x:{name}.{attr}",))
@@ -811,6 +820,25 @@ class Resolver:
                                 out |= res2
                         else:
                             out |= self.iterate(mod, scope, (r,)) if r[:2] in ("d:", "l:") else set()
+        return out
+
+    def _context_calls(self, mod: str, scope: str, vals, aio: bool) -> set[str]:
+        """A ``with`` (``async with``) statement on ``vals``: implicit calls of the class's
+        ``__enter__``/``__exit__`` (``__aenter__``/``__aexit__``), the same targets a method call on the
+        object would have (its class known: exact); returns what the enter method gives back."""
+        out: set[str] = set()
+        names = ("__aenter__", "__aexit__") if aio else ("__enter__", "__exit__")
+        for v in sorted(vals):
+            if not v.startswith("i:"):
+                continue
+            for attr in names:
+                for m in self.class_attr(v[2:], attr, v[2:]):
+                    if not m.startswith(("b:", "f:")):
+                        continue
+                    targets, res = self.call(mod, scope, m, ("c", None, (), ()), bind=True)
+                    self._implicit(mod, scope, self.cur_line, "with").update(t for t, _ in targets)
+                    if attr == names[0]:
+                        out |= res
         return out
 
     # ---- calls ----------------------------------------------------------------------
@@ -1103,6 +1131,10 @@ class Resolver:
                     for ent in self.class_attr(v[2:], "__enter__", v[2:]):
                         out |= self.call(mod, scope, ent, ("c", None, (), ()), bind=True)[1]
             self.assign(mod, scope, fl.target, out)
+        elif op == "enter" or op == "aenter":
+            got = self._context_calls(mod, scope, self.eval(mod, scope, fl.value), op == "aenter")
+            if fl.target is not None:
+                self.assign(mod, scope, fl.target, got)
         elif op == "ann":
             self.assign(mod, scope, fl.target, self.instance_of(self.eval(mod, scope, fl.value)))
         elif op == "ret":
@@ -1672,6 +1704,9 @@ def _stored_on_library(name: str) -> bool:
     parts = name.split(".")
     last_class = max((i for i, p in enumerate(parts) if p[:1].isupper()), default=len(parts) - 1)
     return len(parts) - last_class > 2
+
+
+_GETTERS = frozenset({"property", "cached_property"})
 
 
 def _inert(fl) -> bool:

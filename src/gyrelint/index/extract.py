@@ -724,10 +724,17 @@ class _Extractor(cst.CSTVisitor):
         self._flow(self.scope, "=", self._tx(node.target), self._x(node.value))
 
     def _with(self, node: cst.With) -> None:
+        # ``enter`` / ``aenter``: the statement calls the object's ``__enter__``/``__exit__`` (or the
+        # async pair); an ``async with ... as x`` also binds ``x`` to what ``__aenter__`` gives
+        aio = node.asynchronous is not None
         for item in node.items:
+            value = self._x(item.item)
             if item.asname is not None:
                 self._record_assign(item.asname.name, item.item)
-                self._flow(self.scope, "with", self._tx(item.asname.name), self._x(item.item))
+                self._flow(self.scope, "with", self._tx(item.asname.name), value)
+            if value != ("?",):
+                target = self._tx(item.asname.name) if aio and item.asname is not None else None
+                self._flow(self.scope, "aenter" if aio else "enter", target, value)
 
     def _for(self, node: cst.For) -> None:
         self._flow(self.scope, "for", self._tx(node.target), self._x(node.iter))

@@ -171,7 +171,10 @@ class Flow:
     (the scope returns/yields value), ``rann`` (return annotation), ``def`` (target
     name <- ``("dec", ("fn"|"cls", q), decorators)``), ``base`` (target = class
     qualname, value = base expressions), ``param`` (target = (function, param)
-    default value, evaluated in ``scope``), ``global``/``nonlocal`` (target = name).
+    default value, evaluated in ``scope``), ``global``/``nonlocal`` (target = name),
+    ``enter``/``aenter`` (a ``with`` / ``async with`` item: the statement calls the value's
+    ``__enter__``/``__exit__`` or ``__aenter__``/``__aexit__``; target: an ``async with``'s
+    ``as`` name, else None).
     """
 
     scope: str

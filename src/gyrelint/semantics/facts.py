@@ -173,6 +173,7 @@ class FnFacts:
     assigns: list[Assignment] = field(default_factory=list)
     local_types: dict[str, str] = field(default_factory=dict)
     extra: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # resolved calls with no site of ours
+    frames: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # ``with`` statements' enter/exit calls
     _tokens: frozenset[str] | None = None
     _token_text: str | None = None
     _called: frozenset[str] | None = None
@@ -687,7 +688,9 @@ def _merge_resolved(facts: Facts, graphs: Graphs) -> None:
             cf = by_key.get((rc.site.line, rc.site.func))
             if cf is None:
                 repo = tuple(t for t in targets if t in facts.functions)
-                if repo:
+                if repo and rc.site.func == "<with>":
+                    fn.frames.extend(((t,), rc.kind) for t in repo)  # enter and exit: two calls, one target each
+                elif repo:
                     fn.extra.append((repo, rc.kind))
                 continue
             repo = tuple(t for t in targets if t in facts.functions or t in facts.classes)

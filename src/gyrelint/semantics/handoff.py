@@ -57,7 +57,8 @@ def _walk(node: str, seen: dict[str, tuple[int, str | None]]) -> list[str]:
 def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, float]],
                      reached: AbstractSet[str], outside: frozenset[str] = frozenset(),
                      senders: AbstractSet[str] = frozenset(), receivers: AbstractSet[str] = frozenset(),
-                     defines: AbstractSet[tuple[str, str]] = frozenset()) -> tuple[bool, list[str]]:
+                     defines: AbstractSet[tuple[str, str]] = frozenset(),
+                     instances: dict[str, tuple[str, ...]] | None = None) -> tuple[bool, list[str]]:
     """Is the loop online, and the headline weight-sync path: from the sender to the receiver.
 
     Online when a call path joins a parameter update and a weight push (the update calls the
@@ -66,8 +67,9 @@ def weight_sync_path(sides: dict[str, SideResult], edges: dict[str, dict[str, fl
     the trainer, down the calls, to the engine-side method that loads them; not the climb from
     the optimizer step up to the loop and back down. ``senders``/``receivers``: the payload
     analysis's ends (``payload.weight_flow``). Functions ``outside`` the product rank last.
+    ``instances``: method -> the repo classes whose instances have it (:func:`instance_methods`).
     """
-    online, joined = _update_to_sync(sides, edges, reached, outside)
+    online, joined = _update_to_sync(sides, edges, reached, outside, instances or {})
     if not online:
         # a step that trains and pushes in its own body: online, with no weight-sync function to show
         return _step_that_pushes(sides, reached, outside) is not None, []
@@ -201,7 +203,8 @@ def _climb(path: list[str], rev: dict[str, list[str]], sides: dict[str, SideResu
 
 
 def _update_to_sync(sides: dict[str, SideResult], edges: dict[str, dict[str, float]],
-                    reached: AbstractSet[str], outside: frozenset[str] = frozenset()) -> tuple[bool, list[str]]:
+                    reached: AbstractSet[str], outside: frozenset[str] = frozenset(),
+                    instances: dict[str, tuple[str, ...]] | None = None) -> tuple[bool, list[str]]:
     """Path from the parameter update to the sampler's weights, through the call graph.
 
     Returns ``(online, path)``; the path reads update → … → common caller → … → sender
@@ -238,7 +241,63 @@ def _update_to_sync(sides: dict[str, SideResult], edges: dict[str, dict[str, flo
             best = _join(sorted(updates), set(sync), receivers, drivers, fwd, rev, reached, outside)
             if best:
                 return True, _no_loops(best)
+    if instances:
+        _fwd, rev = _forward(edges, 0.5, hubs)
+        for sync in (pushes, labelled):
+            best = _instance_join(sorted(updates), sorted(set(sync) - set(updates)), rev, instances, reached, outside)
+            if best:
+                return True, _no_loops(best)
     return False, []
+
+
+_INSTANCE_HOPS = 4  # exact calls from a method of the instance down to the update / the push
+
+
+def instance_methods(classes: dict, mro) -> dict[str, tuple[str, ...]]:
+    """Method qualname -> the repo classes whose instances have it: the defining class and the
+    repo classes that inherit it (``mro(cls)``: the class and its repo bases)."""
+    out: dict[str, list[str]] = {}
+    for cq in sorted(classes):
+        for b in mro(cq):
+            info = classes.get(b)
+            for m in sorted(info.methods) if info is not None else ():
+                out.setdefault(f"{b}.{m}", []).append(cq)
+    return {q: tuple(cs) for q, cs in out.items()}
+
+
+def _instance_join(updates: list[str], sync: list[str], rev: dict[str, list[str]],
+                   instances: dict[str, tuple[str, ...]], reached: AbstractSet[str],
+                   outside: frozenset[str]) -> list[str] | None:
+    """One instance trains and pushes: a method of a class reaches the parameter update and another
+    method of the same class (own or inherited) reaches the weight push, over exact calls. No repo
+    function calls both (a library's worker-group dispatch or an RPC layer calls each method of the
+    worker), so no common caller exists; the instance that holds the trained module and the engine
+    the push loads into is the joint. Both methods are the product's; classes whose methods run
+    (reached) rank first. Returns update → … → method, method → … → push, or None."""
+    if not updates or not sync:
+        return None
+    up_anc = _bfs(updates, rev, limit=_INSTANCE_HOPS)
+    sync_anc = _bfs(sync, rev, limit=_INSTANCE_HOPS)
+
+    def per_class(anc: dict[str, tuple[int, str | None]]) -> dict[str, tuple]:
+        best: dict[str, tuple] = {}
+        for q, (d, _) in anc.items():
+            if q in outside:
+                continue
+            key = (q not in reached, d, q)
+            for c in instances.get(q, ()):
+                if c not in best or key < best[c]:
+                    best[c] = key
+        return best
+
+    ups, syncs = per_class(up_anc), per_class(sync_anc)
+    cands = sorted((ups[c][0] and syncs[c][0], ups[c][1] + syncs[c][1], c) for c in set(ups) & set(syncs))
+    for _not_run, _d, c in cands:
+        mu, ms = ups[c][2], syncs[c][2]
+        if mu == ms:
+            continue  # one method reaching both has a common-caller path already (or none by design)
+        return list(reversed(_walk(mu, up_anc))) + _walk(ms, sync_anc)
+    return None
 
 
 def _step_that_pushes(sides: dict[str, SideResult], reached: AbstractSet[str],

@@ -29,8 +29,10 @@ def _side(sides: dict[str, SideResult], q: str) -> Side | None:
     return r.side if r is not None else None
 
 
-def _instance_uses(facts: Facts, sides: dict[str, SideResult], start: str) -> tuple[set[str], set[str]]:
-    """(attributes sampled with, attributes trained) by ``start`` and the methods it calls on ``self``."""
+def _instance_uses(facts: Facts, sides: dict[str, SideResult], start: str,
+                   samplers: tuple[Side, ...] = (Side.SAMPLING,)) -> tuple[set[str], set[str]]:
+    """(attributes sampled with, attributes trained) by ``start`` and the methods it calls on ``self``;
+    ``samplers``: the sides whose ``self.X.generate(...)`` counts as sampling with ``X``."""
     sampled: set[str] = set()
     trained: set[str] = set()
     seen = {start}
@@ -57,7 +59,7 @@ def _instance_uses(facts: Facts, sides: dict[str, SideResult], start: str) -> tu
             if len(parts) < 2:
                 continue
             attr, rest = parts[1], parts[2:]
-            if rest and (rest[-1] in _GENERATE and side == Side.SAMPLING
+            if rest and (rest[-1] in _GENERATE and side in samplers
                          or any(_side(sides, t) == Side.SAMPLING for t in c.targets)):
                 sampled.add(attr)
             if side == Side.TRAINING and (not rest and c.instance or rest and rest[-1] in _TRAIN_USE):
@@ -95,4 +97,34 @@ def same_instance_model(facts: Facts, sides: dict[str, SideResult],
             both = sorted(set(s_at) & t_at)
             if both:
                 return fn.file, s_at[both[0]], f"{recv}.{both[0]}"
+    return same_class_model(facts, sides)
+
+
+def same_class_model(facts: Facts, sides: dict[str, SideResult]) -> tuple[str, int, str] | None:
+    """One class samples and trains through the same attribute, its loop out of sight.
+
+    The loop that alternates the two is often a library base class's method (``learn`` of an RL
+    library's on-policy algorithm calls the instance's rollout collection, then its update), so no
+    repo function calls both and :func:`same_instance_model` finds no loop. The instance is then the
+    evidence: a sampling (or driving) method of the class, own or inherited from a repo base,
+    generates with ``self.X`` (directly or through methods of the instance), and a training method of
+    the same class steps or runs ``self.X``. Returns (file, line of the sampling method, ``self.X``)."""
+    for cq in sorted(facts.classes):
+        methods: dict[str, str] = {}  # name -> qualname, the first definition along the repo MRO
+        for c in facts.mro(cq):
+            for m in sorted(facts.classes[c].methods):
+                methods.setdefault(m, f"{c}.{m}")
+        sampled: dict[str, str] = {}
+        trained: set[str] = set()
+        for q in sorted(methods.values()):
+            side = _side(sides, q)
+            if side in (Side.SAMPLING, Side.DRIVER):
+                for a in _instance_uses(facts, sides, q, (Side.SAMPLING, Side.DRIVER))[0]:
+                    sampled.setdefault(a, q)
+            elif side == Side.TRAINING:
+                trained |= _instance_uses(facts, sides, q)[1]
+        both = sorted(set(sampled) & trained)
+        if both:
+            fn = facts.functions[sampled[both[0]]]
+            return fn.file, fn.line, f"self.{both[0]}"
     return None

@@ -112,17 +112,20 @@ def _decay(kind: str, targets: list[str]) -> float:
     return min(base, DECAY_WEAK) / n ** 0.5
 
 
-def call_edges(facts: Facts, graphs: Graphs) -> dict[str, dict[str, float]]:
+def call_edges(facts: Facts, graphs: Graphs, frames: bool = True) -> dict[str, dict[str, float]]:
     """caller -> callee -> decay factor, from the call facts (resolved call sites).
 
     The call graph's edges are used only when no call site carries targets (the
-    graphs stage did not resolve anything).
+    graphs stage did not resolve anything). ``frames``: include the ``__enter__``/``__exit__``
+    calls of ``with`` statements. They run around the body and say nothing of its side (a
+    generation method that enters a weight-sync context stays a sampler), so the side labelling
+    leaves them out; reach and the weight-sync path keep them.
     """
     out: dict[str, dict[str, float]] = {}
     any_targets = False
     for q, fn in facts.functions.items():
         row: dict[str, float] = {}
-        sites = [(c.targets, c.kind) for c in fn.calls if c.targets] + fn.extra
+        sites = [(c.targets, c.kind) for c in fn.calls if c.targets] + fn.extra + (fn.frames if frames else [])
         for targets, kind in sites:
             any_targets = True
             tg = [t for t in targets if t != q and t in facts.functions]
@@ -248,7 +251,7 @@ def _passed_on(r: SideResult) -> tuple:
 def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs,
                  flows: FlowIndex | None = None) -> dict[str, SideResult]:
     """Label every function; ``flows`` is the run's one ``FlowIndex`` (built here when not given)."""
-    edges = call_edges(facts, graphs)
+    edges = call_edges(facts, graphs, frames=False)
     results: dict[str, SideResult] = {}
     prepared: dict[str, tuple[dict[str, float], dict[str, float], dict[str, Match]]] = {
         q: own_scores(matches.get(q, [])) for q in facts.functions

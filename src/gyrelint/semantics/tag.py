@@ -19,6 +19,7 @@ from .files import file_handoffs, published_weights
 from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
+    instance_methods,
     internal_queue_sites,
     launched_samplers,
     module_reports,
@@ -195,7 +196,8 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     h.online, h.weight_sync_path = weight_sync_path(sides, edges, reached, frozenset(outside),
                                                         frozenset(facts.weight_senders),
                                                         frozenset(facts.weight_receivers),
-                                                        defined_only(facts, edges))
+                                                        defined_only(facts, edges),
+                                                        instance_methods(facts.classes, facts.mro))
     same = same_object(facts, sides, loops) or same_instance_model(facts, sides, loops)
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push

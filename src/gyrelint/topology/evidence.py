@@ -283,7 +283,12 @@ SPAWN_SIGNALS = {"ray-actor", "ray-placement-group", "ray-init", "dist-init", "m
                  "http-server", "socket-server", "zmq", "grpc", "inference-engine", "ray-collective", "env-workers"}
 
 
-_LOCAL_LOADS = {"load_weights", "sync_model_weights"}
+_LOCAL_LOADS = {"load_weights", "sync_model_weights", "add_lora"}
+# the trained module's weights written out by the module or its trainer, for a load that follows
+_WEIGHT_SAVES = {"save_model", "save_pretrained"}
+# an inference engine's own class: a method called on an object of it runs on an engine in this process
+_ENGINE_TYPES = tuple(sorted(n + "." for signal, exact, _p in _TABLE if signal == "inference-engine" for n in exact)) + \
+    tuple(p for signal, _e, prefixes in _TABLE if signal == "inference-engine" for p in prefixes)
 _CROSSINGS = {"ray-actor", "ray-object-store", "http-client", "http-generate", "http-weights", "zmq", "grpc",
               "nccl-broadcast", "cuda-ipc", "mp-queue", "socket-client", "redis", "ray-collective", "engine-rpc"}
 
@@ -294,38 +299,55 @@ def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tup
     model of another attribute of the same instance (``self.engine.sync_model_weights(...)``, or a local
     taken from it, ``m = self.engine.worker.model; m.load_weights(...)``), directly or through a method of
     the instance they call, with nothing leaving the process in between: the trained module and the
-    inference engine live in one process (one instance holds both)."""
+    inference engine live in one process (one instance holds both).
+
+    Attributes are compared as paths (``self.state.peft_model`` and ``self.state.vllm.engine`` are two
+    objects one attribute holds). The trained module's weights may also be saved first
+    (``self.state.trainer.save_model(d)``) and then loaded by a call on an object of an inference
+    engine's own class (an adapter added to the engine): an engine object, not a client, so in-process."""
     by_method: dict[str, list[tuple[CallSite, tuple[str, ...], str | None]]] = {
         sc: calls for sc, calls in scope_calls.items() if sc.count(".") == 1}
     if not by_method:
         return []
-    locals_from: dict[tuple[str, str], str] = {}  # (scope, local) -> the self attribute it was taken from
+    locals_from: dict[tuple[str, str], str] = {}  # (scope, local) -> the self attribute path it was taken from
     for a in s.assignments:
         if a.scope in by_method and isinstance(a.value, str) and a.value.startswith("self.") and "." not in a.target:
-            locals_from.setdefault((a.scope, a.target), a.value.split(".")[1])
+            locals_from.setdefault((a.scope, a.target), a.value[5:])
 
-    def loads(scope: str) -> tuple[set[str], int] | None:
-        """Attributes whose model the scope loads weights into, and the first such line."""
+    def loads(scope: str) -> tuple[set[str], set[str], int] | None:
+        """Attribute paths whose model the scope loads weights into (all; those that are engine objects),
+        and the first such line."""
         got: set[str] = set()
+        engines: set[str] = set()
         line = 0
-        for c, _n, _sig in by_method.get(scope, ()):
+        for c, names, _sig in by_method.get(scope, ()):
             if c.attr not in _LOCAL_LOADS or not c.receiver:
                 continue
-            head = c.receiver.split(".")
-            attr = head[1] if head[0] == "self" and len(head) > 1 else locals_from.get((scope, head[0]))
-            if attr:
-                got.add(attr)
+            head = c.receiver.replace("()", "").split(".")
+            if head[0] == "self" and len(head) > 1:
+                path = ".".join(head[1:])
+            else:
+                base = locals_from.get((scope, head[0]))
+                path = ".".join([base, *head[1:]]) if base else None
+            if path:
+                got.add(path)
+                if any(n.startswith(_ENGINE_TYPES) for n in names):
+                    engines.add(path)
                 line = line or c.line
-        return (got, line) if got else None
+        return (got, engines, line) if got else None
+
+    def apart(a: str, b: str) -> bool:
+        return not (a == b or a.startswith(b + ".") or b.startswith(a + "."))
 
     out: list[tuple[str, int, str]] = []
     for scope, calls in sorted(by_method.items()):
         if any(sig in _CROSSINGS for _c, _n, sig in calls):
             continue
-        sources = {c.receiver.split(".")[1] for c, _n, _s in calls
-                   if c.attr in _WEIGHT_READS and c.receiver and c.receiver.startswith("self.")
-                   and c.receiver.count(".") >= 1}
-        if not sources:
+        reads = {c.receiver[5:] for c, _n, _s in calls
+                 if c.attr in _WEIGHT_READS and c.receiver and c.receiver.startswith("self.")}
+        saves = {c.receiver[5:] for c, _n, _s in calls
+                 if c.attr in _WEIGHT_SAVES and c.receiver and c.receiver.startswith("self.")}
+        if not reads and not saves:
             continue
         cls = scope.split(".", 1)[0]
         targets = loads(scope)
@@ -337,11 +359,12 @@ def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tup
                     break
         if targets is None:
             continue
-        into, line = targets
-        into -= sources
-        if into:
-            out.append((scope, line, f"{cls}: parameters of self.{sorted(sources)[0]} loaded into "
-                                     f"self.{sorted(into)[0]}'s model in-process"))
+        into, engines, line = targets
+        pairs = [(src, dst) for src in sorted(reads) for dst in sorted(into) if apart(src, dst)]
+        pairs += [(src, dst) for src in sorted(saves) for dst in sorted(engines) if apart(src, dst)]
+        if pairs:
+            src, dst = pairs[0]
+            out.append((scope, line, f"{cls}: parameters of self.{src} loaded into self.{dst}'s model in-process"))
     return out
 
 
