@@ -473,3 +473,12 @@ def test_a_module_decoding_by_calling_itself_is_generation():
     grows with each drawn token (argmax or multinomial): that is generation, and the token
     log-probs it records on the way are no training; log-probs of stored sequences still are."""
     assert wrong_labels("accuracy_self_decode") == []
+
+
+def test_rollouts_through_the_repos_own_web_routes_are_the_trajectory_handoff():
+    """H/E: a sampler posts scored groups to a web app's route and the learner gets batches from
+    another route of the same app: the client path literals pair with the registered routes
+    (decorator and ``add_api_route``), the handlers that queue and serve the groups and the thin
+    clients are the trajectory handoff. The snapshot routes the learner posts its state dict to and
+    the sampler loads from are the weight sync; the health and join routes stay neutral."""
+    assert wrong_labels("accuracy_http_trajectories") == []
