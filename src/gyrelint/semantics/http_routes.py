@@ -400,6 +400,11 @@ def state_of(fn: FnFacts, facts: Facts, memo: dict[str, dict[str, str]],
                 touched.add(n)
                 if c.method in _MUTATORS:
                     written.add(n)
+    for a in fn.assigns:
+        n = name(*split(a.target)) if "." in a.target else None
+        if n is not None:
+            touched.add(n)
+            written.add(n)
     for sb in fn.subs:
         n = name(*split(sb.receiver))
         if n is not None:
@@ -466,12 +471,20 @@ def http_trajectories(facts: Facts, edges: dict[str, dict[str, float]], results:
 
     # the state each route's handler (with its helpers) writes and touches
     closures = {id(r): _closure(r.handler, facts) for r in routes}
+    states: dict[str, tuple[set[str], set[str]]] = {}
+
+    def state(q: str) -> tuple[set[str], set[str]]:
+        got = states.get(q)
+        if got is None:
+            got = states[q] = state_of(facts.functions[q], facts, memo, chains)
+        return got
+
     wrote: dict[int, set[str]] = {}
     touch: dict[int, set[str]] = {}
     for r in routes:
         w, t = set(), set()
         for q in closures[id(r)]:
-            fw, ft = state_of(facts.functions[q], facts, memo, chains)
+            fw, ft = state(q)
             w |= fw
             t |= ft
         wrote[id(r)], touch[id(r)] = w, t
@@ -494,14 +507,34 @@ def http_trajectories(facts: Facts, edges: dict[str, dict[str, float]], results:
         return s_push, t_pull, w_push, w_pull
 
     flags = {id(r): ends(r) for r in routes}
+    pulled_by: dict[str, list[_Route]] = {}  # state -> the pull routes touching it
+    for g in routes:
+        if not g.push:
+            for st in sorted(touch[id(g)]):
+                pulled_by.setdefault(st, []).append(g)
+    in_routes = {q for r in routes for q in closures[id(r)]}
+    module_fns: dict[str, list[str]] = {}
+    for q, fn in facts.functions.items():
+        module_fns.setdefault(fn.module, []).append(q)
+
+    def in_process(r: _Route, side: Side, held: set[str], writes: bool) -> bool:
+        """Code of the handler's own module on ``side`` that touches (reads, or with ``writes``
+        writes) the route's state: the server runs inside that side's process."""
+        for q in module_fns.get(facts.functions[r.handler].module, ()):
+            if q in in_routes or ctx(q) != {side}:
+                continue
+            w, t = state(q)
+            if (w if writes else t) & held:
+                return True
+        return False
+
     kinds: dict[int, HandoffKind] = {}
     for p in routes:
         fp = flags[id(p)]
         if not p.push or not (fp[0] or fp[2]) or not wrote[id(p)]:
             continue
-        for g in routes:
-            if g is p or g.push or not touch[id(g)] & wrote[id(p)]:
-                continue
+        pulls = {id(g): g for st in wrote[id(p)] for g in pulled_by.get(st, ())}
+        for g in pulls.values():
             fg = flags[id(g)]
             if fp[0] and fg[1] and not _WEIGHTS.search("/".join(p.segments + g.segments).lower()):
                 kinds.setdefault(id(p), HandoffKind.TRAJECTORY)
@@ -509,6 +542,14 @@ def http_trajectories(facts: Facts, edges: dict[str, dict[str, float]], results:
             elif fp[2] and (fg[3] or any(ctx(q) == {Side.SAMPLING} for q, _, _ in g.clients)):
                 kinds.setdefault(id(p), HandoffKind.WEIGHT_SYNC)
                 kinds.setdefault(id(g), HandoffKind.WEIGHT_SYNC)
+        if fp[0] and id(p) not in kinds and not _WEIGHTS.search("/".join(p.segments).lower()) \
+                and in_process(p, Side.TRAINING, wrote[id(p)], writes=False):
+            kinds[id(p)] = HandoffKind.TRAJECTORY  # the trainer hosts the inbox its loop drains
+    for g in routes:  # the sampler hosts the outbox the trainer pulls from
+        if not g.push and id(g) not in kinds and flags[id(g)][1] and touch[id(g)] \
+                and not _WEIGHTS.search("/".join(g.segments).lower()) \
+                and in_process(g, Side.SAMPLING, touch[id(g)], writes=True):
+            kinds[id(g)] = HandoffKind.TRAJECTORY
     for p in routes:  # weights posted straight to an engine's route: the handler is the receiving end
         if p.push and id(p) not in kinds and flags[id(p)][2] and _WEIGHTS.search("/".join(p.segments).lower()):
             kinds[id(p)] = HandoffKind.WEIGHT_SYNC
