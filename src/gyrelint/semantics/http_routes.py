@@ -196,9 +196,12 @@ def route_index(facts: Facts) -> dict[str, list[_Route]]:
                 add(h, path, verbs, c.line)
         for fn in decorated:
             lo = fn.line - 8 - len(fn.definition.decorators)
+            decos = {d.replace("()", "") for d in fn.definition.decorators}
             for line in range(fn.line - 1, lo - 1, -1):
                 hit = None
                 for c in deco_calls.get(line, ()):
+                    if c.func not in decos:
+                        continue  # another call above the ``def``, not its decorator
                     verb = c.func.rsplit(".", 1)[-1]
                     path = _literal_path(c.args, c.kwargs, ("path", "rule"))
                     if path is None:
@@ -340,7 +343,8 @@ def _closure(h: str, facts: Facts) -> list[str]:
 
 
 def _globals(module: str, facts: Facts, memo: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Names bound at a module's top level -> the module that owns them (an imported name's source)."""
+    """Names bound at a module's top level -> what they name (``pkg.mod.name``; an imported
+    object's definition, as the symbol table resolves it)."""
     got = memo.get(module)
     if got is None:
         got = {}
@@ -348,11 +352,13 @@ def _globals(module: str, facts: Facts, memo: dict[str, dict[str, str]]) -> dict
         if s is not None:
             for a in s.assignments:
                 if a.scope == MODULE_SCOPE and "." not in a.target and "[" not in a.target:
-                    got[a.target] = module
-            for imp in s.imports:
-                if imp.scope == MODULE_SCOPE and imp.name is not None and imp.name != "*":
-                    src = imp.module if imp.level == 0 else f"{module.rsplit('.', imp.level)[0]}.{imp.module}"
-                    got[imp.bound] = src.rstrip(".")
+                    got[a.target] = f"{module}.{a.target}"
+        sym = facts.symbols
+        if sym is not None:
+            for n in sorted(sym.from_imported(module)):
+                t = sym.imported(module, MODULE_SCOPE, n)
+                if t:
+                    got.setdefault(n, t)
         memo[module] = got
     return got
 
@@ -363,8 +369,8 @@ def _chain(text: str) -> str:
 
 def state_of(fn: FnFacts, facts: Facts, memo: dict[str, dict[str, str]],
              chains: dict[str, dict[str, list]]) -> tuple[set[str], set[str]]:
-    """(written, touched) long-lived state of a body: chains on ``self`` or rooted at a module-level
-    name (``app.state.queue``, an imported store dict), named by their owner."""
+    """(written, touched) long-lived state of a body: chains on ``self`` (``Cls:self.x``) or rooted
+    at a module-level name (``pkg.server.app.state.queue``, an imported store dict by its definition)."""
     g = _globals(fn.module, facts, memo)
     local = {a.target for a in fn.assigns if "." not in a.target} | set(fn.params)
     by_scope = chains.get(fn.module)
@@ -379,7 +385,7 @@ def state_of(fn: FnFacts, facts: Facts, memo: dict[str, dict[str, str]],
             return f"{fn.cls}:self.{path[0]}" if fn.cls and path else None
         if root in local or root not in g:
             return None
-        return f"{g[root]}:{'.'.join((root, *path[:2]))}"
+        return ".".join((g[root], *path[:2]))
 
     def split(text: str) -> tuple[str, tuple[str, ...]]:
         parts = _chain(text).split(".")
@@ -412,7 +418,7 @@ def state_of(fn: FnFacts, facts: Facts, memo: dict[str, dict[str, str]],
             if sb.mode == "write":
                 written.add(n)
     # a chain that only leads to a longer one (``app.state`` of ``app.state.queue``) is no state of its own
-    longer = {t.rsplit(".", 1)[0] for t in touched if "." in t.split(":", 1)[1]}
+    longer = {t.rsplit(".", 1)[0] for t in touched}
     return written - longer, touched - longer
 
 
