@@ -481,3 +481,12 @@ def test_rollout_plumbing_and_generation_callbacks():
     while decoding. A helper whose result only goes to a list, and a callable handed to
     ``json.dumps`` on another line of the same sampler, stay neutral."""
     assert wrong_labels("accuracy_rollout_plumbing") == []
+
+
+def test_rollouts_through_the_repos_own_web_routes_are_the_trajectory_handoff():
+    """H/E: a sampler posts scored groups to a web app's route and the learner gets batches from
+    another route of the same app: the client path literals pair with the registered routes
+    (decorator and ``add_api_route``), the handlers that queue and serve the groups and the thin
+    clients are the trajectory handoff. The snapshot routes the learner posts its state dict to and
+    the sampler loads from are the weight sync; the health and join routes stay neutral."""
+    assert wrong_labels("accuracy_http_trajectories") == []

@@ -305,6 +305,7 @@ class _Extractor(cst.CSTVisitor):
             cst.Newline: self._newline,
             cst.SimpleWhitespace: self._ws,
             cst.SimpleString: self._string,
+            cst.FormattedString: self._fstring,
             cst.FormattedStringText: self._ws,
             cst.Call: self._call,
             cst.FunctionDef: self._funcdef,
@@ -416,6 +417,15 @@ class _Extractor(cst.CSTVisitor):
         v = node.value
         if "\n" in v:
             self.line += v.count("\n")
+
+    def _fstring(self, node: cst.FormattedString) -> None:
+        """The static text of an f-string shaped like a URL or path (``f"{base}/batch"``): a slash and
+        no whitespace, so messages stay out. Its holes read ``{}``; the text parts count their own lines."""
+        if len(node.parts) > 32:
+            return
+        val = "".join(p.value if type(p) is cst.FormattedStringText else "{}" for p in node.parts)  # type: ignore[union-attr]
+        if "/" in val and len(val) <= _MAX_STRING and not any(ch.isspace() for ch in val):
+            self.s.strings.append(StringConst(self.scope, val, self.line))
 
     def _comment(self, node: cst.Comment) -> None:
         m = _SUPPRESS.search(node.value)

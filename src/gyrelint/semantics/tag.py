@@ -27,6 +27,7 @@ from .handoff import (
     same_object,
     weight_sync_path,
 )
+from .http_routes import http_trajectories
 from .kind import settle_transport_kind
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
@@ -170,6 +171,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
+    http_trajectories(facts, edges, sides)  # rollouts (or weights) through the repo's own web routes
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
