@@ -28,8 +28,8 @@ from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .facts import MEDIUM, Facts, FnFacts
 from .sides import (
-    _SERVICE_NAME,
     _NAMING,
+    _SERVICE_NAME,
     WEIGHT_SYNC,
     SideResult,
     _builds_only,
