@@ -490,3 +490,24 @@ def test_rollouts_through_the_repos_own_web_routes_are_the_trajectory_handoff():
     clients are the trajectory handoff. The snapshot routes the learner posts its state dict to and
     the sampler loads from are the weight sync; the health and join routes stay neutral."""
     assert wrong_labels("accuracy_http_trajectories") == []
+
+
+def test_library_learner_handles_and_loss_objects():
+    """A training library's workers, held in an attribute of unknown type, asked to update the actor
+    or recompute log-probs on a batch: the calling bodies, up to the update hook, are training; so
+    is a loss object whose ``__call__`` returns a library loss of its arguments. A cache's policy
+    set by a literal and a loss looked up by name stay neutral."""
+    assert wrong_labels("accuracy_learner_handles") == []
+
+
+def test_trainer_helpers_with_faint_evidence_or_test_callers():
+    """A helper of a solid training step whose own evidence is faint but training, and one whose only
+    other callers are tests, are the trainer's code; one a report in the same module shares stays
+    neutral."""
+    assert wrong_labels("accuracy_helper_context") == []
+
+
+def test_weight_receiver_helpers():
+    """A helper the weight receiver hands what it fetched from the store, and whose result it loads
+    into the engine's model, is the weight sync; a helper whose result only gets counted is not."""
+    assert wrong_labels("accuracy_receiver_helpers") == []

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
+from .learner import LEARNER_SIGNALS
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -2887,6 +2888,7 @@ SIGNALS: tuple[Signal, ...] = (
               "swanlab.log", "tensorboardX.*.add_scalar"),
        examples_match=("import wandb\n\ndef target(m):\n    wandb.log(m)\n",),
        examples_nomatch=("def target(m):\n    return dict(m)\n",)),
+    *LEARNER_SIGNALS,  # a library's learner workers and loss functions (semantics/learner.py)
 )
 
 

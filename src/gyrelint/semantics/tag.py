@@ -29,6 +29,7 @@ from .handoff import (
 )
 from .http_routes import http_trajectories
 from .kind import settle_transport_kind
+from .learner import receiver_helpers, training_helpers
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
 from .reshape import rollout_reshapers
@@ -168,7 +169,9 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     rollout_plumbing(facts, edges, sides, body_flows)  # helpers between a rollout's generation and its next step
     generation_callbacks(facts, sides)  # logits masks and stop criteria the engine calls while decoding
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
+    training_helpers(facts, edges, sides)  # helpers of the trainer the caller context leaves out (tests, faint own)
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
+    receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     http_trajectories(facts, edges, sides)  # rollouts (or weights) through the repo's own web routes
