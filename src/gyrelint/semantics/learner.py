@@ -34,9 +34,9 @@ from .sides import (
     SideResult,
     _builds_only,
     _layout_query,
-    _only_defines,
     _sets_up_only,
     _side_key,
+    calling_bodies,
     reports,
 )
 from .signals import TRAINING, Signal
@@ -138,11 +138,7 @@ def training_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: 
     may carry own evidence below the threshold, as long as all of it is training evidence. Only
     helpers the caller context would not have labelled are new. A few rounds, so a helper of a
     helper follows. Returns the labelled functions."""
-    callers: dict[str, set[str]] = {}
-    for u, row in edges.items():
-        for v in row:
-            if v != u and not _only_defines(u, v, facts):
-                callers.setdefault(v, set()).add(u)
+    callers = calling_bodies(facts, edges)
     todo = []
     for q in sorted(callers):
         r = results.get(q)

@@ -339,11 +339,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
     Applied after propagation (it passes nothing up) in a few rounds, so a helper of a helper
     follows.
     """
-    callers: dict[str, set[str]] = {}
-    for u, row in edges.items():
-        for v in row:
-            if v != u and not _only_defines(u, v, facts):
-                callers.setdefault(v, set()).add(u)
+    callers = calling_bodies(facts, edges)
     todo = []
     for q in sorted(callers):
         r = results.get(q)
@@ -377,6 +373,16 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             r.evidence = r.evidence + [_context_evidence(results[c], facts.functions[c], c)]
         if not changed:
             break
+
+
+def calling_bodies(facts: Facts, edges: dict[str, dict[str, float]]) -> dict[str, set[str]]:
+    """Callee -> the other bodies that call it (a parent that only defines a nested function is no caller)."""
+    callers: dict[str, set[str]] = {}
+    for u, row in edges.items():
+        for v in row:
+            if v != u and not _only_defines(u, v, facts):
+                callers.setdefault(v, set()).add(u)
+    return callers
 
 
 def _builds_only(fn) -> bool:
