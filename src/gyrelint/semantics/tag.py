@@ -33,6 +33,7 @@ from .learner import receiver_helpers, training_helpers
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
 from .reshape import rollout_reshapers
+from .setup import model_copies, nested_sync, setup_helpers
 from .shared_model import same_instance_model
 from .sides import (
     SideResult,
@@ -170,8 +171,11 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     generation_callbacks(facts, sides)  # logits masks and stop criteria the engine calls while decoding
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     training_helpers(facts, edges, sides)  # helpers of the trainer the caller context leaves out (tests, faint own)
+    nested_sync(facts, edges, sides)  # a sync resting on its own nested closure is solid
+    model_copies(facts, sides)  # the trained model copied into the instance's other model
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
+    setup_helpers(facts, edges, sides, body_flows)  # optimizer inputs, gradient switches (setup.py)
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     http_trajectories(facts, edges, sides)  # rollouts (or weights) through the repo's own web routes
