@@ -27,7 +27,7 @@ from ..model import Evidence, HandoffKind, Side
 from .facts import Facts, FnFacts
 from .sides import THRESHOLD, WEIGHT_SYNC, SideResult, _side_key, calling_bodies, reports
 from .signals import TRAINING
-from .taint import BodyTaint, FlowIndex, call_values, dotted_text
+from .taint import BodyTaint, FlowIndex, dotted_text
 
 OPTIMIZER_SETUP = "optimizer-setup"  # the evidence: the caller's optimizer constructor the result goes into
 GRAD_SETUP = "grad-setup"  # the evidence: the line turning gradients (or gradient checkpointing) on
@@ -99,7 +99,7 @@ def setup_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: dic
             back = _Result(body, c.site.func)
             back.run()
             if any(o.site.line in builds and isinstance(o.site.expr, tuple) and o.site.expr[:1] == ("c",)
-                   and any(back.holds(a) for a in call_values(o.site.expr)) for o in fn.calls):
+                   and any(back.holds(a) for a in _params_arg(o.site.expr)) for o in fn.calls):
                 out[t] = Evidence(OPTIMIZER_SETUP, fn.file, c.site.line, f"caller:{q}")
     # (b) a body turning gradients on for what it is handed, or gradient checkpointing
     for q in sorted(facts.functions):
@@ -118,6 +118,13 @@ def setup_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: dic
     for q, ev in out.items():
         _label_training(results[q], ev)
     return sorted(out)
+
+
+def _params_arg(e: tuple) -> list[object]:
+    """What an optimizer constructor optimizes: its first positional argument or ``params=``
+    (a learning rate read from a settings dict is no set-up of the parameters)."""
+    first = [e[2][0]] if e[2] else []
+    return first + [v for k, v in e[3] if k == "params"]
 
 
 def _grad_line(fn: FnFacts) -> int | None:
