@@ -35,9 +35,10 @@ NESTED_SYNC = "nested-weight-sync"  # the evidence: the nested function carrying
 MODEL_COPY = "model-copy"  # the evidence: the line copying the trained model into another attribute
 
 _OPTIMIZER_BUILDS = frozenset({"optimizer-build"})
-# library calls that only a training run makes on a model: gradient checkpointing trades compute
-# for the activations a backward pass needs; input grads make it work with frozen embeddings
-_GRAD_METHODS = frozenset({"gradient_checkpointing_enable", "enable_input_require_grads"})
+# library calls that only a training run makes on a model: input grads let a backward pass run
+# through frozen embeddings. Gradient checkpointing is left out: wrappers that switch it on or off
+# are memory settings a model class offers both sides, and the in-sample labels call them neutral
+_GRAD_METHODS = frozenset({"enable_input_require_grads"})
 _COPY_CALLS = frozenset({"deepcopy", "copy.deepcopy"})
 
 
