@@ -511,3 +511,11 @@ def test_weight_receiver_helpers():
     """A helper the weight receiver hands what it fetched from the store, and whose result it loads
     into the engine's model, is the weight sync; a helper whose result only gets counted is not."""
     assert wrong_labels("accuracy_receiver_helpers") == []
+
+
+def test_overrides_the_rollout_reaches_through_a_base_are_sampling():
+    """F/Q: the rollout calls ``self.arena.reset()`` and ``self.judge(...)`` on attributes typed by
+    the repo's base classes (bases with working defaults, not abstract): the subclasses' overrides
+    run on every rollout and are sampling, and so is a same-class helper of an override's ``step``.
+    A device getter reached the same way, and an override only the update reaches, stay neutral."""
+    assert wrong_labels("accuracy_override_dispatch") == []

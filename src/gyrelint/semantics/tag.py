@@ -13,6 +13,7 @@ from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
 from .childcall import child_result_queues
+from .dispatch import override_dispatch
 from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
@@ -173,6 +174,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
+    override_dispatch(facts, edges, sides)  # overrides and registry classes the rollout reaches through a base
     rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     http_trajectories(facts, edges, sides)  # rollouts (or weights) through the repo's own web routes
     loops = _loop_lines(index)
