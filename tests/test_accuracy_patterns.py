@@ -529,3 +529,11 @@ def test_trained_model_copied_into_the_samplers_model():
     """Copying the trained model into the one a decoding callback runs is a weight sync; into a
     target network only the loss reads is not."""
     assert wrong_labels("accuracy_model_copy") == []
+
+
+def test_overrides_the_rollout_reaches_through_a_base_are_sampling():
+    """F/Q: the rollout calls ``self.arena.reset()`` and ``self.judge(...)`` on attributes typed by
+    the repo's base classes (bases with working defaults, not abstract): the subclasses' overrides
+    run on every rollout and are sampling, and so is a same-class helper of an override's ``step``.
+    A device getter reached the same way, and an override only the update reaches, stay neutral."""
+    assert wrong_labels("accuracy_override_dispatch") == []

@@ -30,7 +30,7 @@ from .signals import TRAINING
 from .taint import BodyTaint, FlowIndex, dotted_text
 
 OPTIMIZER_SETUP = "optimizer-setup"  # the evidence: the caller's optimizer constructor the result goes into
-GRAD_SETUP = "grad-setup"  # the evidence: the line turning gradients (or gradient checkpointing) on
+GRAD_SETUP = "grad-setup"  # the evidence: the line turning gradients on
 NESTED_SYNC = "nested-weight-sync"  # the evidence: the nested function carrying the weight sync
 MODEL_COPY = "model-copy"  # the evidence: the line copying the trained model into another attribute
 

@@ -13,6 +13,7 @@ from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
 from .childcall import child_result_queues
+from .dispatch import override_dispatch
 from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
@@ -182,6 +183,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
+    override_dispatch(facts, edges, sides)  # after the handoff passes: overrides and registry classes the rollout reaches through a base
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
