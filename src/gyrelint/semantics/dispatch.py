@@ -31,8 +31,9 @@ DISPATCH_EVIDENCE = "override-dispatch"
 MAX_OVERRIDES = 12  # more overriding subclasses than this: a root class, the call names no family
 HELPER_ROUNDS = 3
 _LATE_SIGNALS = frozenset({"env-step", "env-reset", "reward-scoring"})
-# names that ask where the code runs (a device, a rank): that serves both sides alike
-_LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype)($|_)")
+# names that ask where or how the code runs (a device, a rank, the process environment a platform
+# sets): that serves both sides alike
+_LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype|env_?vars|environ)($|_)")
 _MIN_EDGE = 0.45  # an exact call over several same-named targets (``sides._decay``: 0.7 x 0.7), not a name guess
 
 
