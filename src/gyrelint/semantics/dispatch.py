@@ -24,7 +24,7 @@ import re
 from ..graphs.model import EXACT
 from ..model import Evidence, Side
 from .facts import Facts, FnFacts
-from .sides import _SERVICE_NAME, SideResult, calling_bodies, reports
+from .sides import SideResult, calling_bodies, service_helper
 from .signals import SAMPLING
 
 DISPATCH_EVIDENCE = "override-dispatch"
@@ -34,6 +34,7 @@ _LATE_SIGNALS = frozenset({"env-step", "env-reset", "reward-scoring"})
 # names that ask where or how the code runs (a device, a rank, the process environment a platform
 # sets): that serves both sides alike
 _LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype|env_?vars|environ)($|_)")
+DISPATCH_HELPER_EDGE = 0.69  # an exact call with one target (``sides.DECAY_EXACT``)
 _MIN_EDGE = 0.45  # an exact call over several same-named targets (``sides._decay``: 0.7 x 0.7), not a name guess
 
 
@@ -122,8 +123,7 @@ def _open(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:
     if r is None or fn is None or r.side != Side.NEUTRAL or facts.out_of_scope(fn.module):
         return False
     name = fn.definition.name
-    if (name.startswith("__") and name != "__call__") or reports(name) or _SERVICE_NAME.search(name.lower()) \
-            or _LAYOUT_NAME.search(name.lower()):
+    if (name != "__call__" and service_helper(name)) or _LAYOUT_NAME.search(name.lower()):
         return False
     if any(k != SAMPLING and v > 0 for k, v in r.own.items()):
         return False
@@ -171,5 +171,3 @@ def _helpers(seeds: list[str], facts: Facts, edges: dict[str, dict[str, float]],
         frontier = nxt
     return out
 
-
-DISPATCH_HELPER_EDGE = 0.69  # an exact call with one target (``sides.DECAY_EXACT``)

@@ -1,11 +1,11 @@
 """Training set-up helpers and weight-sync helpers found by what their values become.
 
-A helper that groups the model's parameters for the optimizer, freezes all but the adapters or
-turns on gradient checkpointing calls no library with a side, and its callers sit in other
+A helper that groups the model's parameters for the optimizer or freezes all but the adapters
+calls no library with a side, and its callers sit in other
 modules (several training scripts share it), so neither the caller context nor the training
 helper pass (``learner.py``) labels it. What it does is plain from the values: its result goes
 into the optimizer constructor of its caller, or it turns gradients on for the parameters it is
-handed (``requires_grad``), or it enables gradient checkpointing, which only a backward pass uses.
+handed (``requires_grad``, ``enable_input_require_grads``), which only a backward pass uses.
 
 On the weight-sync side, two shapes stay neutral though they move the trained weights:
 
@@ -76,7 +76,7 @@ def _label_training(r: SideResult, ev: Evidence) -> None:
 def setup_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult],
                   flows: FlowIndex) -> list[str]:
     """Label as training the helpers whose result feeds an optimizer constructor, or that turn
-    gradients or gradient checkpointing on, when no caller samples. Returns them."""
+    gradients on, when no caller samples. Returns them."""
     callers = calling_bodies(facts, edges)
     out: dict[str, Evidence] = {}
     # (a) what a helper returns goes into its caller's optimizer constructor
@@ -102,7 +102,7 @@ def setup_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: dic
             if any(o.site.line in builds and isinstance(o.site.expr, tuple) and o.site.expr[:1] == ("c",)
                    and any(back.holds(a) for a in _params_arg(o.site.expr)) for o in fn.calls):
                 out[t] = Evidence(OPTIMIZER_SETUP, fn.file, c.site.line, f"caller:{q}")
-    # (b) a body turning gradients on for what it is handed, or gradient checkpointing
+    # (b) a body turning gradients on for what it is handed
     for q in sorted(facts.functions):
         if q in out:
             continue
@@ -129,8 +129,8 @@ def _params_arg(e: tuple) -> list[object]:
 
 
 def _grad_line(fn: FnFacts) -> int | None:
-    """The first line turning gradients on (``p.requires_grad = True``, ``p.requires_grad_(flag)``)
-    or gradient checkpointing on; ``requires_grad = False`` alone freezes a model, which either
+    """The first line turning gradients on (``p.requires_grad = True``, ``p.requires_grad_(flag)``,
+    ``enable_input_require_grads()``); ``requires_grad = False`` alone freezes a model, which either
     side does."""
     lines: list[int] = []
     for a in fn.assigns:
