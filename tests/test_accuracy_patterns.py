@@ -537,3 +537,12 @@ def test_overrides_the_rollout_reaches_through_a_base_are_sampling():
     run on every rollout and are sampling, and so is a same-class helper of an override's ``step``.
     A device getter reached the same way, and an override only the update reaches, stay neutral."""
     assert wrong_labels("accuracy_override_dispatch") == []
+
+
+def test_silent_implementations_of_an_agreed_interface_take_its_side():
+    """O/N: two relays over NCCL push and load weights; the other two implementations of the same
+    interface use a transfer agent behind a ZMQ mailbox and a blob store the catalog does not know.
+    They are weight sync too, and so is the mailbox (its kind follows the interface, not the socket).
+    Methods no implementation takes a side in, and a judge interface whose implementations disagree
+    (one samples, one trains), leave the silent members neutral."""
+    assert wrong_labels("accuracy_interface_consensus") == []

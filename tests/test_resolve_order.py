@@ -229,6 +229,40 @@ def test_a_decorator_returning_its_argument_keeps_each_class_apart(tmp_path: Pat
     assert "reg.Sampler.run" in g.calls.adj["reg.drive"]
 
 
+def test_an_annotated_parameter_is_still_returned_unchanged(tmp_path: Path) -> None:
+    """The same registry decorator with its parameter annotated (``def inner(cls: type[Base])``)
+    and held on a registry class: the annotation is no rebinding, so each decorated name keeps
+    its own class and a subclass of one backend has that backend alone as its base (verl's
+    delta engine had every registered engine as a base)."""
+    (tmp_path / "eng.py").write_text(
+        "class Registry:\n"
+        "    table = {}\n\n"
+        "    def register(name: str):\n"
+        "        def inner(cls: type['Base']):\n"
+        "            Registry.table[name] = cls\n"
+        "            return cls\n"
+        "        return inner\n\n"
+        "class Base:\n"
+        "    def send(self):\n"
+        "        raise NotImplementedError\n\n"
+        "@Registry.register('ring')\n"
+        "class Ring(Base):\n"
+        "    def send(self):\n"
+        "        return 1\n\n"
+        "@Registry.register('tree')\n"
+        "class Tree(Base):\n"
+        "    def send(self):\n"
+        "        return 2\n\n"
+        "@Registry.register('delta')\n"
+        "class Delta(Ring):\n"
+        "    def go(self):\n"
+        "        return super().send()\n")
+    g = _graphs_of(tmp_path)
+    assert g.classes["eng.Delta"].bases == ("eng.Ring", "eng.Base")
+    sent = {t for t in g.calls.adj["eng.Delta.go"] if t.startswith("eng.")}
+    assert sent == {"eng.Ring.send"}
+
+
 def test_an_implicit_call_reports_what_the_final_store_gives(tmp_path: Path) -> None:
     """The loop runs before the subclass's decorated ``__iter__`` is bound: its first run
     finds the base's. Side outputs are those of each item's latest run, so the base's

@@ -277,7 +277,9 @@ class Resolver:
                         rets[q].add(fl.value)
                 elif fl.op in ("rann", "yield", "yieldfrom"):
                     other.add(q)
-                elif fl.op in ("=", "for", "with", "ann", "global", "nonlocal"):
+                elif fl.op in ("=", "for", "with", "global", "nonlocal"):
+                    # an annotation binds nothing (``x: T = v`` is an ``=`` flow too), and a
+                    # parameter's annotation (``def wrap(cls: type[Base])``) is one such flow
                     bound_names(fl.target, bound[q])
         for q, values in rets.items():
             f = self.funcs.get(q)

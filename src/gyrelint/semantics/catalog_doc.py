@@ -80,6 +80,13 @@ def render() -> str:
             "subclasses), and the same-named methods of the classes a registry or a config builds: a neutral "
             "target with no other evidence of its own, that no training, driver or handoff body calls, is "
             "sampling, and so are its same-class helpers all of whose callers are sampling.",
+            "- **Interface consensus** (`interface-consensus`). The concrete implementations of one repo "
+            "interface method (the topmost repo class defining the name, at most 12 implementations) do one "
+            "job: when at least two of them took a side from their own bodies and helpers and all of those "
+            "agree, the implementations left neutral (or labelled only by a bare socket, for a weight-sync "
+            "interface) take that side: a weight sender over a transfer library or a blob store beside ones "
+            "over NCCL. Abstract declarations, stubs, the bases a voter extends, service helpers and dunders "
+            "other than `__call__` take nothing; sides lent by the override dispatch do not vote.",
             "- **Training set-up** (`optimizer-setup`, `grad-setup`). A helper whose return value is the "
             "parameters argument of an optimizer its caller builds, or a body that turns `requires_grad` on "
             "(or `enable_input_require_grads`), is training set-up. Gradient checkpointing switches are not "

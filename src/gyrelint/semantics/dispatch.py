@@ -33,14 +33,14 @@ HELPER_ROUNDS = 3
 _LATE_SIGNALS = frozenset({"env-step", "env-reset", "reward-scoring"})
 # names that ask where or how the code runs (a device, a rank, the process environment a platform
 # sets): that serves both sides alike
-_LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype|env_?vars|environ)($|_)")
+LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype|env_?vars|environ)($|_)")
 DISPATCH_HELPER_EDGE = 0.69  # an exact call with one target (``sides.DECAY_EXACT``)
 _MIN_EDGE = 0.45  # an exact call over several same-named targets (``sides._decay``: 0.7 x 0.7), not a name guess
 
 
 def override_dispatch(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult]) -> list[str]:
     """Label the overrides and registry methods sampling bodies dispatch to as sampling. Returns them."""
-    children = _children(facts)
+    children = children_of(facts)
     reached: dict[str, tuple[str, int]] = {}  # target -> (sampling caller, line)
     for q in sorted(results):
         r = results[q]
@@ -65,7 +65,7 @@ def override_dispatch(facts: Facts, edges: dict[str, dict[str, float]], results:
     return out
 
 
-def _children(facts: Facts) -> dict[str, list[str]]:
+def children_of(facts: Facts) -> dict[str, list[str]]:
     """Repo class -> its direct repo subclasses (test modules' doubles left out)."""
     out: dict[str, list[str]] = {}
     for cq, cf in facts.classes.items():
@@ -123,7 +123,7 @@ def _open(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:
     if r is None or fn is None or r.side != Side.NEUTRAL or facts.out_of_scope(fn.module):
         return False
     name = fn.definition.name
-    if (name != "__call__" and service_helper(name)) or _LAYOUT_NAME.search(name.lower()):
+    if (name != "__call__" and service_helper(name)) or LAYOUT_NAME.search(name.lower()):
         return False
     if any(k != SAMPLING and v > 0 for k, v in r.own.items()):
         return False

@@ -26,7 +26,7 @@ _UNCHECKED = frozenset({"zmq-socket", "zmq-transport", "shared-memory", "pipe-tr
 ROUNDS = 6  # a receiver's socket set-up sits two or three calls below the method that loads the weights
 
 
-def _bare_transport(r: SideResult) -> bool:
+def bare_transport(r: SideResult) -> bool:
     """Labelled trajectory handoff on transport evidence alone: no batch type, no rollout carrier."""
     if r.side != Side.HANDOFF or r.kind != HandoffKind.TRAJECTORY:
         return False
@@ -38,7 +38,7 @@ def _bare_transport(r: SideResult) -> bool:
     return o is None or not o.container
 
 
-def _echo_source(r: SideResult) -> str | None:
+def echo_source(r: SideResult) -> str | None:
     """The callee a trajectory label was inherited from, when the body has no handoff evidence of its own."""
     if r.side != Side.HANDOFF or r.kind != HandoffKind.TRAJECTORY or r.own.get(TRAJECTORY):
         return None
@@ -49,7 +49,7 @@ def _echo_source(r: SideResult) -> str | None:
 
 
 def settle_transport_kind(facts: Facts, edges: Mapping[str, Mapping[str, float]],
-                          sides: dict[str, SideResult]) -> list[str]:
+                          sides: dict[str, SideResult], anchors: frozenset[str] = frozenset()) -> list[str]:
     """Relabel bare transports whose users move weights; returns those relabelled, sorted.
 
     The users are the firm callers: what a carrier carries is what its callers hand it or take
@@ -58,7 +58,9 @@ def settle_transport_kind(facts: Facts, edges: Mapping[str, Mapping[str, float]]
     defines) or was settled here, not one inherited from another function; any other
     trajectory-handoff caller, decided or not, keeps the trajectory kind. A function labelled
     only by what it inherits from a bare transport (an echo) is settled the same way, and
-    follows that transport when it turns out to carry weights.
+    follows that transport when it turns out to carry weights. ``anchors`` are weight-sync
+    functions decided by other evidence than their own body (the implementations of a
+    weight-sync interface, ``siblings.py``): they count as such a caller.
     """
     firm = DECAY_EXACT * 0.85
     callers: dict[str, set[str]] = {}
@@ -66,13 +68,13 @@ def settle_transport_kind(facts: Facts, edges: Mapping[str, Mapping[str, float]]
         for t, d in row.items():
             if d >= firm and t != q:
                 callers.setdefault(t, set()).add(q)
-    bare = {q for q, r in sides.items() if q in facts.functions and _bare_transport(r)}
+    bare = {q for q, r in sides.items() if q in facts.functions and bare_transport(r)}
     echo: dict[str, str] = {}  # echo -> the bare transport (or echo) it inherits its label from
     grown = True
     while grown:
         grown = False
         for q, r in sides.items():
-            src = None if q in bare or q in echo or q not in facts.functions else _echo_source(r)
+            src = None if q in bare or q in echo or q not in facts.functions else echo_source(r)
             if src is not None and (src in bare or src in echo):
                 echo[q] = src
                 grown = True
@@ -92,7 +94,7 @@ def settle_transport_kind(facts: Facts, edges: Mapping[str, Mapping[str, float]]
                 nr = sides.get(n)
                 if nr is None or nr.side != Side.HANDOFF:
                     continue  # other sides use both kinds
-                if n in changed:
+                if n in changed or (n in anchors and nr.kind == HandoffKind.WEIGHT_SYNC):
                     w += 1
                 elif _echoes(n, q, echo):
                     # labelled by this very transport: only the weight sync it does besides counts

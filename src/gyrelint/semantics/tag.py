@@ -36,6 +36,7 @@ from .plumbing import generation_callbacks, rollout_plumbing
 from .reshape import rollout_reshapers
 from .setup import model_copies, nested_sync, setup_helpers
 from .shared_model import same_instance_model
+from .siblings import interface_consensus
 from .sides import (
     SideResult,
     assign_sides,
@@ -184,10 +185,11 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     override_dispatch(facts, edges, sides)  # after the handoff passes: overrides and registry classes the rollout reaches through a base
+    agreed = interface_consensus(facts, sides)  # silent implementations of an interface whose others agree
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
-    settle_transport_kind(facts, edges, sides)  # a bare socket between weight-sync functions carries weights
+    settle_transport_kind(facts, edges, sides, frozenset(agreed))  # a bare socket between weight-sync functions carries weights
     sem.reach = _library_reach(index, graphs, [q for q, r in sides.items() if r.side != Side.NEUTRAL])
     reached = sem.reach.reached
     sem.sides = sides
