@@ -1,0 +1,441 @@
+"""Conversion chains: the code between a sampled record and the batch the trainer reads.
+
+Sampled output rarely reaches the trainer in one call. A proxy records each completion in a
+store; a route reads the store back, trims each record and pulls the log-probs out of it; the
+trainer's client fetches that view, builds completed rollouts from it, and a batch builder pads
+their token ids into the rows the update consumes. None of these bodies calls a library with a
+side (dict shuffling, list slicing), so neither their bodies nor the caller context say what they
+are. What moves does: a value that leaves a body with sampling evidence of its own is followed
+through calls (into the callee's parameters, back out of its return), through long-lived state
+(a module-level store or an attribute of ``self`` one body grows and another reads), through the
+repo's own HTTP routes (handler's return to the client that requests it) and through a nested
+function's writes into its parent's names. Every body on such a path that also reaches a
+training sink (a call into solid training code or into a trajectory carrier, or the carrier's
+own return) is the trajectory handoff.
+
+Precision: only bodies with no side of their own (or one their callers lent them) are walked
+through and labelled; a helper whose result goes back into the sampling body is the rollout's
+own code, not the chain; a helper is labelled only when every in-scope caller is on the chain
+(a padding helper evaluation also calls stays neutral), except a store writer, since whatever it
+writes lands in the handoff; the body that sends its own input out as a request (the rollout
+call, polling for the answers) is left to the sides. Bounded: a fixed number of body walks in
+all and per body, each a flow-insensitive fixed point over the body's value-flow facts.
+Applied after propagation, like the caller context: it passes nothing up.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Set as AbstractSet
+
+from ..graphs.model import EXACT
+from ..model import Evidence, HandoffKind, Side
+from .facts import Facts, FnFacts
+from .http_routes import _PUSH, _globals, route_index
+from .sides import SideResult, calling_bodies, reports
+from .signals import SAMPLING, TRAJECTORY
+from .taint import BodyTaint, FlowIndex, call_values, dotted_text
+
+Node = tuple[str, str, str]  # ("b", body, how values entered it) | ("o", body, "") | ("s", store, "")
+CHAIN = "conversion-chain"  # the evidence: the body upstream on the chain that hands the value on
+
+MAX_WALKS = 6000  # body walks in all
+MAX_RUNS = 6  # walks of one body (its seeds grow a few times)
+MAX_READERS = 200  # bodies a store's readers are looked for among
+
+# methods that store their argument in the receiver (a value write)
+_GROWS = frozenset({"append", "extend", "insert", "appendleft", "add", "update", "put", "put_nowait",
+                    "setdefault", "push"})
+# methods whose result is a key, a count or a position, not a stored value
+_KEYS_ONLY = frozenset({"keys", "count", "index", "__len__", "__contains__", "startswith", "endswith",
+                        "isdigit", "issubset", "is_set"})
+# methods whose argument is a key: what they return comes from the receiver only
+_LOOKUP = frozenset({"get", "pop", "setdefault", "__getitem__"})
+# builtins returning a number, a flag or a type: no record passes through them
+_SCALAR = frozenset({"len", "isinstance", "issubclass", "bool", "id", "hash", "type", "callable", "hasattr",
+                     "any", "all", "print", "repr"})
+
+
+class _Held(BodyTaint):
+    """Names of one body holding sampled output: its seeded names, and what the seeded calls return."""
+
+    def __init__(self, flows, names: set[str], sources: set[str], every_call: bool) -> None:
+        super().__init__(flows, names)
+        self.sources = sources
+        self.every_call = every_call
+        self._grow_targets: list[tuple] = []
+
+    def call_holds(self, e: tuple, depth: int) -> bool:
+        func = e[1]
+        text = dotted_text(func)
+        if text and text in self.sources:
+            return True
+        if isinstance(func, tuple) and func[:1] == ("a",):
+            if func[2] in _KEYS_ONLY:
+                return False
+            if self.holds(func[1], depth):
+                return True
+            if func[2] in _LOOKUP:
+                return False
+        elif isinstance(func, tuple) and func[:1] == ("n",) and func[1] in _SCALAR:
+            return False
+        if self.every_call:
+            return True
+        return self.args_hold(e, depth)
+
+    def bind(self, target: object) -> bool:
+        if isinstance(target, tuple) and target[:1] == ("s",):  # ``rows[k] = record`` makes ``rows`` hold it
+            return super().bind(target[1])
+        return super().bind(target)
+
+    def grow(self) -> bool:
+        grew = False
+        for e in self._grow_targets:
+            if any(self.holds(a) for a in call_values(e)):
+                grew |= super().bind(e[1][1])
+        return grew
+
+
+def _root(e: object) -> str:
+    """The name or ``self.<attr>`` an expression reads through (``_store[k].get(x)`` → ``_store``)."""
+    for _ in range(12):
+        if not isinstance(e, tuple) or not e:
+            return ""
+        if e[0] == "n":
+            return str(e[1])
+        if e[0] == "a" and isinstance(e[1], tuple) and e[1][:2] == ("n", "self"):
+            return f"self.{e[2]}"
+        if e[0] in ("a", "s"):
+            e = e[1]
+        elif e[0] == "c" and isinstance(e[1], tuple) and e[1][:1] == ("a",) and e[1][2] in _LOOKUP:
+            e = e[1][1]
+        else:
+            return ""
+    return ""
+
+
+def _locals(fn: FnFacts, flows) -> set[str]:
+    got = set(fn.params) | {"self", "cls"}
+    for fl in flows:
+        if fl.op in ("=", "for", "with"):
+            t = fl.target
+            stack = [t]
+            while stack:
+                x = stack.pop()
+                if isinstance(x, tuple) and x[:1] == ("n",):
+                    got.add(str(x[1]))
+                elif isinstance(x, tuple) and x[:1] == ("l",) and len(x) > 2 and isinstance(x[2], (list, tuple)):
+                    stack.extend(i[1] if isinstance(i, tuple) and i[:1] == ("*",) else i for i in x[2])
+    return got
+
+
+def _open(r: SideResult) -> bool:
+    """No side, or only the one its callers lent it: a body the chain may walk through and label."""
+    if r.side == Side.NEUTRAL:
+        return not r.has_own
+    return r.side in (Side.SAMPLING, Side.TRAINING) and not r.has_own and bool(r.evidence) \
+        and all(e.via.startswith("caller:") for e in r.evidence)
+
+
+def _source(r: SideResult) -> bool:
+    """A body on the sampling side by its own generation evidence (not only a sampler's set-up)."""
+    return r.side == Side.SAMPLING and any(m.signal.side == SAMPLING and not m.signal.setup for m in r.own_matches)
+
+
+def _carrier(r: SideResult) -> bool:
+    return r.side == Side.HANDOFF and r.kind == HandoffKind.TRAJECTORY and r.own.get(TRAJECTORY, 0.0) > 0
+
+
+def _sink(r: SideResult) -> bool:
+    """Code the training side reads its batch through: solid training code, or a trajectory carrier."""
+    return (r.side == Side.TRAINING and r.solid) or _carrier(r)
+
+
+def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results: dict[str, SideResult],
+                      flows: FlowIndex) -> list[str]:
+    """Label the bodies on a value path from sampled output to a training sink as the trajectory
+    handoff. Returns them."""
+    funcs = facts.functions
+
+    def usable(q: str) -> bool:
+        fn = funcs.get(q)
+        r = results.get(q)
+        return fn is not None and r is not None and not facts.out_of_scope(fn.module)
+
+    def walkable(q: str) -> bool:
+        r = results[q]
+        return _open(r) or (r.side == Side.HANDOFF and r.kind == HandoffKind.TRAJECTORY)
+
+    sources = [q for q in sorted(results) if usable(q) and _source(results[q])]
+    if not sources:
+        return []
+    if not any(_sink(r) for r in results.values()):
+        return []
+    callers = calling_bodies(facts, edges)
+    # a body is walked once per way sampled values enter it (its parameters, one callee's result,
+    # one store, one name its nested function fills), so a value arriving on the chain's way in does
+    # not make every other value of the body look like the chain's
+    names: dict[tuple[str, str], set[str]] = {}
+    calls_in: dict[tuple[str, str], set[str]] = {}
+    back: dict[Node, set[Node]] = {}
+    runs: dict[tuple[str, str], int] = {}
+    queue: deque[tuple[str, str]] = deque()
+    queued: set[tuple[str, str]] = set()
+    tainted_state: set[str] = set()
+    state_readers_done: set[str] = set()
+    out_tainted: set[str] = set()
+    sinks_hit: set[Node] = set()
+    writers: set[str] = set()
+    dispatch: set[str] = set()
+    memo: dict[str, dict[str, str]] = {}
+    route_memo: list = []
+
+    def edge(a: Node, b: Node) -> None:
+        back.setdefault(b, set()).add(a)
+
+    def seed(q: str, origin: str, ns: AbstractSet[str] = frozenset(), srcs: AbstractSet[str] = frozenset()) -> None:
+        key = (q, origin)
+        cur_n = names.setdefault(key, set())
+        cur_s = calls_in.setdefault(key, set())
+        if not (set(ns) - cur_n or set(srcs) - cur_s):
+            return
+        cur_n |= set(ns)
+        cur_s |= set(srcs)
+        if key not in queued:
+            queued.add(key)
+            queue.append(key)
+
+    def routes():
+        if not route_memo:
+            idx = route_index(facts)
+            if idx:
+                from .http_routes import _pair_clients
+                _pair_clients(facts, idx)
+            by_handler: dict[str, list] = {}
+            by_client: dict[str, list] = {}
+            for rs in idx.values():
+                for r in rs:
+                    by_handler.setdefault(r.handler, []).append(r)
+                    for c, line, via in r.clients:
+                        by_client.setdefault(c, []).append((r, line, via))
+            route_memo.append((by_handler, by_client))
+        return route_memo[0]
+
+    def state_key(fn: FnFacts, root: str, local: set[str]) -> str | None:
+        if root.startswith("self."):
+            return f"{fn.cls}:{root}" if fn.cls else None
+        if not root or root in local:
+            return None
+        g = _globals(fn.module, facts, memo)
+        t = g.get(root)
+        if t is None or t in funcs or t in facts.classes:
+            return None
+        return t
+
+    def readers(key: str) -> list[tuple[str, str]]:
+        """(body, the name it reads the store by)."""
+        out: list[tuple[str, str]] = []
+        if ":" in key:
+            cls, root = key.split(":", 1)
+            for q, fn in funcs.items():
+                if fn.cls == cls:
+                    out.append((q, root))
+            return out[:MAX_READERS]
+        mod_names: dict[str, str] = {}
+        for q, fn in funcs.items():
+            if fn.module not in mod_names:
+                g = _globals(fn.module, facts, memo)
+                mod_names[fn.module] = next((n for n, t in g.items() if t == key), "")
+            n = mod_names[fn.module]
+            if n and _mentions(fn, n):
+                out.append((q, n))
+                if len(out) >= MAX_READERS:
+                    break
+        return out
+
+    def taint_out(q: str) -> None:
+        if q in out_tainted:
+            return
+        out_tainted.add(q)
+        for b in sorted(callers.get(q, ())):
+            if not usable(b) or not walkable(b) or _source(results[b]):
+                continue  # what returns into the sampling body is the rollout's own code
+            srcs = {c.site.func for c in funcs[b].calls if q in c.targets}
+            if srcs:
+                edge(("o", q, ""), ("b", b, f"c:{q}"))
+                seed(b, f"c:{q}", srcs=srcs)
+        by_handler, by_client = routes()
+        for r in by_handler.get(q, ()):
+            for k, line, via in r.clients:
+                if not usable(k) or not walkable(k) or _source(results[k]):
+                    continue
+                kf = funcs[k]
+                srcs = {c.site.func for c in kf.calls if c.site.line == line or any(v in c.targets for v in via)}
+                if srcs:
+                    edge(("o", q, ""), ("b", k, f"c:{q}"))
+                    seed(k, f"c:{q}", srcs=srcs)
+
+    for q in sources:
+        seed(q, "src", ns=set(funcs[q].params) or {"self"})
+    walks = 0
+    while queue and walks < MAX_WALKS:
+        q, origin = queue.popleft()
+        queued.discard((q, origin))
+        if runs.get((q, origin), 0) >= MAX_RUNS:
+            continue
+        runs[q, origin] = runs.get((q, origin), 0) + 1
+        walks += 1
+        fn = funcs[q]
+        fl = flows.of(q)
+        src = _source(results[q])
+        body = _Held(fl, names.get((q, origin), set()), calls_in.get((q, origin), set()), every_call=src)
+        body._grow_targets = [c.site.expr for c in fn.calls if c.method in _GROWS and isinstance(c.site.expr, tuple)
+                              and c.site.expr[:1] == ("c",) and isinstance(c.site.expr[1], tuple)
+                              and c.site.expr[1][:1] == ("a",)]
+        body.run()
+        me: Node = ("b", q, origin)
+        local = _locals(fn, fl)
+        aliases: dict[str, str] = {}
+        for f in fl:
+            if f.op == "=" and isinstance(f.target, tuple) and f.target[:1] == ("n",):
+                k = state_key(fn, _root(f.value), local - {str(f.target[1])}) if _root(f.value) != str(f.target[1]) else None
+                if k is not None:
+                    aliases[str(f.target[1])] = k
+        # returns
+        if not src and any(f.op in ("ret", "yield", "yieldfrom") and body.holds(f.value) for f in fl):
+            edge(me, ("o", q, ""))
+            if _carrier(results[q]):
+                sinks_hit.add(("o", q, ""))
+            taint_out(q)
+        # calls handed sampled values
+        for c in fn.calls:
+            e = c.site.expr
+            if not isinstance(e, tuple) or e[:1] != ("c",):
+                continue
+            held = [body.holds(a) for a in call_values(e)]
+            # value writes into long-lived state (or a parent's names)
+            if c.method in _GROWS and any(held) and isinstance(e[1], tuple) and e[1][:1] == ("a",):
+                root = _root(e[1][1])
+                key = aliases.get(root) or state_key(fn, root, local)
+                if key is not None:
+                    edge(me, ("s", key, ""))
+                    writers.add(q)
+                    tainted_state.add(key)
+                elif root and root not in local and "." in q:
+                    parent = q.rsplit(".", 1)[0]
+                    if parent in funcs and usable(parent) and walkable(parent):
+                        edge(me, ("b", parent, f"n:{root}"))
+                        seed(parent, f"n:{root}", ns={root})
+            if not any(held):
+                continue
+            tg = [t for t in c.targets if t != q and usable(t)] if c.kind == EXACT else []
+            for t in tg:
+                if _sink(results[t]):
+                    edge(me, ("b", t, "in"))
+                    sinks_hit.add(("b", t, "in"))
+                if walkable(t) and not _source(results[t]):
+                    edge(me, ("b", t, "in"))
+                    seed(t, "in", ns=_params_handed(c, e, held, funcs[t]))
+        for f in fl:  # ``store[k] = record``, ``self.rows = rows``
+            if f.op == "=" and isinstance(f.target, tuple) and f.target[:1] in (("s",), ("a",)) and body.holds(f.value):
+                root = _root(f.target)
+                key = aliases.get(root) or state_key(fn, root, local)
+                if key is not None:
+                    edge(me, ("s", key, ""))
+                    writers.add(q)
+                    tainted_state.add(key)
+        # HTTP: a push carrying sampled values hands them to the handler
+        by_handler, by_client = routes() if tainted_state or out_tainted or src else ({}, {})
+        for r, line, _ in by_client.get(q, ()):
+            if r.verbs & _PUSH and any(body.holds(a) for c in fn.calls if c.site.line == line
+                                       and isinstance(c.site.expr, tuple) and c.site.expr[:1] == ("c",)
+                                       for a in call_values(c.site.expr)):
+                h = r.handler
+                if usable(h) and walkable(h):
+                    edge(me, ("b", h, "in"))
+                    seed(h, "in", ns=set(funcs[h].params))
+        # a body that sends its own (unsampled) input out as a request: the rollout call
+        for c in fn.calls:
+            for t in c.targets:
+                if any(r.verbs & _PUSH for r, _, _ in by_client.get(t, ())) and t != q:
+                    e = c.site.expr
+                    if isinstance(e, tuple) and e[:1] == ("c",) and any(
+                            dotted_text(a).split(".", 1)[0] in fn.params and not body.holds(a) for a in call_values(e)):
+                        dispatch.add(q)
+        for key in sorted(tainted_state - state_readers_done):
+            state_readers_done.add(key)
+            for rq, root in readers(key):
+                if not usable(rq) or not walkable(rq) or _source(results[rq]):
+                    continue
+                edge(("s", key, ""), ("b", rq, f"s:{key}"))
+                seed(rq, f"s:{key}", ns={root})
+    # on the chain: reached from a source (every recorded edge is) and reaching a sink
+    on: set[Node] = set()
+    todo = list(sinks_hit)
+    while todo:
+        n = todo.pop()
+        if n in on:
+            continue
+        on.add(n)
+        todo.extend(back.get(n, ()))
+    bodies = {n[1] for n in on if n[0] in ("b", "o")}
+    ups: dict[str, set[str]] = {}
+    for n in on:
+        if n[0] in ("b", "o"):
+            ups.setdefault(n[1], set()).update(u[1] for u in back.get(n, ()) if u in on)
+    out: dict[str, Evidence] = {}
+    for q in sorted(bodies):
+        r = results[q]
+        fn = funcs[q]
+        name = fn.definition.name
+        if not _open(r) or q in dispatch or name.startswith("__") or reports(name):
+            continue
+        inside = [c for c in callers.get(q, ()) if usable(c)]
+        if q not in writers and any(c not in bodies for c in inside):
+            continue  # also used off the chain: a utility, not the chain's own step
+        up = sorted(u for u in ups.get(q, ()) if u != q)
+        via = up[0] if up else q
+        out[q] = Evidence(CHAIN, fn.file, fn.line, f"chain:{via}")
+    for q, ev in out.items():
+        r = results[q]
+        r.side, r.kind, r.solid = Side.HANDOFF, HandoffKind.TRAJECTORY, True
+        r.evidence = [*(e for e in r.evidence if not e.via.startswith("caller:")), ev]
+    return sorted(out)
+
+
+def _params_handed(c, e: tuple, held: list[bool], tf: FnFacts) -> set[str]:
+    """The callee's parameters that receive the held arguments (all of them when unsure)."""
+    params = [p.name for p in tf.definition.params]
+    if params and params[0] in ("self", "cls") and (c.site.receiver or tf.cls):
+        params = params[1:]
+    pos = list(e[2])
+    kws = list(e[3])
+    got: set[str] = set()
+    unsure = False
+    for i, a in enumerate(pos):
+        if not held[i]:
+            continue
+        if isinstance(a, tuple) and a[:1] == ("*",) or i >= len(params):
+            unsure = True
+        else:
+            got.add(params[i])
+    for j, (k, _) in enumerate(kws):
+        if held[len(pos) + j]:
+            if k in params:
+                got.add(k)
+            else:
+                unsure = True
+    if unsure or not got:
+        return set(tf.params)
+    return got & set(tf.params) or set(tf.params)
+
+
+def _head(text: str) -> str:
+    return text.split("[", 1)[0].split("(", 1)[0].split(".", 1)[0]
+
+
+def _mentions(fn: FnFacts, name: str) -> bool:
+    """The body reads through ``name`` (a call on it, a subscript of it, an assignment from it)."""
+    return any(c.site.receiver and _head(c.site.receiver) == name for c in fn.calls) \
+        or any(_head(s.receiver) == name for s in fn.subs) \
+        or any(isinstance(a.value, str) and _head(a.value) == name for a in fn.assigns)
