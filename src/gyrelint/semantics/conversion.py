@@ -336,8 +336,8 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
                 if walkable(t) and not _source(results[t]):
                     edge(me, ("b", t, "in"))
                     seed(t, "in", ns=_params_handed(c, e, held, funcs[t]))
-        for f in fl:  # ``store[k] = record``, ``self.rows = rows``
-            if f.op == "=" and isinstance(f.target, tuple) and f.target[:1] in (("s",), ("a",)) and body.holds(f.value):
+        for f in fl:  # ``store[k] = record`` (a plain ``self.x = v`` sets up an object, it stores no records)
+            if f.op == "=" and isinstance(f.target, tuple) and f.target[:1] == ("s",) and body.holds(f.value):
                 root = _root(f.target)
                 key = aliases.get(root) or state_key(fn, root, local)
                 if key is not None:
