@@ -15,7 +15,11 @@ own return) is the trajectory handoff.
 
 Precision: only bodies with no side of their own (or one their callers lent them) are walked
 through and labelled; a helper whose result goes back into the sampling body is the rollout's
-own code, not the chain; a helper is labelled only when every in-scope caller is on the chain
+own code, not the chain; a helper's result goes back only to the callers that handed it the
+sampled values (a concatenation helper the rollout and the reset both call does not carry the
+rollout's tokens into the reset); training code (its own evidence or its callees') ends the chain
+when what it is handed reaches a training callee or its own training lines (the update step that
+fetches its rows itself), not when it only logs it; a helper is labelled only when every in-scope caller is on the chain
 (a padding helper evaluation also calls stays neutral), except a store writer, since whatever it
 writes lands in the handoff; the body that sends its own input out as a request (the rollout
 call, polling for the answers) is left to the sides. Bounded: a fixed number of body walks in
@@ -33,7 +37,7 @@ from ..model import Evidence, HandoffKind, Side
 from .facts import Facts, FnFacts
 from .http_routes import _PUSH, _globals, route_index
 from .sides import SideResult, calling_bodies, reports
-from .signals import SAMPLING, TRAJECTORY
+from .signals import SAMPLING, TRAINING, TRAJECTORY
 from .taint import BodyTaint, FlowIndex, call_values, dotted_text
 
 Node = tuple[str, str, str]  # ("b", body, how values entered it) | ("o", body, "") | ("s", store, "")
@@ -82,6 +86,11 @@ class _Held(BodyTaint):
         if self.every_call:
             return True
         return self.args_hold(e, depth)
+
+    def holds(self, e: object, depth: int = 0) -> bool:
+        if isinstance(e, tuple) and e[:1] == ("**",):  # ``{"k": v, **record}``: the record's items
+            return self.holds(e[1], depth + 1)
+        return super().holds(e, depth)
 
     def bind(self, target: object) -> bool:
         if isinstance(target, tuple) and target[:1] == ("s",):  # ``rows[k] = record`` makes ``rows`` hold it
@@ -142,6 +151,18 @@ def _source(r: SideResult) -> bool:
     return r.side == Side.SAMPLING and any(m.signal.side == SAMPLING and not m.signal.setup for m in r.own_matches)
 
 
+def _terminal(r: SideResult) -> bool:
+    """Training code that holds its side by itself or by what it calls (the update step that
+    fetches its rows, a loss): where the chain ends. It is walked to see whether what it is handed
+    reaches its training work, and it hands nothing further on, nor takes the chain's label."""
+    return r.side == Side.TRAINING and not _open(r)
+
+
+def _training_lines(r: SideResult) -> frozenset[int]:
+    """Lines of the body's own training work (a backward, a loss, a step; not its set-up)."""
+    return frozenset(m.line for m in r.own_matches if m.signal.side == TRAINING and not m.signal.setup)
+
+
 def _carrier(r: SideResult) -> bool:
     return r.side == Side.HANDOFF and r.kind == HandoffKind.TRAJECTORY and r.own.get(TRAJECTORY, 0.0) > 0
 
@@ -183,7 +204,12 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
     queued: set[tuple[str, str]] = set()
     tainted_state: set[str] = set()
     state_readers_done: set[str] = set()
-    out_tainted: set[str] = set()
+    # a value handed in as arguments goes back only to whoever handed it, and stays so bound through
+    # that caller's walk of the result (origin ``c:<callee>|in``): a helper both sides call does not
+    # carry one caller's values into the other
+    returned_to: dict[str, set[tuple[str, bool]]] = {}  # body -> (caller or route client, bound) given its result
+    handers: dict[str, dict[str, set[bool]]] = {}  # body -> bodies that handed it sampled values -> bound?
+    gives_back: set[str] = set()  # bodies whose result holds the values handed to them
     sinks_hit: set[Node] = set()
     writers: set[str] = set()
     dispatch: set[str] = set()
@@ -247,33 +273,49 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
                 g = _globals(fn.module, facts, memo)
                 mod_names[fn.module] = next((n for n, t in g.items() if t == key), "")
             n = mod_names[fn.module]
-            if n and _mentions(fn, n):
+            if n and (_mentions(fn, n) or _reads_name(flows.of(q), n)):
                 out.append((q, n))
                 if len(out) >= MAX_READERS:
                     break
         return out
 
-    def taint_out(q: str) -> None:
-        if q in out_tainted:
+    def takes_result(b: str) -> bool:
+        if not usable(b) or _source(results[b]):
+            return False  # what returns into the sampling body is the rollout's own code
+        return walkable(b) or _terminal(results[b])
+
+    def give(q: str, b: str, bound: bool, srcs: set) -> None:
+        done = returned_to.setdefault(q, set())
+        if (b, bound) in done or not srcs:
             return
-        out_tainted.add(q)
+        done.add((b, bound))
+        o = f"c:{q}|in" if bound else f"c:{q}"
+        edge(("o", q, ""), ("b", b, o))
+        seed(b, o, srcs=srcs)
+
+    def taint_out(q: str, only: dict[str, set[bool]] | None) -> None:
+        """Hand q's result to its callers and route clients (``only`` those, when the values came
+        in as its arguments: the result of a helper goes back to whoever handed it the values)."""
         for b in sorted(callers.get(q, ())):
-            if not usable(b) or not walkable(b) or _source(results[b]):
-                continue  # what returns into the sampling body is the rollout's own code
-            srcs = {c.site.func for c in funcs[b].calls if q in c.targets}
-            if srcs:
-                edge(("o", q, ""), ("b", b, f"c:{q}"))
-                seed(b, f"c:{q}", srcs=srcs)
+            if (only is None or b in only) and takes_result(b):
+                for bound in sorted(only[b]) if only is not None else (False,):
+                    give(q, b, bound, {c.site.func for c in funcs[b].calls if q in c.targets})
         by_handler, by_client = routes()
         for r in by_handler.get(q, ()):
             for k, line, via in r.clients:
-                if not usable(k) or not walkable(k) or _source(results[k]):
-                    continue
-                kf = funcs[k]
-                srcs = {c.site.func for c in kf.calls if c.site.line == line or any(v in c.targets for v in via)}
-                if srcs:
-                    edge(("o", q, ""), ("b", k, f"c:{q}"))
-                    seed(k, f"c:{q}", srcs=srcs)
+                if (only is None or k in only) and takes_result(k):
+                    srcs = {c.site.func for c in funcs[k].calls if c.site.line == line or any(v in c.targets for v in via)}
+                    for bound in sorted(only[k]) if only is not None else (False,):
+                        give(q, k, bound, srcs)
+
+    def hand_in(me: Node, t: str, ns: set[str]) -> None:
+        """The body ``me`` hands sampled values to ``t``'s parameters ``ns``."""
+        q, bound = me[1], _bound(me[2])
+        edge(me, ("b", t, "in"))
+        handers.setdefault(t, {}).setdefault(q, set()).add(bound)
+        seed(t, "in", ns=ns)
+        if t in gives_back:  # already known to hand its arguments back: so to this caller too
+            taint_out(t, {q: {bound}})
 
     for q in sources:
         seed(q, "src", ns=set(funcs[q].params) or {"self"})
@@ -288,12 +330,25 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
         fn = funcs[q]
         fl = flows.of(q)
         src = _source(results[q])
+        term = _terminal(results[q])
         body = _Held(fl, names.get((q, origin), set()), calls_in.get((q, origin), set()), every_call=src)
         body._grow_targets = [c.site.expr for c in fn.calls if c.method in _GROWS and isinstance(c.site.expr, tuple)
                               and c.site.expr[:1] == ("c",) and isinstance(c.site.expr[1], tuple)
                               and c.site.expr[1][:1] == ("a",)]
         body.run()
         me: Node = ("b", q, origin)
+        if term:  # training code: does what it is handed reach its training work?
+            lines = _training_lines(results[q])
+            for c in fn.calls:
+                e = c.site.expr
+                if not isinstance(e, tuple) or e[:1] != ("c",) or not body.holds(e):
+                    continue
+                if c.site.line in lines or (c.kind == EXACT and any(
+                        t != q and usable(t) and _sink(results[t]) for t in c.targets)
+                        and any(body.holds(a) for a in call_values(e))):
+                    sinks_hit.add(me)
+                    break
+            continue
         local = _locals(fn, fl)
         aliases: dict[str, str] = {}
         for f in fl:
@@ -306,7 +361,9 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
             edge(me, ("o", q, ""))
             if _carrier(results[q]):
                 sinks_hit.add(("o", q, ""))
-            taint_out(q)
+            if _bound(origin):
+                gives_back.add(q)
+            taint_out(q, handers.get(q, {}) if _bound(origin) else None)
         # calls handed sampled values
         for c in fn.calls:
             e = c.site.expr
@@ -334,8 +391,7 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
                     edge(me, ("b", t, "in"))
                     sinks_hit.add(("b", t, "in"))
                 if walkable(t) and not _source(results[t]):
-                    edge(me, ("b", t, "in"))
-                    seed(t, "in", ns=_params_handed(c, e, held, funcs[t]))
+                    hand_in(me, t, _params_handed(c, e, held, funcs[t]))
         for f in fl:  # ``store[k] = record`` (a plain ``self.x = v`` sets up an object, it stores no records)
             if f.op == "=" and isinstance(f.target, tuple) and f.target[:1] == ("s",) and body.holds(f.value):
                 root = _root(f.target)
@@ -345,15 +401,14 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
                     writers.add(q)
                     tainted_state.add(key)
         # HTTP: a push carrying sampled values hands them to the handler
-        by_handler, by_client = routes() if tainted_state or out_tainted or src else ({}, {})
+        by_handler, by_client = routes() if tainted_state or returned_to or src else ({}, {})
         for r, line, _ in by_client.get(q, ()):
             if r.verbs & _PUSH and any(body.holds(a) for c in fn.calls if c.site.line == line
                                        and isinstance(c.site.expr, tuple) and c.site.expr[:1] == ("c",)
                                        for a in call_values(c.site.expr)):
                 h = r.handler
                 if usable(h) and walkable(h):
-                    edge(me, ("b", h, "in"))
-                    seed(h, "in", ns=set(funcs[h].params))
+                    hand_in(me, h, set(funcs[h].params))
         # a body that sends its own (unsampled) input out as a request: the rollout call
         for c in fn.calls:
             for t in c.targets:
@@ -403,6 +458,12 @@ def conversion_chains(facts: Facts, edges: dict[str, dict[str, float]], results:
     return sorted(out)
 
 
+def _bound(origin: str) -> bool:
+    """The walk's values came in as the body's arguments (directly or back from a callee it handed
+    them to): its result goes back only to the callers that handed them."""
+    return origin == "in" or origin.endswith("|in")
+
+
 def _params_handed(c, e: tuple, held: list[bool], tf: FnFacts) -> set[str]:
     """The callee's parameters that receive the held arguments (all of them when unsure)."""
     params = [p.name for p in tf.definition.params]
@@ -432,6 +493,24 @@ def _params_handed(c, e: tuple, held: list[bool], tf: FnFacts) -> set[str]:
 
 def _head(text: str) -> str:
     return text.split("[", 1)[0].split("(", 1)[0].split(".", 1)[0]
+
+
+def _reads_name(flows, name: str) -> bool:
+    """A value-flow fact reads ``name`` (``[f(r) for r in store if ...]``, ``len(store)``): reads
+    the call and subscript facts do not show."""
+    for fl in flows:
+        stack, seen = [fl.value], 0
+        while stack and seen < 400:
+            e = stack.pop()
+            seen += 1
+            if not isinstance(e, tuple) or not e:
+                continue
+            if e[0] == "n":
+                if e[1] == name:
+                    return True
+            elif e[0] not in ("k", "fn", "cls"):
+                stack.extend(x for x in e[1:] if isinstance(x, tuple))
+    return False
 
 
 def _mentions(fn: FnFacts, name: str) -> bool:
