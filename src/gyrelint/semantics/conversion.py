@@ -7,23 +7,27 @@ their token ids into the rows the update consumes. None of these bodies calls a 
 side (dict shuffling, list slicing), so neither their bodies nor the caller context say what they
 are. What moves does: a value that leaves a body with sampling evidence of its own is followed
 through calls (into the callee's parameters, back out of its return), through long-lived state
-(a module-level store or an attribute of ``self`` one body grows and another reads), through the
-repo's own HTTP routes (handler's return to the client that requests it) and through a nested
-function's writes into its parent's names. Every body on such a path that also reaches a
-training sink (a call into solid training code or into a trajectory carrier, or the carrier's
-own return) is the trajectory handoff.
+(a module-level store or an attribute of ``self`` one body grows and another reads, also read
+through a comprehension or ``len``), through the repo's own HTTP routes (handler's return to the
+client that requests it) and through a nested function's writes into its parent's names. Every
+body on such a path that also reaches a training sink (a call into solid training code or into a
+trajectory carrier, the carrier's own return, or training code's own training lines) is the
+trajectory handoff.
 
 Precision: only bodies with no side of their own (or one their callers lent them) are walked
 through and labelled; a helper whose result goes back into the sampling body is the rollout's
 own code, not the chain; a helper's result goes back only to the callers that handed it the
-sampled values (a concatenation helper the rollout and the reset both call does not carry the
-rollout's tokens into the reset); training code (its own evidence or its callees') ends the chain
-when what it is handed reaches a training callee or its own training lines (the update step that
-fetches its rows itself), not when it only logs it; a helper is labelled only when every in-scope caller is on the chain
-(a padding helper evaluation also calls stays neutral), except a store writer, since whatever it
-writes lands in the handoff; the body that sends its own input out as a request (the rollout
-call, polling for the answers) is left to the sides. Bounded: a fixed number of body walks in
-all and per body, each a flow-insensitive fixed point over the body's value-flow facts.
+sampled values, and stays so bound through their walk of it (a concatenation helper the rollout
+and the reset both call does not carry the rollout's tokens into the reset); training code (by
+its own evidence or its callees') ends the chain: it is walked, never labelled, and counts as the
+sink only when what it is handed reaches a training callee or its own training lines (the update
+step that fetches its rows itself), not when it only logs it; a helper is labelled only when every
+in-scope caller is on the chain (a padding helper evaluation also calls stays neutral), except a
+store writer, since whatever it writes lands in the handoff; the body that sends its own input
+out as a request (the rollout call, polling for the answers) is left to the sides.
+
+Bounded: a fixed number of body walks in all and per body, each a flow-insensitive fixed point
+over the body's value-flow facts.
 Applied after propagation, like the caller context: it passes nothing up.
 """
 
@@ -41,6 +45,8 @@ from .signals import SAMPLING, TRAINING, TRAJECTORY
 from .taint import BodyTaint, FlowIndex, call_values, dotted_text
 
 Node = tuple[str, str, str]  # ("b", body, how values entered it) | ("o", body, "") | ("s", store, "")
+# how values entered: "src", "in" (arguments), "c:<callee>" (its result; "|in" when bound to the
+# callers that handed the arguments), "s:<store>", "n:<name>" (a nested function filled it)
 CHAIN = "conversion-chain"  # the evidence: the body upstream on the chain that hands the value on
 
 MAX_WALKS = 6000  # body walks in all
