@@ -546,3 +546,12 @@ def test_silent_implementations_of_an_agreed_interface_take_its_side():
     Methods no implementation takes a side in, and a judge interface whose implementations disagree
     (one samples, one trains), leave the silent members neutral."""
     assert wrong_labels("accuracy_interface_consensus") == []
+def test_the_code_turning_kept_completions_into_training_rows_is_the_trajectory_handoff():
+    """E/R: a proxy keeps each completion in a module-level store; a view reads it back through a
+    filtered comprehension and trims each record; the training step fetches the rows itself
+    (its side comes from the update it calls) through a builder whose nested helper pads them.
+    The chain between is the handoff. A padding helper evaluation also calls, the store's count,
+    its start-up reset, the last reply the training step only logs, and the warm-up rows the
+    padding helper builds for the first update (its result must not carry the episode's records
+    into them) are not."""
+    assert wrong_labels("accuracy_conversion_chain") == []

@@ -94,6 +94,16 @@ def render() -> str:
             "- **Model copies** (`model-copy`). A method that copies one attribute model into another (`deepcopy`, "
             "`load_state_dict(src.state_dict())`) is a weight sync when a training method runs the source and "
             "the sampler runs the copy; a target network only the loss reads stays neutral.",
+            "- **Conversion chains** (`conversion-chain`). A value that leaves a body with generation evidence "
+            "of its own is followed through calls (into the callee's parameters; a helper's result goes back "
+            "only to the callers that handed it the values), through long-lived state (a module-level store or "
+            "an attribute of `self` one body grows and another reads, also through a comprehension), through "
+            "the repo's own HTTP routes and through a nested function's writes into its parent's names. The "
+            "bodies on such a path to training code (a call into a training callee, or into training code's own "
+            "training lines: the update step that fetches its rows itself) or into a trajectory carrier, with "
+            "no side of their own or only one their callers lent them, are the trajectory handoff; a helper "
+            "some other caller uses off the path (a padding helper evaluation also calls), a reporter, and a "
+            "value the training step only logs stay as they were.",
             "- **Resampling.** A `torch.multinomial` draw with no policy around it (no logits, softmax, "
             "temperature or model call) whose callers all hold training evidence picks examples: its "
             "`logits-sampling` evidence is dropped.", ""]

@@ -13,6 +13,7 @@ from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
 from .childcall import child_result_queues
+from .conversion import conversion_chains
 from .dispatch import override_dispatch
 from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
@@ -181,6 +182,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     http_trajectories(facts, edges, sides)  # rollouts (or weights) through the repo's own web routes
+    conversion_chains(facts, edges, sides, body_flows)  # sampled records turned step by step into training rows
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
