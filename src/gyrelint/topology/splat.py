@@ -159,7 +159,7 @@ def splat_hits(index: Index, ev: EvidenceResult | None, keys: list[str]) -> dict
                         root, sec = alias[root][0], alias[root][1] + sec
                 sections.append((sec, root, callee))
                 if root in fn.params:  # one hop: the callers of this helper say which section it gets
-                    pos = fn.params.index(root) - (1 if fn.params[:1] == ("self",) else 0)
+                    pos = fn.params.index(root) - (1 if fn.params[:1] in (("self",), ("cls",)) else 0)
                     for args in calls_to.get(fn.node.name, ()):
                         if 0 <= pos < len(args) and args[pos]:
                             sections.append((args[pos] + sec, root, callee))
