@@ -20,6 +20,7 @@ summaries into msgpack, the sharing hook and the records, on the same cache.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gc
 import importlib
@@ -83,7 +84,7 @@ def _decode_split(root: Path, cache: Path) -> str:
     from gyrelint.analysis_cache import fingerprint
     from gyrelint.api import discover_python, load
     from gyrelint.codehash import code_digest
-    from gyrelint.index.cache import _CODEC, _HEAD, SummaryCache, _sharer, decode_entry
+    from gyrelint.index.cache import _CODEC, _HEAD, _SUMMARY, SummaryCache, _sharer, decode_entry
 
     root, settings, _ = load(root, cache_dir=str(cache))
     fp = fingerprint(root, discover_python(root, root, settings), settings, True)
@@ -93,6 +94,7 @@ def _decode_split(root: Path, cache: Path) -> str:
     out = []
     for label, one in (("msgpack only", lambda k, d, m: _CODEC.unpack(d[head:])),
                        ("msgpack + sharing hook", lambda k, d, m: _CODEC.unpack(d[head:], _sharer(m))),
+                       ("msgpack + plan, no hook", lambda k, d, m: _SUMMARY.dec(_CODEC.unpack(d[head:])[1])),
                        ("whole decode", decode_entry)):
         gc.disable()
         memo: dict = {}
@@ -103,7 +105,36 @@ def _decode_split(root: Path, cache: Path) -> str:
         del memo
         gc.enable()
         gc.collect()
-    return f"{len(datas)} summaries: " + ", ".join(out) + " CPU-s"
+    distinct = strings = distinct_strings = 0
+    for _, d in datas:  # what a per-entry string table and node table would leave to build
+        seen: set = set()
+        texts: list[str] = []
+
+        def count(v: tuple, seen: set = seen, texts: list = texts) -> tuple:
+            with contextlib.suppress(TypeError):  # an array holding a map
+                seen.add(v)
+            texts.extend(x for x in v if type(x) is str)
+            return v
+
+        _CODEC.unpack(d[head:], count)
+        distinct += len(seen)
+        strings += len(texts)
+        distinct_strings += len(set(texts))
+    arrays = sum(_count_arrays(_CODEC, d[head:]) for _, d in datas)
+    return (f"{len(datas)} summaries: " + ", ".join(out) + " CPU-s; "
+            f"{arrays:,} arrays ({distinct:,} distinct per entry), "
+            f"{strings:,} strings in arrays ({distinct_strings:,} distinct per entry)")
+
+
+def _count_arrays(codec, payload: bytes) -> int:  # noqa: ANN001 - the summary codec
+    n = [0]
+
+    def one(v: tuple) -> tuple:
+        n[0] += 1
+        return v
+
+    codec.unpack(payload, one)
+    return n[0]
 
 
 def main() -> int:

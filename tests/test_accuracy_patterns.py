@@ -511,3 +511,29 @@ def test_weight_receiver_helpers():
     """A helper the weight receiver hands what it fetched from the store, and whose result it loads
     into the engine's model, is the weight sync; a helper whose result only gets counted is not."""
     assert wrong_labels("accuracy_receiver_helpers") == []
+
+
+def test_training_setup_helpers_by_value_flow():
+    """A helper whose result goes into the caller's optimizer constructor, or that turns gradients on
+    for the parameters it is handed, is training set-up; a settings builder is not."""
+    assert wrong_labels("accuracy_setup_helpers") == []
+
+
+def test_weight_sync_resting_on_a_nested_closure():
+    """Tensors rebuilt from CUDA IPC handles in a nested closure: the body calling it and its caller
+    loading the state dict are the weight sync."""
+    assert wrong_labels("accuracy_nested_sync") == []
+
+
+def test_trained_model_copied_into_the_samplers_model():
+    """Copying the trained model into the one a decoding callback runs is a weight sync; into a
+    target network only the loss reads is not."""
+    assert wrong_labels("accuracy_model_copy") == []
+
+
+def test_overrides_the_rollout_reaches_through_a_base_are_sampling():
+    """F/Q: the rollout calls ``self.arena.reset()`` and ``self.judge(...)`` on attributes typed by
+    the repo's base classes (bases with working defaults, not abstract): the subclasses' overrides
+    run on every rollout and are sampling, and so is a same-class helper of an override's ``step``.
+    A device getter reached the same way, and an override only the update reaches, stay neutral."""
+    assert wrong_labels("accuracy_override_dispatch") == []

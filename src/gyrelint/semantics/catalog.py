@@ -155,6 +155,19 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     return 0.0  # a broadcast of data or flags
 
 
+# what a body does with tensors it fetched from a store to put them into a model
+_WRITES_TENSORS = frozenset({"copy_", "load_state_dict", "load_weights", "load", "set_"})
+
+
+def _store_weights(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A parameter put into (or state dict taken out of) a tensor store, as ``_param_context``; a
+    plain ``get`` only where the body also writes tensors into a model (fetching a handle to drop
+    the stored weights is clean-up)."""
+    if c.method == "get" and not fn.called() & _WRITES_TENSORS:
+        return 0.0
+    return _param_context(c, fn, s)
+
+
 def _rpc_weights(c: CallFact, fn: FnFacts, s: float) -> float:
     """The worker method named by the RPC (positional or ``method=``) loads or updates weights."""
     lits = [a.value for a in c.site.args if a.kind == "lit" and isinstance(a.value, str)]
@@ -2683,17 +2696,21 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=("class R:\n    def target(self, x):\n        self.weights.update(x)\n",)),
     _s(id="tensor-store-weights", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
-       rationale="Putting the model's state dict into a distributed tensor store (or getting it out into the "
-                 "inference model) is a weight sync through the store.",
+       rationale="Putting the model's state dict into a distributed tensor store (or getting it, or each "
+                 "parameter, out into the inference model) is a weight sync through the store.",
        calls=("torchstore.put_state_dict", "torchstore.get_state_dict", "torchstore.*.put_state_dict",
-              "torchstore.*.get_state_dict", "torchstore.put", "torchstore.*.put"),
-       check=_param_context,
+              "torchstore.*.get_state_dict", "torchstore.put", "torchstore.*.put", "torchstore.get", "torchstore.*.get"),
+       check=_store_weights,
        examples_match=(
            "import torchstore as ts\n\nasync def target(model, version):\n"
            "    await ts.put_state_dict(model.state_dict(), f'policy/{version}')\n",
+           "import torchstore as ts\n\nasync def target(state_dict, version):\n    for name in state_dict:\n"
+           "        state_dict[name].copy_(await ts.get(f'policy/{version}/{name}'))\n",
        ),
        examples_nomatch=(
            "import torchstore as ts\n\nasync def target(key, batch):\n    await ts.put(key, batch)\n",
+           "import torchstore as ts\n\nasync def target(param_key):\n    handle = await ts.get(param_key)\n"
+           "    handle.drop()\n",
        )),
     _s(id="engine-lora-swap", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="An inference engine's add_lora swaps in the adapter the trainer just saved: the LoRA weight sync.",
@@ -2770,12 +2787,17 @@ SIGNALS: tuple[Signal, ...] = (
        ),
        examples_nomatch=("import torch.distributed as dist\n\ndef target():\n    dist.init_process_group('nccl')\n",)),
     _s(id="cuda-ipc", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.5,
-       rationale="CUDA IPC handles share trainer tensors with a colocated inference engine.",
-       calls=("torch.multiprocessing.reductions.reduce_tensor", "torch.multiprocessing.reductions.rebuild_cuda_tensor"),
-       methods=("reduce_tensor", "rebuild_cuda_tensor", "_share_cuda_", "get_ipc_handle"), name_only=True,
+       rationale="CUDA IPC handles share trainer tensors with a colocated inference engine (exporting them, or "
+                 "rebuilding the tensors from the handles on the other end).",
+       calls=("torch.multiprocessing.reductions.reduce_tensor", "torch.multiprocessing.reductions.rebuild_cuda_tensor",
+              "torch.UntypedStorage._new_shared_cuda", "torch.*Storage._new_shared_cuda"),
+       methods=("reduce_tensor", "rebuild_cuda_tensor", "_share_cuda_", "get_ipc_handle", "_new_shared_cuda"),
+       name_only=True,
        check=_specific_api,
        examples_match=("from torch.multiprocessing.reductions import reduce_tensor\n\ndef target(w):\n"
-                       "    return {'handle': reduce_tensor(w)}\n",),
+                       "    return {'handle': reduce_tensor(w)}\n",
+                       "import torch\n\ndef target(share):\n    storage = torch.UntypedStorage._new_shared_cuda(*share)\n"
+                       "    return torch.tensor([]).set_(storage)\n"),
        examples_nomatch=("def target(w):\n    return w.cpu()\n",)),
     _s(id="engine-refit", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="Refitting a compiled inference engine (a TensorRT Refitter, TensorRT-LLM's weight update) swaps "

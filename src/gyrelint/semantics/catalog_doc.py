@@ -75,6 +75,18 @@ def render() -> str:
             "- **Generation callbacks** (`generation-callback`). A repo object handed to a library generation call "
             "(`generate(..., logits_processor=[self.mask])`, stop criteria) is called at every decoding step: its "
             "class's `__call__` is sampling. Objects handed to any other call of the same body are not.",
+            "- **Override dispatch** (`override-dispatch`). A sampling body's call into a repo class's method "
+            "also reaches that method's overrides in the repo's subclasses (bases with at most 12 overriding "
+            "subclasses), and the same-named methods of the classes a registry or a config builds: a neutral "
+            "target with no other evidence of its own, that no training, driver or handoff body calls, is "
+            "sampling, and so are its same-class helpers all of whose callers are sampling.",
+            "- **Training set-up** (`optimizer-setup`, `grad-setup`). A helper whose return value is the "
+            "parameters argument of an optimizer its caller builds, or a body that turns `requires_grad` on "
+            "(or `enable_input_require_grads`), is training set-up. Gradient checkpointing switches are not "
+            "evidence: model classes offer them to both sides.",
+            "- **Model copies** (`model-copy`). A method that copies one attribute model into another (`deepcopy`, "
+            "`load_state_dict(src.state_dict())`) is a weight sync when a training method runs the source and "
+            "the sampler runs the copy; a target network only the loss reads stays neutral.",
             "- **Resampling.** A `torch.multinomial` draw with no policy around it (no logits, softmax, "
             "temperature or model call) whose callers all hold training evidence picks examples: its "
             "`logits-sampling` evidence is dropped.", ""]

@@ -37,7 +37,7 @@ from .sides import (
     _sets_up_only,
     _side_key,
     calling_bodies,
-    reports,
+    service_helper,
 )
 from .signals import TRAINING, Signal
 from .taint import BodyTaint, FlowIndex, call_values, dotted_text
@@ -148,8 +148,7 @@ def training_helpers(facts: Facts, edges: dict[str, dict[str, float]], results: 
         if r.has_own and not all(m.signal.side == TRAINING for m in r.own_matches):
             continue
         name = fn.definition.name
-        if name.startswith("__") or _SERVICE_NAME.search(name.lower()) or reports(name) \
-                or _layout_query(fn) or _builds_only(fn):
+        if service_helper(name) or _layout_query(fn) or _builds_only(fn):
             continue
         todo.append((q, fn))
     out: list[str] = []

@@ -16,7 +16,7 @@ from ..graphs.model import EXACT
 from ..model import Evidence, Side
 from .drivers import rollout_fed
 from .facts import CallFact, Facts, FnFacts
-from .sides import _SERVICE_NAME, FIRM, SideResult, _generates, reports
+from .sides import FIRM, SideResult, _generates, service_helper
 from .signals import SAMPLING
 from .taint import FlowIndex, call_values, dotted_text
 
@@ -89,8 +89,8 @@ def _plain_helper(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:
     tr = results.get(t)
     tf: FnFacts = facts.functions[t]
     name = tf.definition.name
-    return not (tr is None or tr.side != Side.NEUTRAL or tr.has_own or name.startswith("__") or reports(name)
-                or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(tf.module)
+    return not (tr is None or tr.side != Side.NEUTRAL or tr.has_own or service_helper(name)
+                or facts.out_of_scope(tf.module)
                 or not tf.definition.returned)
 
 

@@ -15,7 +15,7 @@ from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .drivers import rollout_fed
 from .facts import CallFact, Facts
-from .sides import _SERVICE_NAME, FIRM, TRAINING, SideResult, _generates, _learns, reports
+from .sides import FIRM, TRAINING, SideResult, _generates, _learns, reports, service_helper
 from .taint import BodyTaint, FlowIndex, call_values, dotted_text
 
 RESHAPE = "rollout-reshape"  # the evidence such a helper gets: the driver's call handing it rollouts
@@ -56,8 +56,7 @@ def rollout_reshapers(facts: Facts, edges: dict[str, dict[str, float]], results:
             tf = facts.functions[t]
             name = tf.definition.name
             if tr is None or tr.side != Side.NEUTRAL or tr.has_own \
-                    or name.startswith("__") or reports(name) or _SERVICE_NAME.search(name.lower()) \
-                    or facts.out_of_scope(tf.module) or t in out:
+                    or service_helper(name) or facts.out_of_scope(tf.module) or t in out:
                 continue
             if _back_to_sampling(fn, flows, t, results):
                 continue  # it turns the model's output into the next env step: the rollout's own loop

@@ -302,6 +302,12 @@ _REPORT_NAME = re.compile(r"(^|_)(log" + _LOG_MATH + r"|logs|logging|logger|metr
                           r"stats|statistics|summary|summarize|wandb|tensorboard|plot|visuali[sz]e)($|_)")
 
 
+def service_helper(name: str) -> bool:
+    """A dunder, a reporter or a service helper (save, load, log, evaluate, predicates) by its name:
+    the value-flow passes never hand such a body a side, whatever flows through it."""
+    return name.startswith("__") or reports(name) or bool(_SERVICE_NAME.search(name.lower()))
+
+
 def reports(name: str) -> bool:
     """The name says the function reports what ran (logs, records metrics, prints statistics).
 

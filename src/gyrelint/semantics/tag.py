@@ -13,6 +13,7 @@ from ..settings import Settings
 from . import cache
 from .catalog import SIGNALS, drop_resampling, user_signals
 from .childcall import child_result_queues
+from .dispatch import override_dispatch
 from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
@@ -33,6 +34,7 @@ from .learner import receiver_helpers, training_helpers
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
 from .reshape import rollout_reshapers
+from .setup import model_copies, nested_sync, setup_helpers
 from .shared_model import same_instance_model
 from .sides import (
     SideResult,
@@ -170,14 +172,18 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     generation_callbacks(facts, sides)  # logits masks and stop criteria the engine calls while decoding
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     training_helpers(facts, edges, sides)  # helpers of the trainer the caller context leaves out (tests, faint own)
+    nested_sync(facts, edges, sides)  # a sync resting on its own nested closure is solid
+    model_copies(facts, sides)  # the trained model copied into the instance's other model
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
+    setup_helpers(facts, edges, sides, body_flows)  # optimizer inputs, gradient switches (setup.py)
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
     rollout_reshapers(facts, edges, sides, body_flows)  # what a driver hands its rollouts to before the update
     http_trajectories(facts, edges, sides)  # rollouts (or weights) through the repo's own web routes
     loops = _loop_lines(index)
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
+    override_dispatch(facts, edges, sides)  # after the handoff passes: overrides and registry classes the rollout reaches through a base
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
