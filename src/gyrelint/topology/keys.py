@@ -230,7 +230,9 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
     compared = literal_hits(index, raws)
-    splats = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}))
+    splats = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, namers, symbols)
+    # a file whose sections code splats into constructors is one a run reads, whoever names its path
+    loaded |= {r.file for r in raws if r.key in splats and r.source in _FILE_SOURCES}
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:

@@ -1,0 +1,24 @@
+"""Config sections that reach a constructor through a class registry, a dict merge or ``.update``, an
+instance attribute and a helper call: the key is classed by what the constructor parameter ends up doing."""
+
+from pathlib import Path
+
+from gyrelint.api import analyze
+
+FIXTURE = Path(__file__).parent / "fixtures" / "topology_splat_registry"
+# dotted YAML path -> class its constructor parameter earns by use
+LISTED = {"scorer.args.place": "process", "solver.args.lanes": "process"}
+ABSENT = ("scorer.args.window", "solver.args.rate")  # plain parameters: decide nothing
+
+
+def test_sections_reaching_constructors_through_registries_and_merges_are_classed_by_use():
+    a = analyze(FIXTURE, use_cache=False, jobs=1, run_rules=False)
+    got = {e.name: e for e in a.topology.keys}
+    for name, cls in LISTED.items():
+        assert name in got, (name, sorted(got))
+        assert got[name].cls == cls, (name, got[name].cls)
+        assert "parameter" in got[name].evidence, got[name].evidence
+        assert not got[name].scope, got[name].scope  # the launcher's YAML file is read by the run
+    for name in ABSENT:
+        assert name not in got or got[name].scope, name
+    assert sum(1 for e in a.topology.keys if e.name == "scorer.args.place") == 1
