@@ -22,3 +22,12 @@ def test_sections_reaching_constructors_through_registries_and_merges_are_classe
     for name in ABSENT:
         assert name not in got or got[name].scope, name
     assert sum(1 for e in a.topology.keys if e.name == "scorer.args.place") == 1
+
+
+def test_a_parameter_no_config_file_sets_is_a_key_of_the_section_splatted_into_its_constructor():
+    a = analyze(FIXTURE, use_cache=False, jobs=1, run_rules=False)
+    got = {e.name: e for e in a.topology.keys}
+    assert "solver.args.pin" in got, sorted(got)  # FastSolver(pin=...) places a tensor; the YAML leaves it out
+    e = got["solver.args.pin"]
+    assert (e.cls, e.file, e.value, e.scope) == ("process", "quartz/solvers.py", "cpu", ""), e
+    assert "solver.args.rate" not in got  # a plain parameter

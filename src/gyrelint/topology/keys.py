@@ -230,9 +230,12 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
     compared = literal_hits(index, raws)
-    splats = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, namers, symbols)
+    splat = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, namers, symbols)
+    splats = splat.hits
     # a file whose sections code splats into constructors is one a run reads, whoever names its path
     loaded |= {r.file for r in raws if r.key in splats and r.source in _FILE_SOURCES}
+    declared = set(splat.declared)
+    raws = [*raws, *splat.declared]
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:
@@ -251,7 +254,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             hit = picks
         if hit is None:
             hit = compared.get((r.file, r.line))
-        if hit is None and r.key in splats and r.source in _FILE_SOURCES:
+        if hit is None and r.key in splats and (r.source in _FILE_SOURCES or r in declared):
             hit = (splats[r.key].cls, splats[r.key].reason)
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
             use = use_hit(r.key, reads)

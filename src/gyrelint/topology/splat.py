@@ -23,6 +23,8 @@ from ..index import Index
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
 from .evidence import EvidenceResult
 from .names import Namer
+from .sources import RawKey, value_text
+from .sources.api_params import SOURCE
 from .uses import _SIGNAL_CLASS, _WORDS
 
 _DEVICE_KWARGS = {"device", "device_map", "map_location"}
@@ -413,12 +415,22 @@ def _bounded(secs: set[Section]) -> set[Section]:
     return secs if len(secs) <= _MAX_SECTIONS else set(sorted(secs, key=lambda p: (-len(p), p))[:_MAX_SECTIONS])
 
 
+@dataclass(frozen=True, slots=True)
+class Splats:
+    """Classes of config keys by the constructor parameter they are splatted into, and the parameters of
+    such constructors no config file sets (a knob of the section all the same: ``alg.args.device``)."""
+
+    hits: dict[str, SplatHit]
+    declared: list[RawKey]
+
+
 def splat_hits(index: Index, ev: EvidenceResult | None, keys: list[str], graphs: Graphs | None = None,
-               namers: dict[str, Namer] | None = None, symbols: SymbolTable | None = None) -> dict[str, SplatHit]:
-    """Dotted config key → the class its same-named callee parameter earns by use."""
+               namers: dict[str, Namer] | None = None, symbols: SymbolTable | None = None) -> Splats:
+    """Dotted config key → the class its same-named callee parameter earns by use; and the parameters with
+    such a use that a section splatted into their callee leaves unset."""
     keys = [k for k in keys if "." in k]
     if ev is None or not keys or symbols is None or namers is None:
-        return {}
+        return Splats({}, [])
     flow = _Flow(index, graphs, namers, symbols, ev)
     splats: list[tuple[Section, str]] = []  # (section, callee) of each ``callee(**section)``
     for key, sc in flow.scopes.items():
@@ -433,8 +445,8 @@ def splat_hits(index: Index, ev: EvidenceResult | None, keys: list[str], graphs:
             if secs:
                 splats.extend((sec, t) for t in flow.targets(sc.summary, c) for sec in sorted(secs))
     if not splats:
-        return {}
-    splats.sort(key=lambda x: (-len(x[0]), x))  # the section most anchored in the config first
+        return Splats({}, [])
+    splats = sorted(set(splats), key=lambda x: (-len(x[0]), x))  # the section most anchored in the config first
     out: dict[str, SplatHit] = {}
     for key in keys:
         parent, _, leaf = key.rpartition(".")
@@ -447,7 +459,35 @@ def splat_hits(index: Index, ev: EvidenceResult | None, keys: list[str], graphs:
                 continue
             got = flow.use(callee, leaf)
             if got is not None:
-                owner = fd.qualname
-                out.setdefault(key, SplatHit(got[0], f"constructor parameter {owner}({leaf}): {got[1]}"))
+                out.setdefault(key, SplatHit(got[0], f"constructor parameter {fd.qualname}({leaf}): {got[1]}"))
                 break
+    declared = _declared(flow, splats, set(keys), out)
+    return Splats(out, declared)
+
+
+def _declared(flow: _Flow, splats: list[tuple[Section, str]], keys: set[str],
+              hits: dict[str, SplatHit]) -> list[RawKey]:
+    """Parameters with a layout use, of a callee one config section (named by the files' keys, one
+    parent only) is splatted into, that no file sets: declared where the callee declares them (their
+    classes go to ``hits``)."""
+    parents = {k.rpartition(".")[0] for k in keys}
+    out: list[RawKey] = []
+    for sec, callee in splats:
+        dotted = ".".join(sec)
+        where = [p for p in parents if p == dotted or p.endswith("." + dotted)]
+        if len(where) != 1 or len(sec) < 2:
+            continue  # a section that names no config file's section, or more than one
+        s, fd = flow.fns[callee]
+        for p in fd.params:
+            if p.name in ("self", "cls") or p.name.startswith("_") or p.kind in ("vararg", "kwarg") or p.default is None:
+                continue  # a required argument is what the call is about, not a setting
+            name = f"{where[0]}.{p.name}"
+            if name in keys or name in hits:
+                continue
+            got = flow.use(callee, p.name)
+            if got is None:
+                continue
+            hits[name] = SplatHit(got[0], f"constructor parameter {fd.qualname}({p.name}): {got[1]}")
+            value = value_text(p.default.value) if p.default.kind == "lit" else None
+            out.append(RawKey(name, value, s.path, fd.line, f"{SOURCE} ({fd.qualname})", fd.qualname, p.annotation))
     return out
