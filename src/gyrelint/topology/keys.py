@@ -230,7 +230,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
     compared = literal_hits(index, raws)
-    splat = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, namers, symbols)
+    splat = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, symbols)
     splats = splat.hits
     # a file whose sections code splats into constructors is one a run reads, whoever names its path
     loaded |= {r.file for r in raws if r.key in splats and r.source in _FILE_SOURCES}

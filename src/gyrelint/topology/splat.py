@@ -22,7 +22,6 @@ from ..graphs.symbols import SymbolTable
 from ..index import Index
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
 from .evidence import EvidenceResult
-from .names import Namer
 from .sources import RawKey, value_text
 from .sources.api_params import SOURCE
 from .uses import _SIGNAL_CLASS, _WORDS
@@ -90,10 +89,8 @@ def _str(e: object) -> str | None:
 class _Flow:
     """Section paths that reach each value, and what a parameter's value reaches."""
 
-    def __init__(self, index: Index, graphs: Graphs | None, namers: dict[str, Namer], symbols: SymbolTable,
-                 ev: EvidenceResult) -> None:
+    def __init__(self, index: Index, graphs: Graphs | None, symbols: SymbolTable, ev: EvidenceResult) -> None:
         self.symbols = symbols
-        self.namers = namers
         self.scopes: dict[tuple[str, str], _Scope] = {}
         self.fns: dict[str, tuple[FileSummary, FunctionDef]] = {}
         self.attr_assigns: dict[tuple[str, str], list[tuple[tuple[str, str], object]]] = {}  # (class, attr) -> values
@@ -136,6 +133,7 @@ class _Flow:
         self._param_memo: dict[tuple[str, str], set[Section]] = {}
         self._attr_memo: dict[tuple[str, str], set[Section]] = {}
         self._use_memo: dict[tuple[str, str], tuple[str, str] | None] = {}
+        self._name_memo: dict[tuple[tuple[str, str], str], set[Section]] = {}
         self._busy: set[object] = set()
 
     def _scope(self, s: FileSummary, scope: str) -> _Scope:
@@ -213,6 +211,13 @@ class _Flow:
         return set()
 
     def _name(self, key: tuple[str, str], name: str, hops: int, depth: int) -> set[Section]:
+        memo = (key, name)
+        got = self._name_memo.get(memo)
+        if got is None:
+            got = self._name_memo[memo] = self._name_sections(key, name, hops, depth)
+        return got
+
+    def _name_sections(self, key: tuple[str, str], name: str, hops: int, depth: int) -> set[Section]:
         sc = self.scopes.get(key)
         values = [v for t, v in sc.assigns if t == ("n", name)] if sc else []
         # ``kw.update(cfg["args"])`` merges a section into a dict
@@ -249,16 +254,17 @@ class _Flow:
         memo = (owner, attr)
         if memo in self._attr_memo:
             return self._attr_memo[memo]
-        if memo in self._busy:
+        busy = ("a", owner, attr)
+        if busy in self._busy:
             return set()
-        self._busy.add(memo)
+        self._busy.add(busy)
         out: set[Section] = set()
         try:
             for c in self.symbols.mro(owner):
                 for where, value in self.attr_assigns.get((c, attr), ()):
                     out |= self.sections(where, value, hops)
         finally:
-            self._busy.discard(memo)
+            self._busy.discard(busy)
         out = self._attr_memo[memo] = _bounded(out - {_ROOT} or out)
         return out
 
@@ -267,9 +273,10 @@ class _Flow:
         memo = (fq, param)
         if memo in self._param_memo:
             return self._param_memo[memo]
-        if hops >= _SECTION_HOPS or memo in self._busy:
+        busy = ("p", fq, param)
+        if hops >= _SECTION_HOPS or busy in self._busy:
             return {_ROOT}
-        self._busy.add(memo)
+        self._busy.add(busy)
         out: set[Section] = set()
         try:
             _s, fd = self.fns[fq]
@@ -277,7 +284,7 @@ class _Flow:
                 for arg in _bound(fd, call, param):
                     out |= self.sections(where, arg, hops + 1)
         finally:
-            self._busy.discard(memo)
+            self._busy.discard(busy)
         out = self._param_memo[memo] = _bounded(out - {_ROOT} or {_ROOT})
         return out
 
@@ -288,13 +295,14 @@ class _Flow:
         memo = (fq, param)
         if memo in self._use_memo:
             return self._use_memo[memo]
-        if memo in self._busy:
+        busy = ("u", fq, param)
+        if busy in self._busy:
             return None
-        self._busy.add(memo)
+        self._busy.add(busy)
         try:
             got = self._use(fq, param, hops)
         finally:
-            self._busy.discard(memo)
+            self._busy.discard(busy)
         self._use_memo[memo] = got
         return got
 
@@ -425,13 +433,13 @@ class Splats:
 
 
 def splat_hits(index: Index, ev: EvidenceResult | None, keys: list[str], graphs: Graphs | None = None,
-               namers: dict[str, Namer] | None = None, symbols: SymbolTable | None = None) -> Splats:
+               symbols: SymbolTable | None = None) -> Splats:
     """Dotted config key → the class its same-named callee parameter earns by use; and the parameters with
     such a use that a section splatted into their callee leaves unset."""
     keys = [k for k in keys if "." in k]
-    if ev is None or not keys or symbols is None or namers is None:
+    if ev is None or not keys or symbols is None:
         return Splats({}, [])
-    flow = _Flow(index, graphs, namers, symbols, ev)
+    flow = _Flow(index, graphs, symbols, ev)
     splats: list[tuple[Section, str]] = []  # (section, callee) of each ``callee(**section)``
     for key, sc in flow.scopes.items():
         for c in sc.calls:
