@@ -25,6 +25,7 @@ from .summary import (
     Flow,
     FunctionDef,
     Import,
+    Loop,
     Param,
     Skip,
     StringConst,
@@ -298,6 +299,7 @@ class _Extractor(cst.CSTVisitor):
         self.lambda_names: dict[int, str] = {}
         self.lambda_count: dict[str, int] = {}
         self.open_lambdas: list[dict] = []
+        self.open_loops: list[int] = []  # first lines of the loops being walked
         self.alloc = 0
         self.chain_seen: set[int] = set()  # nodes inside a chain already recorded whole
         self.callee_ids: set[int] = set()  # attributes that are called (``cfg.model.items``)
@@ -331,6 +333,10 @@ class _Extractor(cst.CSTVisitor):
             cst.Lambda: self._lambda,
             cst.For: self._for,
             cst.CompFor: self._compfor,
+            cst.ListComp: self._open_loop,
+            cst.SetComp: self._open_loop,
+            cst.GeneratorExp: self._open_loop,
+            cst.DictComp: self._open_loop,
             cst.Global: self._global,
             cst.Nonlocal: self._nonlocal,
             cst.NamedExpr: self._namedexpr,
@@ -341,6 +347,11 @@ class _Extractor(cst.CSTVisitor):
             cst.ClassDef: self._leave_classdef,
             cst.Decorator: self._leave_decorator,
             cst.Lambda: self._leave_lambda,
+            cst.For: self._close_loop,
+            cst.ListComp: self._close_loop,
+            cst.SetComp: self._close_loop,
+            cst.GeneratorExp: self._close_loop,
+            cst.DictComp: self._close_loop,
         }
 
     # ---- traversal -------------------------------------------------------------
@@ -747,7 +758,18 @@ class _Extractor(cst.CSTVisitor):
                 self._flow(self.scope, "aenter" if aio else "enter", target, value)
 
     def _for(self, node: cst.For) -> None:
+        self.open_loops.append(self.line)
         self._flow(self.scope, "for", self._tx(node.target), self._x(node.iter))
+
+    def _open_loop(self, node: cst.BaseExpression) -> None:
+        self.open_loops.append(self.line)
+
+    def _close_loop(self, node: cst.CSTNode) -> None:
+        if self.open_loops:
+            start = self.open_loops.pop()
+            # a ``for`` statement's line counter stands past its body's last newline
+            end = self.line - 1 if type(node) is cst.For else self.line
+            self.s.loops.append(Loop(self.scope, start, max(start, end)))
 
     def _compfor(self, node: cst.CompFor) -> None:
         self._flow(self.scope, "for", self._tx(node.target), self._x(node.iter))

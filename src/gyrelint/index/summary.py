@@ -185,6 +185,16 @@ class Flow:
 
 
 @dataclass(frozen=True, slots=True)
+class Loop:
+    """The lines a ``for`` statement or a comprehension spans: a call inside runs once per item, so a
+    count the loop ranges over is how many times it runs (``for _ in range(n): Process(...)``)."""
+
+    scope: str
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     name: str
     annotation: str | None = None
@@ -251,6 +261,7 @@ class FileSummary:
     light: str = ""
     light_line: int = 0
     chains: list[ChainRead] = field(default_factory=list)  # attribute/key chains on plain names (config reads)
+    loops: list[Loop] = field(default_factory=list)  # for statements and comprehensions, by extent
 
 
 def absolute_module(s: FileSummary, module: str, level: int) -> str:

@@ -32,6 +32,7 @@ from .sources.python_src import python_keys
 from .sources.shell import config_mentions, markdown_shell_blocks, read_shell
 from .sources.structured import read_env, read_ini, read_json, read_toml
 from .sources.yaml_src import YamlFile, children, read_yaml, yaml_keys
+from .splat import splat_hits
 from .uses import spawn_reads, use_hit
 
 # JSON files that hold data rather than settings
@@ -229,6 +230,12 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
     compared = literal_hits(index, raws)
+    splat = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, symbols)
+    splats = splat.hits
+    # a file whose sections code splats into constructors is one a run reads, whoever names its path
+    loaded |= {r.file for r in raws if r.key in splats and r.source in _FILE_SOURCES}
+    declared = set(splat.declared)
+    raws = [*raws, *splat.declared]
     occs: list[Occurrence] = []
     seen: set[tuple[str, str, int]] = set()
     for r in raws:
@@ -247,6 +254,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             hit = picks
         if hit is None:
             hit = compared.get((r.file, r.line))
+        if hit is None and r.key in splats and (r.source in _FILE_SOURCES or r in declared):
+            hit = (splats[r.key].cls, splats[r.key].reason)
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
             use = use_hit(r.key, reads)
             if use is not None:

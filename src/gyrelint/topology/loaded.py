@@ -99,7 +99,9 @@ def find_loaders(index: Index, launcher_keys: Iterable[RawKey], mentions: Iterab
         if not k.value:
             continue
         flag = k.key.lower()
-        if flag in _DIR_FLAGS:
+        if flag in _DIR_FLAGS and k.value.lower().endswith(CONFIG_SUFFIXES):
+            _add_path(out, k.value)  # ``--config_path run/ppo.yml``: a file, not a Hydra folder
+        elif flag in _DIR_FLAGS:
             d = _norm(k.value)
             if d:
                 out.dirs.add(d)
