@@ -537,3 +537,17 @@ def test_overrides_the_rollout_reaches_through_a_base_are_sampling():
     run on every rollout and are sampling, and so is a same-class helper of an override's ``step``.
     A device getter reached the same way, and an override only the update reaches, stay neutral."""
     assert wrong_labels("accuracy_override_dispatch") == []
+
+
+def test_isinstance_narrowing_types_the_callees_parameter():
+    """Q: ``if isinstance(self.grader, ManyAtOnce): grade_all(eps, self.grader)`` where ``grade_all``
+    annotates the parameter with a sibling base: the batch graders' ``__call__`` run on every
+    rollout and are sampling. A method of the same family reached only by a neutral helper stays
+    neutral."""
+    assert wrong_labels("accuracy_narrowing") == []
+
+
+def test_helpers_called_by_tests_too_take_their_callers_side():
+    """K: a sampler's helper that the project's tests also call takes the sampler's side (a test is
+    no caller of any side); a module function only tests call stays neutral."""
+    assert wrong_labels("accuracy_context_tests") == []

@@ -362,16 +362,20 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             if results[q].side != Side.NEUTRAL:
                 continue
             sides: set[Side] = set()
+            by: list[str] = []
             for c in sorted(callers[q]):
                 cf = facts.functions.get(c)
                 cr = results.get(c)
+                if cf is not None and facts.out_of_scope(cf.module):
+                    continue  # a test that calls the helper says nothing of the side it serves
                 if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module) \
                         or not cr.solid or _sets_up_only(cr):
                     sides = set()
                     break
                 sides.add(cr.side)
+                by.append(c)
             if len(sides) == 1 and next(iter(sides)) in (Side.SAMPLING, Side.TRAINING):
-                changed.append((q, min(callers[q])))
+                changed.append((q, by[0]))
         for q, c in changed:  # applied after the round: the outcome does not depend on the order
             r = results[q]
             r.side = results[c].side
