@@ -551,3 +551,10 @@ def test_helpers_called_by_tests_too_take_their_callers_side():
     """K: a sampler's helper that the project's tests also call takes the sampler's side (a test is
     no caller of any side); a module function only tests call stays neutral."""
     assert wrong_labels("accuracy_context_tests") == []
+
+
+def test_a_name_guess_with_one_specific_candidate_passes_the_side_firmly():
+    """C: ``runner = self.checkout(); runner.play_one_episode(task)`` loses the runner's type; the
+    guess has one candidate with a specific name, so the rollout side carries up the chain as over
+    a typed call. A short common name (``runner.run``) stays a weak guess."""
+    assert wrong_labels("accuracy_telling_guess") == []

@@ -103,6 +103,8 @@ def _decay(kind: str, targets: list[str]) -> float:
     targets (an imprecise points-to set, a name guess) little.
     """
     n = len(targets)
+    if kind == _TELLING:
+        return FIRM
     base = DECAY_EXACT if kind == EXACT else DECAY_WEAK
     if n <= 1:
         return base
@@ -110,6 +112,22 @@ def _decay(kind: str, targets: list[str]) -> float:
         # one method on an object of several possible classes: each candidate stands for the call
         return base * (0.85 if n <= 4 else 0.7)
     return min(base, DECAY_WEAK) / n ** 0.5
+
+
+_TELLING = "telling"  # a name guess with one candidate whose name says what it does (see _telling_guess)
+
+
+def _telling_guess(c) -> bool:
+    """A name guess (the receiver's type is lost: an item taken from a queue or a pool, a value set
+    by a setter) whose method name is specific and that one repo method answers.
+
+    ``worker.run_with_retries(task)`` guessed to the only ``run_with_retries`` of the repo is
+    nearly as sure as a typed call; a short or common name (``run``, ``get``, ``update``) is not.
+    Such a guess passes a side on as a firm call (one of a few same-named targets) does."""
+    if c.kind == EXACT or len(c.targets) != 1:
+        return False
+    name = c.method
+    return not name.startswith("_") and name.count("_") >= 2 and name not in _BUILTIN_NAMES
 
 
 def call_edges(facts: Facts, graphs: Graphs, frames: bool = True) -> dict[str, dict[str, float]]:
@@ -125,7 +143,8 @@ def call_edges(facts: Facts, graphs: Graphs, frames: bool = True) -> dict[str, d
     any_targets = False
     for q, fn in facts.functions.items():
         row: dict[str, float] = {}
-        sites = [(c.targets, c.kind) for c in fn.calls if c.targets] + fn.extra + (fn.frames if frames else [])
+        sites = [(c.targets, c.kind if not _telling_guess(c) else _TELLING) for c in fn.calls if c.targets] \
+            + fn.extra + (fn.frames if frames else [])
         for targets, kind in sites:
             any_targets = True
             tg = [t for t in targets if t != q and t in facts.functions]
