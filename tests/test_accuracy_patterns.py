@@ -558,3 +558,10 @@ def test_a_name_guess_with_one_specific_candidate_passes_the_side_firmly():
     guess has one candidate with a specific name, so the rollout side carries up the chain as over
     a typed call. A short common name (``runner.run``) stays a weak guess."""
     assert wrong_labels("accuracy_telling_guess") == []
+
+
+def test_weight_update_calls_that_cross_or_hit_a_library_class_are_the_push():
+    """O: hooks after the optimizer step that call ``sync_weights.remote(...)`` on a handle set by a
+    setter, or ``update_weights(...)`` on an object annotated with a library's class, are the weight
+    sync on their own; the same name on an untyped table stays a hint."""
+    assert wrong_labels("accuracy_weight_crossing") == []
