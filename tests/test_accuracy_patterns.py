@@ -565,3 +565,10 @@ def test_weight_update_calls_that_cross_or_hit_a_library_class_are_the_push():
     setter, or ``update_weights(...)`` on an object annotated with a library's class, are the weight
     sync on their own; the same name on an untyped table stays a hint."""
     assert wrong_labels("accuracy_weight_crossing") == []
+
+
+def test_a_template_call_whose_many_overrides_all_sample_passes_sampling_on():
+    """C/Q: a base flow's ``play_guarded`` runs the abstract ``play`` that five flows override, all
+    of them samplers (three on their own evidence): the template and the engine's calls above it
+    are sampling, as over a registry's classes, not a guess decaying to neutral."""
+    assert wrong_labels("accuracy_agreed_overrides") == []

@@ -278,14 +278,57 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs,
     groups = weak_groups(facts)
     if flows is None:
         flows = FlowIndex(facts)
+    families = _override_families(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
-            results[q] = _label(q, facts, prepared[q], _unsplit(q, facts, edges, groups, results), results,
-                                matches.get(q, []), flows)
+            row = _unsplit(q, facts, edges, groups, results)
+            if q in families:
+                row = _agreed_overrides(row, families[q], results)
+            results[q] = _label(q, facts, prepared[q], row, results, matches.get(q, []), flows)
         else:
-            _label_cycle(comp, facts, prepared, edges, results, matches, flows)
+            _label_cycle(comp, facts, prepared, edges, results, matches, flows, families)
     return results
+
+
+AGREED_SOLID = 2  # solid overrides on one side, and none on another, that make a template call's family agree
+
+
+def _override_families(facts: Facts) -> dict[str, list[tuple[str, ...]]]:
+    """Caller -> the override sets it reaches through a call of an abstract method with many
+    overrides (``facts.overrides``: their edges are weak, a guess of which subclass runs)."""
+    many = {tg for tg, kind in facts.overridden.values() if kind != EXACT}
+    out: dict[str, list[tuple[str, ...]]] = {}
+    if not many:
+        return out
+    for q, fn in facts.functions.items():
+        for tg, kind in fn.extra:
+            if kind != EXACT and tg in many:
+                out.setdefault(q, []).append(tg)
+    return out
+
+
+def _agreed_overrides(row: dict[str, float], families: list[tuple[str, ...]],
+                      results: Mapping[str, SideResult]) -> dict[str, float]:
+    """A template method's call of an abstract hook whose many overrides all sit on one side passes
+    that side on as a dispatch over a registry's classes does (``DISPATCH``), not as a guess.
+
+    ``episode = self.run(task)`` in a base workflow reaches a dozen concrete workflows: each edge
+    alone is a guess (which subclass runs is not known), yet when every override with a side is
+    a sampler, and at least ``AGREED_SOLID`` of them rest on their own evidence, whichever runs
+    samples. Overrides on different sides (or none solid) keep their weak edges."""
+    out = None
+    for tg in families:
+        keyed = [(t, k) for t in tg if t in row and (cr := results.get(t)) is not None
+                 and (k := _side_key(cr)) is not None]
+        keys = {k for _, k in keyed}
+        if len(keys) != 1 or sum(1 for t, _ in keyed if results[t].solid) < AGREED_SOLID:
+            continue
+        for t, _ in keyed:
+            if row[t] < DISPATCH:
+                out = dict(row) if out is None else out
+                out[t] = DISPATCH
+    return row if out is None else out
 
 
 def clear_sides(results: dict[str, SideResult], names: list[str]) -> None:
@@ -685,7 +728,8 @@ def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
-                 results: dict[str, SideResult], matches: dict[str, list[Match]], flows: FlowIndex) -> None:
+                 results: dict[str, SideResult], matches: dict[str, list[Match]], flows: FlowIndex,
+                 families: Mapping[str, list[tuple[str, ...]]] | None = None) -> None:
     """Label mutually recursive functions in rounds, each round from the previous round's results.
 
     The first round sees only callees outside the cycle; later rounds relabel the callers
@@ -703,7 +747,9 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
     todo = comp
     view: Mapping[str, SideResult] = results
     for _ in range(SCC_ROUNDS):
-        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, []), flows) for q in todo}
+        new = {q: _label(q, facts, prepared[q], _agreed_overrides(edges.get(q, {}), families[q], view)
+                         if families and q in families else edges.get(q, {}), view, matches.get(q, []), flows)
+               for q in todo}
         changed = [q for q in todo if q not in cur or _passed_on(new[q]) != _passed_on(cur[q])]
         cur.update(new)
         if not changed:
