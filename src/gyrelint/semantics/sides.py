@@ -118,13 +118,19 @@ _TELLING = "telling"  # a name guess with one candidate whose name says what it 
 
 
 def _telling_guess(c) -> bool:
-    """A name guess (the receiver's type is lost: an item taken from a queue or a pool, a value set
-    by a setter) whose method name is specific and that one repo method answers.
+    """A name guess on a local whose type is lost (an item taken from a queue or a pool) whose
+    method name is specific and that one repo method answers.
 
-    ``worker.run_with_retries(task)`` guessed to the only ``run_with_retries`` of the repo is
-    nearly as sure as a typed call; a short or common name (``run``, ``get``, ``update``) is not.
-    Such a guess passes a side on as a firm call (one of a few same-named targets) does."""
+    ``worker = pool.get(); worker.run_with_retries(task)`` guessed to the only
+    ``run_with_retries`` of the repo is nearly as sure as a typed call; a short or common name
+    (``run``, ``get``, ``update``) is not. Such a guess passes a side on as a firm call (one of a
+    few same-named targets) does. Calls on attributes (``self.policy.prepare_for_inference()``)
+    keep their weak guess: there the other calls on the same untyped attribute are guesses too,
+    and a long name must not outweigh a short one (``self.policy.infer``) in one body."""
     if c.kind == EXACT or len(c.targets) != 1:
+        return False
+    rec = c.site.receiver or ""
+    if not rec or "." in rec or rec in ("self", "cls") or "(" in rec or "[" in rec:
         return False
     name = c.method
     return not name.startswith("_") and name.count("_") >= 2 and name not in _BUILTIN_NAMES
