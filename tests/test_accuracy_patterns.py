@@ -555,3 +555,38 @@ def test_the_code_turning_kept_completions_into_training_rows_is_the_trajectory_
     padding helper builds for the first update (its result must not carry the episode's records
     into them) are not."""
     assert wrong_labels("accuracy_conversion_chain") == []
+
+
+def test_isinstance_narrowing_types_the_callees_parameter():
+    """Q: ``if isinstance(self.grader, ManyAtOnce): grade_all(eps, self.grader)`` where ``grade_all``
+    annotates the parameter with a sibling base: the batch graders' ``__call__`` run on every
+    rollout and are sampling. A method of the same family reached only by a neutral helper stays
+    neutral."""
+    assert wrong_labels("accuracy_narrowing") == []
+
+
+def test_helpers_called_by_tests_too_take_their_callers_side():
+    """K: a sampler's helper that the project's tests also call takes the sampler's side (a test is
+    no caller of any side); a module function only tests call stays neutral."""
+    assert wrong_labels("accuracy_context_tests") == []
+
+
+def test_a_name_guess_with_one_specific_candidate_passes_the_side_firmly():
+    """C: ``runner = self.checkout(); runner.play_one_episode(task)`` loses the runner's type; the
+    guess has one candidate with a specific name, so the rollout side carries up the chain as over
+    a typed call. A short common name (``runner.run``) stays a weak guess."""
+    assert wrong_labels("accuracy_telling_guess") == []
+
+
+def test_weight_update_calls_that_cross_or_hit_a_library_class_are_the_push():
+    """O: hooks after the optimizer step that call ``sync_weights.remote(...)`` on a handle set by a
+    setter, or ``update_weights(...)`` on an object annotated with a library's class, are the weight
+    sync on their own; the same name on an untyped table stays a hint."""
+    assert wrong_labels("accuracy_weight_crossing") == []
+
+
+def test_a_template_call_whose_many_overrides_all_sample_passes_sampling_on():
+    """C/Q: a base flow's ``play_guarded`` runs the abstract ``play`` that five flows override, all
+    of them samplers (three on their own evidence): the template and the engine's calls above it
+    are sampling, as over a registry's classes, not a guess decaying to neutral."""
+    assert wrong_labels("accuracy_agreed_overrides") == []

@@ -118,6 +118,14 @@ def _not_path_arg(c: CallFact, fn: FnFacts, s: float) -> float:
     return s
 
 
+def _weight_update_crossing(c: CallFact, fn: FnFacts, s: float) -> float:
+    """A weight-update call that leaves the process to an actor (``.remote``), or one on an object
+    our own imports or annotations type as a library's class (a checkpoint engine's manager), is
+    more than a guess from the method name: it is the push (MEDIUM, enough for the body alone)."""
+    if s and s < MEDIUM and (c.ray or c.ext_own):
+        return MEDIUM
+    return s
+
 def _specific_api(c: CallFact, fn: FnFacts, s: float) -> float:
     """A method name that only one library API uses counts as medium evidence."""
     return max(s, MEDIUM) if not _resolved_to_repo(c, fn) else s
@@ -2843,11 +2851,12 @@ SIGNALS: tuple[Signal, ...] = (
                        "        col.broadcast(p, src_rank=0, group_name='sync')\n",),
        examples_nomatch=("import ray\n\ndef target(x):\n    return ray.get(x)\n",)),
     _s(id="weight-update-call", side=HANDOFF, kind=WEIGHT_SYNC, weight=2.0,
-       rationale="A call named like a weight update (update_weights/sync_weights) on an unresolved receiver: weak hint.",
+       rationale="A call named like a weight update (update_weights/sync_weights) on an unresolved receiver: weak hint; "
+                 "medium over .remote or on a receiver typed as a library's class.",
        methods=("update_weights", "update_weight", "sync_weights", "update_named_param", "update_named_params",
                 "broadcast_weights", "update_model_params", "sync_model_weights", "send_weights", "receive_weights",
                 "push_weights", "publish_weights", "transfer_weights", "load_lora_adapter"),
-       name_only=True,
+       name_only=True, check=_weight_update_crossing,
        examples_match=("def target(engines, meta):\n    for e in engines:\n        e.update_weights.remote(meta)\n",),
        examples_nomatch=("def target(d, x):\n    d.update(x)\n",)),
     _s(id="weight-payload-send", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,

@@ -103,6 +103,8 @@ def _decay(kind: str, targets: list[str]) -> float:
     targets (an imprecise points-to set, a name guess) little.
     """
     n = len(targets)
+    if kind == _TELLING:
+        return FIRM
     base = DECAY_EXACT if kind == EXACT else DECAY_WEAK
     if n <= 1:
         return base
@@ -110,6 +112,28 @@ def _decay(kind: str, targets: list[str]) -> float:
         # one method on an object of several possible classes: each candidate stands for the call
         return base * (0.85 if n <= 4 else 0.7)
     return min(base, DECAY_WEAK) / n ** 0.5
+
+
+_TELLING = "telling"  # a name guess with one candidate whose name says what it does (see _telling_guess)
+
+
+def _telling_guess(c) -> bool:
+    """A name guess on a local whose type is lost (an item taken from a queue or a pool) whose
+    method name is specific and that one repo method answers.
+
+    ``worker = pool.get(); worker.run_with_retries(task)`` guessed to the only
+    ``run_with_retries`` of the repo is nearly as sure as a typed call; a short or common name
+    (``run``, ``get``, ``update``) is not. Such a guess passes a side on as a firm call (one of a
+    few same-named targets) does. Calls on attributes (``self.policy.prepare_for_inference()``)
+    keep their weak guess: there the other calls on the same untyped attribute are guesses too,
+    and a long name must not outweigh a short one (``self.policy.infer``) in one body."""
+    if c.kind == EXACT or len(c.targets) != 1:
+        return False
+    rec = c.site.receiver or ""
+    if not rec or "." in rec or rec in ("self", "cls") or "(" in rec or "[" in rec:
+        return False
+    name = c.method
+    return not name.startswith("_") and name.count("_") >= 2 and name not in _BUILTIN_NAMES
 
 
 def call_edges(facts: Facts, graphs: Graphs, frames: bool = True) -> dict[str, dict[str, float]]:
@@ -125,7 +149,8 @@ def call_edges(facts: Facts, graphs: Graphs, frames: bool = True) -> dict[str, d
     any_targets = False
     for q, fn in facts.functions.items():
         row: dict[str, float] = {}
-        sites = [(c.targets, c.kind) for c in fn.calls if c.targets] + fn.extra + (fn.frames if frames else [])
+        sites = [(c.targets, c.kind if not _telling_guess(c) else _TELLING) for c in fn.calls if c.targets] \
+            + fn.extra + (fn.frames if frames else [])
         for targets, kind in sites:
             any_targets = True
             tg = [t for t in targets if t != q and t in facts.functions]
@@ -259,14 +284,57 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs,
     groups = weak_groups(facts)
     if flows is None:
         flows = FlowIndex(facts)
+    families = _override_families(facts)
     for comp in _order(list(facts.functions), edges):
         if len(comp) == 1:
             q = comp[0]
-            results[q] = _label(q, facts, prepared[q], _unsplit(q, facts, edges, groups, results), results,
-                                matches.get(q, []), flows)
+            row = _unsplit(q, facts, edges, groups, results)
+            if q in families:
+                row = _agreed_overrides(row, families[q], results)
+            results[q] = _label(q, facts, prepared[q], row, results, matches.get(q, []), flows)
         else:
-            _label_cycle(comp, facts, prepared, edges, results, matches, flows)
+            _label_cycle(comp, facts, prepared, edges, results, matches, flows, families)
     return results
+
+
+AGREED_SOLID = 2  # solid overrides on one side, and none on another, that make a template call's family agree
+
+
+def _override_families(facts: Facts) -> dict[str, list[tuple[str, ...]]]:
+    """Caller -> the override sets it reaches through a call of an abstract method with many
+    overrides (``facts.overrides``: their edges are weak, a guess of which subclass runs)."""
+    many = {tg for tg, kind in facts.overridden.values() if kind != EXACT}
+    out: dict[str, list[tuple[str, ...]]] = {}
+    if not many:
+        return out
+    for q, fn in facts.functions.items():
+        for tg, kind in fn.extra:
+            if kind != EXACT and tg in many:
+                out.setdefault(q, []).append(tg)
+    return out
+
+
+def _agreed_overrides(row: dict[str, float], families: list[tuple[str, ...]],
+                      results: Mapping[str, SideResult]) -> dict[str, float]:
+    """A template method's call of an abstract hook whose many overrides all sit on one side passes
+    that side on as a dispatch over a registry's classes does (``DISPATCH``), not as a guess.
+
+    ``episode = self.run(task)`` in a base workflow reaches a dozen concrete workflows: each edge
+    alone is a guess (which subclass runs is not known), yet when every override with a side is
+    a sampler, and at least ``AGREED_SOLID`` of them rest on their own evidence, whichever runs
+    samples. Overrides on different sides (or none solid) keep their weak edges."""
+    out = None
+    for tg in families:
+        keyed = [(t, k) for t in tg if t in row and (cr := results.get(t)) is not None
+                 and (k := _side_key(cr)) is not None]
+        keys = {k for _, k in keyed}
+        if len(keys) != 1 or sum(1 for t, _ in keyed if results[t].solid) < AGREED_SOLID:
+            continue
+        for t, _ in keyed:
+            if row[t] < DISPATCH:
+                out = dict(row) if out is None else out
+                out[t] = DISPATCH
+    return row if out is None else out
 
 
 def clear_sides(results: dict[str, SideResult], names: list[str]) -> None:
@@ -362,16 +430,20 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             if results[q].side != Side.NEUTRAL:
                 continue
             sides: set[Side] = set()
+            by: list[str] = []
             for c in sorted(callers[q]):
                 cf = facts.functions.get(c)
                 cr = results.get(c)
+                if cf is not None and facts.out_of_scope(cf.module):
+                    continue  # a test that calls the helper says nothing of the side it serves
                 if cf is None or cr is None or (cf.cls != fn.cls if fn.cls else cf.module != fn.module) \
                         or not cr.solid or _sets_up_only(cr):
                     sides = set()
                     break
                 sides.add(cr.side)
+                by.append(c)
             if len(sides) == 1 and next(iter(sides)) in (Side.SAMPLING, Side.TRAINING):
-                changed.append((q, min(callers[q])))
+                changed.append((q, by[0]))
         for q, c in changed:  # applied after the round: the outcome does not depend on the order
             r = results[q]
             r.side = results[c].side
@@ -662,7 +734,8 @@ def _context_evidence(caller: SideResult, cf, c: str) -> Evidence:
 
 
 def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[str, float]],
-                 results: dict[str, SideResult], matches: dict[str, list[Match]], flows: FlowIndex) -> None:
+                 results: dict[str, SideResult], matches: dict[str, list[Match]], flows: FlowIndex,
+                 families: Mapping[str, list[tuple[str, ...]]] | None = None) -> None:
     """Label mutually recursive functions in rounds, each round from the previous round's results.
 
     The first round sees only callees outside the cycle; later rounds relabel the callers
@@ -680,7 +753,9 @@ def _label_cycle(comp: list[str], facts: Facts, prepared, edges: dict[str, dict[
     todo = comp
     view: Mapping[str, SideResult] = results
     for _ in range(SCC_ROUNDS):
-        new = {q: _label(q, facts, prepared[q], edges.get(q, {}), view, matches.get(q, []), flows) for q in todo}
+        new = {q: _label(q, facts, prepared[q], _agreed_overrides(edges.get(q, {}), families[q], view)
+                         if families and q in families else edges.get(q, {}), view, matches.get(q, []), flows)
+               for q in todo}
         changed = [q for q in todo if q not in cur or _passed_on(new[q]) != _passed_on(cur[q])]
         cur.update(new)
         if not changed:

@@ -32,6 +32,7 @@ from .handoff import (
 from .http_routes import http_trajectories
 from .kind import settle_transport_kind
 from .learner import receiver_helpers, training_helpers
+from .narrowing import isinstance_narrowing
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
 from .reshape import rollout_reshapers
@@ -121,6 +122,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
+    isinstance_narrowing(facts)  # ``if isinstance(x, C): f(x)`` types f's parameter as C
     body_flows = FlowIndex(facts)  # one grouping of the value-flow facts for the payload and the sides
     flow = weight_flow(index, facts, body_flows)
     facts.weight_senders, facts.weight_receivers = flow.senders, flow.receivers
