@@ -172,9 +172,6 @@ class Resolver:
         # an item that reruns may be listed twice, which only costs a skipped re-queue
         self.deps: dict[str, array[int]] = {}
         self.attr_memo: dict[tuple[str, str], frozenset[str]] = {}
-        # class -> (attribute, instance, start_after) -> (answer, the keys it read) on the store of
-        # the running batch (see class_attr)
-        self.attr_answers: dict[str, dict[tuple[str, str | None, str | None], tuple[frozenset[str], tuple[str, ...]]]] = {}
         self.queue: deque[int] = deque()
         self.queued: bytearray = bytearray()
         self.mro_deps: dict[str, set[str]] = {}
@@ -418,7 +415,6 @@ class Resolver:
             store[key] = entry[0]
             self._touch(key)
         self.pending = {}
-        self.attr_answers = {}  # the store may have changed: see class_attr
 
     def _extra(self, key: str) -> None:
         """A read the worklist keeps no dependency for (a container's key set, walked once)."""
@@ -559,46 +555,8 @@ class Resolver:
         self.reading = outer
         return out
 
-    def class_attr(self, cq: str, attr: str, inst: str | None,
-                   start_after: str | None = None) -> set[str] | frozenset[str]:
-        """Values of ``attr`` looked up on class ``cq`` (an instance of it if ``inst``).
-
-        Memoised for the running batch: the store and the MROs change only when a batch ends
-        (:meth:`_flush` empties the memo), and on transformers 77 % of the 3.4 M lookups of a
-        cold run repeat one of the same batch, each walking an MRO of a dozen classes. A hit
-        reports the reads the walk made (the MRO's keys, ``mro_deps``, and the attribute's key
-        on each class walked), so the worklist registers the same dependencies. Kept for the
-        whole run (invalidated key by key) it saved little more time and held 230 MiB on
-        transformers. Not while an MRO is being linearised: MROs inside a cycle are provisional
-        there (see :meth:`mro`)."""
-        if self.mro_open:
-            return self._class_attr(cq, attr, inst, start_after, None)
-        sub = (attr, inst, start_after)
-        memo = self.attr_answers.get(cq)
-        if memo is not None:
-            got = memo.get(sub)
-            if got is not None:
-                if self.watch is not None and cq in self.watch:
-                    self.hard = True  # as mro() would have said
-                out, keys = got
-                reading = self.reading
-                if reading is not None:
-                    reading |= self.mro_deps.get(cq, _EMPTY)
-                    reading.update(keys)
-                return out
-        keys: list[str] = []
-        out = self._class_attr(cq, attr, inst, start_after, keys)
-        if cq in self.mro_cache:
-            frozen = frozenset(out)
-            if memo is None:
-                memo = self.attr_answers[cq] = {}
-            memo[sub] = (frozen, tuple(keys))
-            return frozen
-        return out
-
-    def _class_attr(self, cq: str, attr: str, inst: str | None, start_after: str | None,
-                    keys: list[str] | None) -> set[str]:
-        """The MRO walk of :meth:`class_attr`; ``keys`` collects the store keys it read."""
+    def class_attr(self, cq: str, attr: str, inst: str | None, start_after: str | None = None) -> set[str]:
+        """Values of ``attr`` looked up on class ``cq`` (an instance of it if ``inst``)."""
         order = self.mro(cq)
         if start_after is not None:
             try:
@@ -608,10 +566,7 @@ class Resolver:
         for c in order:
             if c.startswith("x:"):
                 return {f"x:{c[2:]}.{attr}"}
-            key = f"{c}.{attr}"
-            if keys is not None:
-                keys.append(key)
-            vals = self._get(key)
+            vals = self._get(f"{c}.{attr}")
             if vals:
                 out = set()
                 for v in vals:
@@ -619,8 +574,6 @@ class Resolver:
                         q = v[2:]
                         kind = self.method_kind.get(q)
                         if kind == "inst" and inst is not None and q in self.getters:
-                            if keys is not None and q not in self.gen_funcs:
-                                keys.append(f"{q}.<ret>")
                             out |= self.returns(q)  # ``obj.prop`` is what the getter returns
                         elif kind == "inst" and inst is not None:
                             out.add(f"b:{q}|{inst}")
@@ -1350,7 +1303,6 @@ class Resolver:
         # 1 % of verl's call facts move with the order (docs/bench/editloop.md).
         self.queue = deque()
         self.queued = bytearray(n)
-        self.attr_answers = {}  # a replay installed another store (graphs/incremental.py)
         buckets: list[list[int]] = [[], [], [], []]
         for i in initial:
             self.queued[i] = 1
