@@ -447,6 +447,14 @@ def test_launching_the_inference_server_script_takes_its_side():
     assert wrong_labels("accuracy_launched_server") == []
 
 
+def test_an_inline_python_program_naming_a_rollout_worker_launches_the_sampler():
+    """E/F: a pool that starts ``python -c "from pkg.mod import worker; worker(...)"`` per task,
+    where ``worker`` plays an episode with the policy, starts the sampling side, and so do the
+    pool's tick and polling loop above it, even though the worker sits in the launcher's own
+    module. An inline program calling a log uploader launches nothing."""
+    assert wrong_labels("accuracy_inline_worker") == []
+
+
 def test_an_rl_librarys_learn_loop_is_the_driver():
     """D/F: an RL library's ``learn`` collects rollouts with the policy and updates it in one
     loop: the override calling ``super().learn`` and a script calling ``PPO(...).learn`` are the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections import Counter, deque
 from collections.abc import Set as AbstractSet
 
@@ -682,6 +683,41 @@ def _script_module(lit: str, fn, facts: Facts) -> str | None:
     return got[0] if len(got) == 1 else None
 
 
+_INLINE_MAX = 4000  # a ``-c`` program longer than this is not a one-line bootstrap
+
+
+def _inline_functions(lit: str, facts: Facts) -> list[str]:
+    """Repo functions an inline ``python -c`` program imports and calls (``from pkg.mod import
+    main; sys.exit(main(sys.argv[1]))``). The literal is parsed, never run."""
+    if "import" not in lit or len(lit) > _INLINE_MAX:
+        return []
+    try:
+        tree = ast.parse(lit, mode="exec")
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                bound[a.asname or a.name] = f"{node.module}.{a.name}"
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            q = bound.get(node.func.id)
+            if q is not None and q in facts.functions and q not in out:
+                out.append(q)
+    return out
+
+
+def _starts_sampler(q: str, sides: dict[str, SideResult]) -> bool:
+    """The function generates (its sampling is not only reward scoring or prompt intake) and trains nothing."""
+    r = sides.get(q)
+    if r is None or r.side != Side.SAMPLING:
+        return False
+    o = r.origins.get(SAMPLING)
+    return o is None or o.signal not in ("reward-scoring", "prompt-intake")
+
+
 def launched_samplers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
     """Functions starting the repo's inference-server script as a child process: launcher -> line.
 
@@ -689,7 +725,10 @@ def launched_samplers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, i
     ``-m pkg.serve``) that flows into the argument vector of ``subprocess.Popen``/``run``/
     ``create_subprocess_exec``; the child's module generates (one of its functions is sampling
     with generation evidence) and trains nothing. Such a launcher starts the sampling side, as
-    ``Process(target=f)`` does for a function (see ``sides._spawned_side``)."""
+    ``Process(target=f)`` does for a function (see ``sides._spawned_side``). An inline ``-c``
+    program that imports and calls one repo function names that function instead: the child is
+    a sampler when the function is (on its own or through its callees), even in the launcher's
+    own module."""
     gen_mods: set[str] = set()
     train_mods: set[str] = set()
     for q, r in sides.items():
@@ -716,6 +755,9 @@ def launched_samplers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, i
             if a.value_kind == "lit" and isinstance(a.value, str):
                 lits.append(a.value)
         for lit in lits:
+            if any(_starts_sampler(t, sides) for t in _inline_functions(lit, facts)):
+                out[q] = launch[0].site.line
+                break
             m = _script_module(lit, fn, facts)
             if m is not None and (m != fn.module or lit == "__file__") and m in gen_mods and m not in train_mods:
                 out[q] = launch[0].site.line
