@@ -455,6 +455,15 @@ def test_an_inline_python_program_naming_a_rollout_worker_launches_the_sampler()
     assert wrong_labels("accuracy_inline_worker") == []
 
 
+def test_helpers_whose_result_the_rollout_hands_to_generation_are_sampling():
+    """F/K: a gateway route that generates through a relay picks the inference host and sets the
+    sampling fields of the request with helpers of a router class in another module, and hands
+    their results straight into the generation call: both helpers are sampling. A helper whose
+    result only goes to a logger, and one that only wraps its argument into a literal, stay
+    neutral."""
+    assert wrong_labels("accuracy_generation_inputs") == []
+
+
 def test_an_rl_librarys_learn_loop_is_the_driver():
     """D/F: an RL library's ``learn`` collects rollouts with the policy and updates it in one
     loop: the override calling ``super().learn`` and a script calling ``PPO(...).learn`` are the

@@ -72,6 +72,11 @@ def render() -> str:
             "sampling call (parsed actions into the environment's `step`, the next turn's prompt into the engine), "
             "is the rollout's own code, wherever it is defined; the caller context then carries the side to its "
             "own helpers.",
+            "- **Generation inputs** (`generation-input`). A repo helper with no side of its own whose result a "
+            "sampling body hands straight into its generation call (the router picking the inference host, the "
+            "method setting the request's sampling fields), and whose callers are all sampling, is sampling "
+            "wherever it is defined. Helpers that only wrap their arguments into a literal, that encode the "
+            "prompt (a tokenizer or processor), or whose result goes to a process start stay neutral.",
             "- **Generation callbacks** (`generation-callback`). A repo object handed to a library generation call "
             "(`generate(..., logits_processor=[self.mask])`, stop criteria) is called at every decoding step: its "
             "class's `__call__` is sampling. Objects handed to any other call of the same body are not.",

@@ -18,6 +18,7 @@ from .dispatch import override_dispatch
 from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
+from .gen_inputs import generation_inputs
 from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
@@ -173,6 +174,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     outside = [q for q, fn in facts.functions.items() if index.out_of_scope(fn.file)]
     clear_sides(sides, outside)  # tests, docs, benchmarks, vendored code: indexed, but no side
     rollout_plumbing(facts, edges, sides, body_flows)  # helpers between a rollout's generation and its next step
+    generation_inputs(facts, edges, sides, body_flows)  # helpers whose result a rollout hands to its generation call
     generation_callbacks(facts, sides)  # logits masks and stop criteria the engine calls while decoding
     caller_context(facts, edges, sides)  # on the final sides only: it passes nothing up
     training_helpers(facts, edges, sides)  # helpers of the trainer the caller context leaves out (tests, faint own)
