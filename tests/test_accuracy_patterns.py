@@ -464,6 +464,13 @@ def test_helpers_whose_result_the_rollout_hands_to_generation_are_sampling():
     assert wrong_labels("accuracy_generation_inputs") == []
 
 
+def test_a_handle_passed_through_typing_cast_keeps_its_class():
+    """B: ``cast(Any, ray.remote(Cls)).remote()`` is the actor of ``Cls`` (``typing.cast``
+    returns its second argument), so ``handle.go.remote()`` reaches ``Cls.go`` only, not every
+    repo method named ``go``."""
+    assert wrong_labels("accuracy_cast_handle") == []
+
+
 def test_an_rl_librarys_learn_loop_is_the_driver():
     """D/F: an RL library's ``learn`` collects rollouts with the policy and updates it in one
     loop: the override calling ``super().learn`` and a script calling ``PPO(...).learn`` are the

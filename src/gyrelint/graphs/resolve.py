@@ -950,6 +950,8 @@ class Resolver:
             if last == "wraps":  # ``functools.wraps(fn)`` makes a decorator that returns what it decorates
                 return [(name, "call")], {"rdec:"}
             if name in _PASSTHROUGH or last == "partial":
+                if name == "typing.cast" and len(e[2]) > 1:  # ``cast(T, value)`` returns its second argument
+                    return [(name, "call")], set(self.eval(mod, scope, e[2][1]))
                 if e[2]:
                     first_arg = e[2][0]
                     if not (isinstance(first_arg, tuple) and first_arg and first_arg[0] == "*"):
