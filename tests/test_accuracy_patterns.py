@@ -152,6 +152,13 @@ def test_a_name_guess_across_sides_carries_no_side():
     assert wrong_labels("accuracy_dispatch") == []
 
 
+def test_a_name_guess_whose_candidates_nearly_all_agree_takes_their_side():
+    """M: ``owner.backend.ask_model(...)`` on an untyped receiver, answered by four generating
+    clients and one that also pushes weights: the odd one out does not silence the name; the
+    caller samples (a few against a few stays silent, see accuracy_dispatch)."""
+    assert wrong_labels("accuracy_majority_guess") == []
+
+
 def test_object_store_and_object_collectives_check_their_payload():
     """N: ``ray.put`` and ``*_gather_object``/``broadcast_object_list`` are the trajectory handoff
     only for rollouts; settings, statistics and a boxed stop flag are no handoff, parameters are
