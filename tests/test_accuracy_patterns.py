@@ -597,3 +597,9 @@ def test_a_template_call_whose_many_overrides_all_sample_passes_sampling_on():
     of them samplers (three on their own evidence): the template and the engine's calls above it
     are sampling, as over a registry's classes, not a guess decaying to neutral."""
     assert wrong_labels("accuracy_agreed_overrides") == []
+
+
+def test_a_library_rollout_objects_generate_is_sampling():
+    """F: ``self.rollout.generate_sequences(...)`` on an object built from an installed library's
+    rollout class (no repo code answers it) is the generation step; the worker's config writer is not."""
+    assert wrong_labels("accuracy_library_rollout") == []
