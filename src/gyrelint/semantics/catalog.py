@@ -1784,6 +1784,19 @@ SIGNALS: tuple[Signal, ...] = (
            "    def target(self, n):\n        return self.generate_request(n)\n",
            "def target(mailer, body):\n    return mailer.send_request(body)\n",
        )),
+    _s(id="library-rollout-build", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building an object of a library's rollout class (``SomeRollout(module=m, config=c)``) sets up "
+                 "the generation side, as building an inference engine does.",
+       calls=("*Rollout",), check=_ctor,
+       examples_match=(
+           "from rollkit.rollout import BeamRollout\n\ndef target(module, cfg):\n"
+           "    return BeamRollout(module=module, config=cfg)\n",
+       ),
+       examples_nomatch=(
+           "from rollkit.buffers import RolloutBuffer\n\ndef target(n):\n    return RolloutBuffer(n)\n",
+           "class BeamRollout:\n    def __init__(self, m):\n        self.m = m\n\n"
+           "def target(m):\n    return BeamRollout(m)\n",
+       )),
     _s(id="library-rollout-generate", side=SAMPLING, weight=3.0,
        rationale="A generate method of a library's rollout, sampler or generator class, on an object the "
                  "repo built from it (``self.rollout = SomeRollout(...)``; ``self.rollout.generate_sequences(b)``): "
