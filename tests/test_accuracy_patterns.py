@@ -152,6 +152,13 @@ def test_a_name_guess_across_sides_carries_no_side():
     assert wrong_labels("accuracy_dispatch") == []
 
 
+def test_a_name_guess_whose_candidates_nearly_all_agree_takes_their_side():
+    """M: ``owner.backend.ask_model(...)`` on an untyped receiver, answered by four generating
+    clients and one that also pushes weights: the odd one out does not silence the name; the
+    caller samples (a few against a few stays silent, see accuracy_dispatch)."""
+    assert wrong_labels("accuracy_majority_guess") == []
+
+
 def test_object_store_and_object_collectives_check_their_payload():
     """N: ``ray.put`` and ``*_gather_object``/``broadcast_object_list`` are the trajectory handoff
     only for rollouts; settings, statistics and a boxed stop flag are no handoff, parameters are
@@ -614,3 +621,9 @@ def test_a_template_call_whose_many_overrides_all_sample_passes_sampling_on():
     of them samplers (three on their own evidence): the template and the engine's calls above it
     are sampling, as over a registry's classes, not a guess decaying to neutral."""
     assert wrong_labels("accuracy_agreed_overrides") == []
+
+
+def test_a_library_rollout_objects_generate_is_sampling():
+    """F: ``self.rollout.generate_sequences(...)`` on an object built from an installed library's
+    rollout class (no repo code answers it) is the generation step; the worker's config writer is not."""
+    assert wrong_labels("accuracy_library_rollout") == []

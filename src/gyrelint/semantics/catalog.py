@@ -228,6 +228,11 @@ _GEN_PARAM_ARGS = frozenset({"sampling_params", "length_params", "generation_con
                              "generation_kwargs", "gen_kwargs", "sampling_config", "decoding_params"})
 
 
+def _library_generate(c: CallFact, fn: FnFacts, s: float) -> float:
+    """Only a library's class: a repo class of that name is labelled by its own body."""
+    return 0.0 if _resolved_to_repo(c, fn) else s
+
+
 def _generate_with_params(c: CallFact, fn: FnFacts, s: float) -> float:
     """``generate(inputs, length_params, sampling_params)`` on a library model (inherited or held):
     the decoding parameters name the call, whatever model class the library calls it on."""
@@ -1778,6 +1783,35 @@ SIGNALS: tuple[Signal, ...] = (
            "class Book:\n    def generate_request(self, n):\n        return {'n': n}\n\n"
            "    def target(self, n):\n        return self.generate_request(n)\n",
            "def target(mailer, body):\n    return mailer.send_request(body)\n",
+       )),
+    _s(id="library-rollout-build", side=SAMPLING, weight=1.5, setup=True,
+       rationale="Building an object of a library's rollout class (``SomeRollout(module=m, config=c)``) sets up "
+                 "the generation side, as building an inference engine does.",
+       calls=("*Rollout",), check=_ctor,
+       examples_match=(
+           "from rollkit.rollout import BeamRollout\n\ndef target(module, cfg):\n"
+           "    return BeamRollout(module=module, config=cfg)\n",
+       ),
+       examples_nomatch=(
+           "from rollkit.buffers import RolloutBuffer\n\ndef target(n):\n    return RolloutBuffer(n)\n",
+           "class BeamRollout:\n    def __init__(self, m):\n        self.m = m\n\n"
+           "def target(m):\n    return BeamRollout(m)\n",
+       )),
+    _s(id="library-rollout-generate", side=SAMPLING, weight=3.0,
+       rationale="A generate method of a library's rollout, sampler or generator class, on an object the "
+                 "repo built from it (``self.rollout = SomeRollout(...)``; ``self.rollout.generate_sequences(b)``): "
+                 "the library's own generation step, whatever engine it wraps.",
+       calls=("*Rollout*.generate*", "*Sampler.generate*", "*Generator.generate*"), check=_library_generate,
+       examples_match=(
+           "from rollkit import BeamRollout\n\nclass Worker:\n    def __init__(self, m):\n"
+           "        self.rollout = BeamRollout(m)\n\n"
+           "    def target(self, batch):\n        return self.rollout.generate_sequences(batch)\n",
+       ),
+       examples_nomatch=(
+           "class Worker:\n    def target(self, rows):\n        return self.table.generate_rows(rows)\n",
+           "from rollkit import BeamRollout\n\nclass Worker:\n    def __init__(self, m):\n"
+           "        self.rollout = BeamRollout(m)\n\n"
+           "    def target(self, path):\n        return self.rollout.save_checkpoint(path)\n",
        )),
     _s(id="generate-route", side=SAMPLING, weight=3.0,
        rationale="A server handler registered on a /generate or /completions path hands requests to the engine.",

@@ -844,7 +844,7 @@ def extra_edges(facts: Facts) -> None:
             for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):
                 if arg.kind == "name" and isinstance(arg.value, str):
                     t = _canon_text(arg.value, fn.module, fn, facts)
-                    if t in facts.functions and t != fn.qualname:
+                    if t in facts.functions and t != fn.qualname and not _holds_result(arg.value, t):
                         passed.append(t)
             if c.targets or not c.instance or not c.repo or c.repo not in facts.classes:
                 continue
@@ -855,6 +855,12 @@ def extra_edges(facts: Facts) -> None:
         for t in dict.fromkeys(passed):
             fn.extra.append(((t,), EXACT))
     duck_typed(facts)
+
+
+def _holds_result(text: str, target: str) -> bool:
+    """``self.cfg`` whose learned type is a function: the attribute holds what the function
+    returned (``self.opt, self.cfg = self.build()``), not the function, so handing it on runs nothing."""
+    return "." in text and text.rsplit(".", 1)[-1] != target.rsplit(".", 1)[-1]
 
 
 def duck_typed(facts: Facts) -> None:
