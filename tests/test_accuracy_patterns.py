@@ -627,3 +627,11 @@ def test_a_library_rollout_objects_generate_is_sampling():
     """F: ``self.rollout.generate_sequences(...)`` on an object built from an installed library's
     rollout class (no repo code answers it) is the generation step; the worker's config writer is not."""
     assert wrong_labels("accuracy_library_rollout") == []
+
+
+def test_a_body_building_parameter_groups_sets_up_the_optimizer():
+    """G/F: the optimizer class comes from the config (``getattr(torch.optim, name)``), so no
+    optimizer constructor is named; the parameter groups it is built from (``{"params": ...,
+    "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
+    summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
+    assert wrong_labels("accuracy_param_groups") == []

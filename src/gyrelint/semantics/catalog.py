@@ -1249,6 +1249,37 @@ def _rewrites_from_itself(fn: FnFacts, attr: str, facts: Facts) -> bool:
                for fl in summary.flows)
 
 
+_GROUP_KNOBS = frozenset({"weight_decay", "lr", "betas", "eps", "momentum"})
+
+
+def _param_group_keys(e: object, depth: int = 0) -> bool:
+    """A dict literal in ``e`` with a ``"params"`` key beside an optimizer knob: a parameter group."""
+    if not isinstance(e, tuple) or not e or depth > 8:
+        return False
+    if e[0] == "d" and len(e) == 3:
+        keys = {k[1] for k, _ in e[2] if isinstance(k, tuple) and len(k) == 2 and k[0] == "k"}
+        if "params" in keys and keys & _GROUP_KNOBS:
+            return True
+    return any(_param_group_keys(x, depth + 1) for x in e if isinstance(x, tuple))
+
+
+def _param_groups(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """Builds the optimizer's parameter groups (``[{"params": [...], "weight_decay": wd}, ...]``): the
+    torch optimizer convention, whatever class the groups are handed to (an optimizer class taken
+    from the config, ``getattr(torch.optim, name)``)."""
+    summary = facts.summaries.get(fn.module)
+    if summary is None:
+        return ()
+    scope = fn.definition.qualname
+    for fl in summary.flows:
+        if fl.scope == scope and fl.op in ("=", "ret") and _param_group_keys(fl.value):
+            return ((fl.line, STRONG),)
+    for c in fn.calls:
+        if _param_group_keys(c.site.expr):
+            return ((c.site.line, STRONG),)
+    return ()
+
+
 _ROUTE_VERBS = frozenset({"post", "get", "put", "route", "api_route", "websocket", "add_api_route", "add_route"})
 
 
@@ -2242,6 +2273,13 @@ SIGNALS: tuple[Signal, ...] = (
        check=_ctor,
        examples_match=("import torch\n\ndef target(model):\n    return torch.optim.AdamW(model.parameters(), lr=1e-6)\n",),
        examples_nomatch=("def target(model):\n    return make_sampler(model)\n",)),
+    _s(id="optimizer-param-groups", side=TRAINING, weight=1.0, setup=True,
+       rationale="Parameter groups ({'params': ..., 'weight_decay': ...}) are what a torch optimizer is built from.",
+       body=_param_groups,
+       examples_match=("def target(model, opt_cls, wd):\n"
+                       "    groups = [{'params': [p for p in model.parameters()], 'weight_decay': wd}]\n"
+                       "    return opt_cls(groups, lr=1e-5)\n",),
+       examples_nomatch=("def target(model):\n    return {'params': model.parameters(), 'name': 'm'}\n",)),
     _s(id="lr-scheduler-build", side=TRAINING, weight=0.8, setup=True,
        rationale="Building a learning-rate schedule sets up the training side.",
        calls=("torch.optim.lr_scheduler.*", "transformers.get_scheduler", "transformers.get_*schedule*",
