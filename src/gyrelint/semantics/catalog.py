@@ -1263,17 +1263,26 @@ def _param_group_keys(e: object, depth: int = 0) -> bool:
     return any(_param_group_keys(x, depth + 1) for x in e if isinstance(x, tuple))
 
 
+def _group_scopes(module: str, facts: Facts) -> dict[str, int]:
+    """Scope -> first line where the module's flows build a parameter group: one pass over the
+    module's flows per run, not one per function (``Facts.memo_class`` holds it)."""
+    def compute() -> dict[str, int]:
+        got: dict[str, int] = {}
+        summary = facts.summaries.get(module)
+        for fl in summary.flows if summary is not None else ():
+            if fl.op in ("=", "ret") and fl.scope not in got and _param_group_keys(fl.value):
+                got[fl.scope] = fl.line
+        return got
+    return facts.memo_class("param-groups-of-module", module, compute)
+
+
 def _param_groups(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Builds the optimizer's parameter groups (``[{"params": [...], "weight_decay": wd}, ...]``): the
     torch optimizer convention, whatever class the groups are handed to (an optimizer class taken
     from the config, ``getattr(torch.optim, name)``)."""
-    summary = facts.summaries.get(fn.module)
-    if summary is None:
-        return ()
-    scope = fn.definition.qualname
-    for fl in summary.flows:
-        if fl.scope == scope and fl.op in ("=", "ret") and _param_group_keys(fl.value):
-            return ((fl.line, STRONG),)
+    line = _group_scopes(fn.module, facts).get(fn.definition.qualname)
+    if line is not None:
+        return ((line, STRONG),)
     for c in fn.calls:
         if _param_group_keys(c.site.expr):
             return ((c.site.line, STRONG),)
