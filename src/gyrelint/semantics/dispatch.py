@@ -20,6 +20,7 @@ than ``__call__``. The call graph's own edges are untouched.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ..graphs.model import EXACT
 from ..model import Evidence, Side
@@ -33,7 +34,7 @@ HELPER_ROUNDS = 3
 _LATE_SIGNALS = frozenset({"env-step", "env-reset", "reward-scoring"})
 # names that ask where or how the code runs (a device, a rank, the process environment a platform
 # sets): that serves both sides alike
-LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype|env_?vars|environ)($|_)")
+_LAYOUT_NAME = re.compile(r"(^|_)(device|devices|rank|world_size|dtype|env_?vars|environ)($|_)")
 DISPATCH_HELPER_EDGE = 0.69  # an exact call with one target (``sides.DECAY_EXACT``)
 _MIN_EDGE = 0.45  # an exact call over several same-named targets (``sides._decay``: 0.7 x 0.7), not a name guess
 
@@ -79,19 +80,31 @@ def children_of(facts: Facts) -> dict[str, list[str]]:
 
 def _overrides(cls: str, name: str, facts: Facts, children: dict[str, list[str]]) -> list[str]:
     """The methods ``name`` that the subclasses of ``cls`` define; empty when there are too many."""
-    found: list[str] = []
+    found = list(defining(cls, name, facts, children, include_self=False))
+    return [] if len(found) > MAX_OVERRIDES else sorted(found)
+
+
+def defining(cls: str, name: str, facts: Facts, children: dict[str, list[str]], *,
+             include_self: bool) -> Iterator[str]:
+    """The methods ``name`` that ``cls`` (when ``include_self``) and its repo subclasses define,
+    depth first, at most 256 classes visited."""
     seen: set[str] = set()
-    todo = list(children.get(cls, ()))
+    todo = [cls] if include_self else list(children.get(cls, ()))
     while todo and len(seen) < 256:
         k = todo.pop()
         if k in seen:
             continue
         seen.add(k)
         t = f"{k}.{name}"
-        if name in facts.classes[k].methods and t in facts.functions:
-            found.append(t)
+        if k in facts.classes and name in facts.classes[k].methods and t in facts.functions:
+            yield t
         todo.extend(children.get(k, ()))
-    return [] if len(found) > MAX_OVERRIDES else sorted(found)
+
+
+def family_method(name: str) -> bool:
+    """A method a call through a base class says something about: not a service helper, reporter
+    or dunder (``__call__`` aside), and not a device, rank or process-environment getter."""
+    return not ((name != "__call__" and service_helper(name)) or _LAYOUT_NAME.search(name.lower()))
 
 
 def _dispatched(fn: FnFacts, facts: Facts, children: dict[str, list[str]]) -> list[tuple[str, int]]:
@@ -122,8 +135,7 @@ def _open(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:
     fn = facts.functions.get(t)
     if r is None or fn is None or r.side != Side.NEUTRAL or facts.out_of_scope(fn.module):
         return False
-    name = fn.definition.name
-    if (name != "__call__" and service_helper(name)) or LAYOUT_NAME.search(name.lower()):
+    if not family_method(fn.definition.name):
         return False
     if any(k != SAMPLING and v > 0 for k, v in r.own.items()):
         return False

@@ -12,13 +12,12 @@ context: it passes nothing up.
 
 from __future__ import annotations
 
-from ..graphs.model import EXACT
 from ..model import Evidence, Side
 from .drivers import rollout_fed
 from .facts import CallFact, Facts, FnFacts
 from .handoff import _LAUNCH
-from .plumbing import _plain_helper
-from .sides import FIRM, SideResult, _builds_only, _generates, calling_bodies
+from .plumbing import label_sampling, plain_helper, sampling_call, sole_target
+from .sides import SideResult, _builds_only, calling_bodies
 from .signals import SAMPLING
 from .taint import FlowIndex
 
@@ -53,24 +52,17 @@ def generation_inputs(facts: Facts, edges: dict[str, dict[str, float]], results:
         gen_lines = {m.line for m in r.own_matches
                      if m.signal.side == SAMPLING and not m.signal.setup and m.signal.id not in _NOT_CALLS}
         for c in fn.calls:
-            tg = [t for t in c.targets if t != q and t in facts.functions]
-            if c.kind != EXACT or len(tg) != 1 or c.ray or len(c.targets) != 1:
+            t = sole_target(c, q, facts)
+            if t is None or t in out:
                 continue
-            t = tg[0]
             tf = facts.functions[t]
-            if t in out or tf.definition.name.startswith("__") or not _plain_helper(t, facts, results) \
-                    or _builds_only(tf) or _ENCODING & tf.tokens():
+            if not plain_helper(t, facts, results) or _builds_only(tf) or _ENCODING & tf.tokens():
                 continue
             if not _only_sampling_callers(t, callers, facts, results):
                 continue
             if _into_generation(fn, flows, c, row, results, gen_lines):
                 out[t] = Evidence(GEN_INPUT, fn.file, c.site.line, f"caller:{q}")
-    for t, ev in out.items():
-        tr = results[t]
-        tr.side = Side.SAMPLING
-        tr.solid = True
-        tr.evidence = [*tr.evidence, ev]
-    return sorted(out)
+    return label_sampling(out, results)
 
 
 def _only_sampling_callers(t: str, callers: dict[str, set[str]], facts: Facts,
@@ -101,14 +93,7 @@ _NOT_CALLS = frozenset({"launch-sampler-script"})
 
 
 def _generation_call(c: CallFact, row: dict[str, float], results: dict[str, SideResult], gen_lines: set[int]) -> bool:
-    """``c`` asks for generations: a library call whose (non set-up) sampling signal matched on
-    its line, or a firm call of a repo generation chain; starting a process is neither."""
-    if any(n in _LAUNCH for n in c.names or ()):
-        return False
-    if c.site.line in gen_lines and not any(t in results for t in c.targets):
-        return True
-    for t in c.targets:
-        cr = results.get(t)
-        if cr is not None and cr.side == Side.SAMPLING and row.get(t, 0.0) >= FIRM and _generates(cr):
-            return True
-    return False
+    """``c`` asks for generations (``plumbing.sampling_call`` into a generation chain); starting a
+    process is not generating."""
+    return not any(n in _LAUNCH for n in c.names or ()) and sampling_call(c, row, results, gen_lines, generation=True)
+

@@ -47,30 +47,41 @@ def rollout_plumbing(facts: Facts, edges: dict[str, dict[str, float]], results: 
         gen_lines = {m.line for m in r.own_matches if m.signal.side == SAMPLING}
 
         def produces(c: CallFact, row=row, gen_lines=gen_lines) -> bool:
-            return _samples(c, row, results, gen_lines, generation=True)
+            return sampling_call(c, row, results, gen_lines, generation=True)
 
         fed = rollout_fed(fn, flows.of(q), produces)
         if not fed:
             continue
         for c in fed:
-            tg = [t for t in c.targets if t != q and t in facts.functions]
-            if c.kind != EXACT or len(tg) != 1 or c.ray or len(c.targets) != 1:
-                continue
-            t = tg[0]
-            if t in out or not _plain_helper(t, facts, results):
+            t = sole_target(c, q, facts)
+            if t is None or t in out or not plain_helper(t, facts, results):
                 continue
             if not _back_into_sampling(fn, flows, c, t, row, results, gen_lines):
                 continue
             out[t] = Evidence(PLUMBING, fn.file, c.site.line, f"caller:{q}")
-    for t, ev in out.items():
+    return label_sampling(out, results)
+
+
+def label_sampling(found: dict[str, Evidence], results: dict[str, SideResult]) -> list[str]:
+    """Give each helper found its sampling side, solid, with its evidence; returns them, sorted.
+    Solid: for the helper's own helpers, the caller context carries the side on from here."""
+    for t, ev in found.items():
         r = results[t]
         r.side = Side.SAMPLING
-        r.solid = True  # for its own helpers: the caller context carries the side on from here
+        r.solid = True
         r.evidence = [*r.evidence, ev]
-    return sorted(out)
+    return sorted(found)
 
 
-def _samples(c: CallFact, row: dict[str, float], results: dict[str, SideResult], gen_lines: set[int],
+def sole_target(c: CallFact, caller: str, facts: Facts) -> str | None:
+    """The one repo function an exact call (not over ``.remote``) reaches, other than the caller; else None."""
+    if c.kind != EXACT or c.ray or len(c.targets) != 1:
+        return None
+    t = c.targets[0]
+    return t if t != caller and t in facts.functions else None
+
+
+def sampling_call(c: CallFact, row: dict[str, float], results: dict[str, SideResult], gen_lines: set[int],
              *, generation: bool) -> bool:
     """``c`` is a call into the sampling side: a library call whose sampling signal matched on its
     line, or a firm call of a repo function on the sampling side (a generation chain when asked)."""
@@ -85,7 +96,7 @@ def _samples(c: CallFact, row: dict[str, float], results: dict[str, SideResult],
     return False
 
 
-def _plain_helper(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:
+def plain_helper(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:
     tr = results.get(t)
     tf: FnFacts = facts.functions[t]
     name = tf.definition.name
@@ -101,7 +112,7 @@ def _back_into_sampling(fn: FnFacts, flows: FlowIndex, call: CallFact, t: str, r
     for c in rollout_fed(fn, flows.of(fn.qualname), lambda c: c is call or t in c.targets):
         if c is call or t in c.targets:
             continue
-        if _samples(c, row, results, gen_lines, generation=False):
+        if sampling_call(c, row, results, gen_lines, generation=False):
             return True
     return False
 

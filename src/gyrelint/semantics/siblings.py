@@ -21,10 +21,10 @@ say which caller reached the family, not what the member does).
 from __future__ import annotations
 
 from ..model import Evidence, HandoffKind, Side
-from .dispatch import DISPATCH_EVIDENCE, LAYOUT_NAME, children_of
+from .dispatch import DISPATCH_EVIDENCE, children_of, defining, family_method
 from .facts import Facts, abstract
 from .kind import bare_transport, echo_source
-from .sides import SideResult, service_helper
+from .sides import SideResult
 from .signals import SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC
 
 CONSENSUS_EVIDENCE = "interface-consensus"
@@ -87,8 +87,7 @@ def _roots(facts: Facts, children: dict[str, list[str]]) -> list[tuple[str, str]
             continue
         above = facts.mro(cq)[1:]
         for name in sorted(cf.methods):
-            if (name.startswith("__") and name != "__call__") or (name != "__call__" and service_helper(name)) \
-                    or LAYOUT_NAME.search(name.lower()):
+            if not family_method(name):
                 continue
             if any(name in facts.classes[b].methods for b in above if b in facts.classes):
                 continue
@@ -100,22 +99,13 @@ def _members(root: str, name: str, facts: Facts, children: dict[str, list[str]])
     """The concrete implementations of ``root.name``: the root's own unless abstract, and every
     subclass's override, in scope, each once; empty past ``MAX_MEMBERS``."""
     found: list[str] = []
-    seen: set[str] = set()
-    todo = [root]
-    while todo and len(seen) < 256:
-        k = todo.pop()
-        if k in seen:
+    for q in defining(root, name, facts, children, include_self=True):
+        fn = facts.functions[q]
+        if facts.out_of_scope(fn.module) or abstract(fn):
             continue
-        seen.add(k)
-        cf = facts.classes.get(k)
-        q = f"{k}.{name}"
-        fn = facts.functions.get(q)
-        if cf is not None and name in cf.methods and fn is not None and not facts.out_of_scope(fn.module) \
-                and not abstract(fn):
-            found.append(q)
-            if len(found) > MAX_MEMBERS:
-                return []
-        todo.extend(children.get(k, ()))
+        found.append(q)
+        if len(found) > MAX_MEMBERS:
+            return []
     return sorted(found)
 
 
