@@ -8,7 +8,7 @@ runs them through the whole pipeline. Every example is a module defining ``targe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
@@ -1038,15 +1038,10 @@ def _url_attrs(fn: FnFacts) -> list[tuple[str, int]]:
 def _stored_endpoint(cls: str, attr: str, rx: re.Pattern[str], facts: Facts) -> bool:
     """A method of ``cls`` (or of a base) stores a URL matching ``rx`` in ``self.<attr>``
     (``self.route = base.rstrip("/") + "/generate"`` in ``__init__``)."""
-    for k in facts.mro(cls):
-        kf = facts.classes.get(k)
-        for m in sorted(kf.methods) if kf is not None else ():
-            mf = facts.functions.get(f"{k}.{m}")
-            if mf is None:
-                continue
-            lines = {a.line for a in mf.assigns if a.target == f"self.{attr}"}
-            if lines and any(line in lines and "/" in v and rx.search(v) for v, line in mf.literals()):
-                return True
+    for mf in facts.mro_methods(cls):
+        lines = {a.line for a in mf.assigns if a.target == f"self.{attr}"}
+        if lines and any(line in lines and "/" in v and rx.search(v) for v, line in mf.literals()):
+            return True
     return False
 
 
@@ -1057,13 +1052,7 @@ def _stores_url_for_sender(fn: FnFacts, line: int, facts: Facts) -> bool:
     attrs = [a.target[5:] for a in fn.assigns if a.line == line and a.target.startswith("self.")]
     if not attrs:
         return False
-    for k in facts.mro(fn.cls):
-        kf = facts.classes.get(k)
-        for m in sorted(kf.methods) if kf is not None else ():
-            mf = facts.functions.get(f"{k}.{m}")
-            if mf is not None and mf is not fn and any(a in attrs for a, _ in _url_attrs(mf)):
-                return True
-    return False
+    return any(mf is not fn and any(a in attrs for a, _ in _url_attrs(mf)) for mf in facts.mro_methods(fn.cls))
 
 
 def _endpoint(rx: re.Pattern[str]):
@@ -1115,22 +1104,13 @@ def _draw_site(fn: FnFacts, grown: set[str]) -> tuple[int, str] | None:
     return None
 
 
-def _mro_methods(cls: str, facts: Facts) -> Iterator[FnFacts]:
-    """The methods of a class and its repo bases, in MRO order, by name within each class."""
-    for c in facts.mro(cls):
-        for m in sorted(facts.classes[c].methods):
-            f = facts.functions.get(f"{c}.{m}")
-            if f is not None:
-                yield f
-
-
 def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
     """The lists of a class (and its repo bases) that one of its methods draws from: its store."""
     def compute() -> frozenset[str]:
         grown = _grown(cls, facts)
         out: set[str] = set()
         if grown:
-            for f in _mro_methods(cls, facts):
+            for f in facts.mro_methods(cls):
                 hit = _draw_site(f, grown)
                 if hit is not None:
                     out.add(hit[1])
@@ -1165,7 +1145,7 @@ def experience_lists(cls: str, facts: Facts) -> frozenset[str]:
     def compute() -> frozenset[str]:
         out: set[str] = set()
         for lst in drawn_lists(cls, facts):
-            for f in _mro_methods(cls, facts):
+            for f in facts.mro_methods(cls):
                 if _stores_experience(f, {lst}) is not None:
                     out.add(lst)
         return frozenset(out)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -365,6 +365,15 @@ class Facts:
             if t:
                 return t
         return None
+
+    def mro_methods(self, cls: str) -> Iterator[FnFacts]:
+        """The methods of a class and its repo bases, in MRO order, by name within each class."""
+        for c in self.mro(cls):
+            info = self.classes.get(c)
+            for m in sorted(info.methods) if info is not None else ():
+                f = self.functions.get(f"{c}.{m}")
+                if f is not None:
+                    yield f
 
     def memo_class(self, what: str, cls: str, compute: Callable[[], T]) -> T:
         """A per-class answer computed once per run (a catalog body asks it for every method)."""

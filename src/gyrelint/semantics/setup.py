@@ -232,18 +232,15 @@ def _trained_attrs(cls: str, facts: Facts, results: dict[str, SideResult]) -> se
     """Attributes a training method of the class (along its repo bases) runs or calls a method of:
     ``self.X(...)``, ``self.X.forward(...)`` (``self.helper(...)``, a method of the instance, is none)."""
     trained: set[str] = set()
-    for c in facts.mro(cls):
-        info = facts.classes.get(c)
-        for m in sorted(info.methods if info is not None else ()):
-            q = f"{c}.{m}"
-            fn, r = facts.functions.get(q), results.get(q)
-            if fn is None or r is None or r.side != Side.TRAINING:
+    for fn in facts.mro_methods(cls):
+        r = results.get(fn.qualname)
+        if r is None or r.side != Side.TRAINING:
+            continue
+        for call in fn.calls:
+            parts = call.site.func.split(".")
+            if parts[0] != "self" or len(parts) < 2 or len(parts) == 2 and call.targets:
                 continue
-            for call in fn.calls:
-                parts = call.site.func.split(".")
-                if parts[0] != "self" or len(parts) < 2 or len(parts) == 2 and call.targets:
-                    continue
-                trained.add(parts[1])
+            trained.add(parts[1])
     return trained
 
 
@@ -252,20 +249,17 @@ def _sampled_attr(cls: str, attr: str, facts: Facts, results: dict[str, SideResu
     or the class hands it to a sampling function or to the constructor of a class with one (a
     logits processor built around it)."""
     text = f"self.{attr}"
-    for c in facts.mro(cls):
-        info = facts.classes.get(c)
-        for m in sorted(info.methods if info is not None else ()):
-            q = f"{c}.{m}"
-            fn, r = facts.functions.get(q), results.get(q)
-            if fn is None or r is None:
-                continue
-            for call in fn.calls:
-                if r.side == Side.SAMPLING and (call.site.func == text or call.site.func.startswith(text + ".")):
+    for fn in facts.mro_methods(cls):
+        r = results.get(fn.qualname)
+        if r is None:
+            continue
+        for call in fn.calls:
+            if r.side == Side.SAMPLING and (call.site.func == text or call.site.func.startswith(text + ".")):
+                return True
+            if any(a.kind == "name" and a.value == text for a in call.site.args) \
+                    or any(a.kind == "name" and a.value == text for _, a in call.site.kwargs):
+                if any(_samples(t, facts, results) for t in call.targets):
                     return True
-                if any(a.kind == "name" and a.value == text for a in call.site.args) \
-                        or any(a.kind == "name" and a.value == text for _, a in call.site.kwargs):
-                    if any(_samples(t, facts, results) for t in call.targets):
-                        return True
     return False
 
 
