@@ -27,13 +27,13 @@ _STARTS = {"ray-actor": "Ray actors", "ray-placement-group": "Ray placement grou
 _ROOTS = {"self", "cls", "cfg", "config", "conf", "args", "opts", "options", "settings", "hparams", "params"}
 
 
-def _dotted(e: object) -> str | None:
+def dotted_name(e: object) -> str | None:
     """``("a", ("n", "cfg"), "backend")`` → ``cfg.backend``."""
     if isinstance(e, tuple) and e:
         if e[0] == "n" and len(e) == 2 and isinstance(e[1], str):
             return e[1]
         if e[0] == "a" and len(e) == 3 and isinstance(e[2], str):
-            base = _dotted(e[1])
+            base = dotted_name(e[1])
             return f"{base}.{e[2]}" if base else None
     return None
 
@@ -85,7 +85,7 @@ class Selectors:
                     continue
                 classes = []
                 for item in v[2]:
-                    text = _dotted(item[1]) if isinstance(item, tuple) and len(item) == 2 else None
+                    text = dotted_name(item[1]) if isinstance(item, tuple) and len(item) == 2 else None
                     qual = self.symbols.resolve_in(s.module, MODULE_SCOPE, text) if text else None
                     if qual in self.symbols.classes:
                         classes.append(qual)
@@ -114,7 +114,7 @@ class Selectors:
                     elif e[0] == "c" and len(e) >= 3 and isinstance(e[1], tuple) and len(e[1]) == 3 \
                             and e[1][0] == "a" and e[1][2] == "get" and isinstance(e[2], tuple) and e[2]:
                         base, key = e[1][1], e[2][0]
-                    name, expr = _dotted(base), _dotted(key)
+                    name, expr = dotted_name(base), dotted_name(key)
                     if not name or not expr or "." not in expr:
                         continue
                     qual = self.symbols.resolve_in(s.module, f.scope, name)

@@ -22,6 +22,7 @@ from ..graphs.symbols import SymbolTable
 from ..index import Index
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
 from .evidence import EvidenceResult
+from .selectors import dotted_name
 from .sources import RawKey, value_text
 from .sources.api_params import SOURCE
 from .uses import _SIGNAL_CLASS, _WORDS
@@ -64,15 +65,6 @@ def _walk(e: object, depth: int = 0) -> Iterator[tuple]:
     for x in e[1:] if tagged else e:
         if isinstance(x, tuple):
             yield from _walk(x, depth + 1)
-
-
-def _dotted(e: object) -> str | None:
-    if isinstance(e, tuple) and e[:1] == ("n",) and len(e) == 2 and isinstance(e[1], str):
-        return e[1]
-    if isinstance(e, tuple) and e[:1] == ("a",) and len(e) == 3 and isinstance(e[2], str):
-        base = _dotted(e[1])
-        return f"{base}.{e[2]}" if base else None
-    return None
 
 
 def _self_attr(e: object) -> str | None:
@@ -182,7 +174,7 @@ class _Flow:
             attr = _self_attr(e)
             if attr is not None:
                 return self._attr(key, attr, hops)
-            return {p + (e[2],) for p in self.sections(key, e[1], hops, depth + 1)} if _dotted(e[1]) else set()
+            return {p + (e[2],) for p in self.sections(key, e[1], hops, depth + 1)} if dotted_name(e[1]) else set()
         if tag == "c" and len(e) == 4:
             func, args, kwargs = e[1], e[2], e[3]
             if isinstance(func, tuple) and func[:1] == ("a",) and len(func) == 3:
@@ -191,7 +183,7 @@ class _Flow:
                     return {p + (k,) for p in self.sections(key, func[1], hops, depth + 1)}
                 if func[2] == "copy" and not args:
                     return self.sections(key, func[1], hops, depth + 1)
-            if _dotted(func) in _COPIES:  # ``dict(cfg["a"], x=1)``, ``deepcopy(cfg["a"])``
+            if dotted_name(func) in _COPIES:  # ``dict(cfg["a"], x=1)``, ``deepcopy(cfg["a"])``
                 out: set[Section] = set()
                 for a in (*args[:1], *(v for k2, v in kwargs if k2 == "**")):
                     out |= self.sections(key, a, hops, depth + 1)
