@@ -58,6 +58,11 @@ dev agent_lightning https://github.com/microsoft/agent-lightning c632d8dd804103b
 dev atropos https://github.com/NousResearch/atropos 296a0bc55760e43b9c0743c052f8d6c2732606d1
 dev deepspeed_chat https://github.com/microsoft/DeepSpeedExamples 83757d9c937daabd1089a08051061706cb73900d
 dev rl4lms https://github.com/allenai/RL4LMs 97df0bd2f7406a906206c9610aea795fbf52884c
+dev compose_rl https://github.com/databricks/compose-rl ae569916398b12c5f349e3abd9a3c9c984d8e292
+dev easyr1 https://github.com/hiyouga/EasyR1 b44b311b669bf1fd1aa2fc36f2251482ba33cb16
+dev torchtune https://github.com/pytorch/torchtune bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1
+dev marti https://github.com/TsinghuaC3I/MARTI a2fe2c7b9ec46cf24769c90575c51d847f41d04e
+dev llamafactory https://github.com/hiyouga/LLaMA-Factory ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30
 TREES
 fi
 echo "$CACHE"
