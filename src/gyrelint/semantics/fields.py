@@ -19,6 +19,7 @@ import re
 from ..index import Index
 from ..model import FieldContract, FieldUse, HandoffKind, Side
 from .facts import Facts, FnFacts, canon_in
+from .field_sinks import flows_by_scope, settings_name, unmoved_keys
 from .sides import SideResult
 
 # keys that libraries (tokenizers, HF models, collators) produce without repo code writing them
@@ -261,14 +262,22 @@ def field_contract(index: Index, facts: Facts, sides: dict[str, SideResult], con
         if info is not None:
             container_fields.update(info.fields)
     # ---- produced on the sampling side
+    scoped = flows_by_scope(index)
     for q, fn in facts.functions.items():
         r = sides.get(q)
         if not _producer(r):
             continue
         driver = r is not None and r.side == Side.DRIVER
+        unmoved = unmoved_keys(fn, scoped.get((fn.file, q[len(fn.module) + 1:]), []))
         for s in fn.subs:
-            if s.mode == "write" and not (driver and s.receiver == "<dict>"):  # a driver's dict literals are metrics
-                fc.produced.setdefault(s.key, []).append(FieldUse(s.key, fn.file, s.line, q))
+            if s.mode != "write" or not _KEY.match(s.key):
+                continue  # a metric's name (``timing/gen``) is no field a trainer reads
+            if s.receiver == "<dict>":
+                if driver or s.key in unmoved:  # a driver's dict literals are metrics; settings stay behind
+                    continue
+            elif settings_name(s.receiver.rsplit(".", 1)[-1].split("[", 1)[0]):
+                continue  # ``os.environ[...]``, ``kwargs[...]``: settings, not the record
+            fc.produced.setdefault(s.key, []).append(FieldUse(s.key, fn.file, s.line, q))
         for cls, line, kws in _constructed(fn, facts):
             if cls in containers:
                 for k in kws:
