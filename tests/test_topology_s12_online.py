@@ -51,3 +51,15 @@ def test_an_adapter_the_trainer_saved_and_loaded_into_an_engine_object_of_the_sa
     assert local and local[0].file == "quay/service.py"
     assert "self.holder.trainer" in local[0].detail and "self.holder.engine.async_engine.engine" in local[0].detail
     assert a.topology.verdict == "same-process"
+
+
+def test_weights_read_by_a_state_dict_function_and_loaded_into_the_engine_beside_them_are_one_process():
+    """``get_model_state_dict(self.module)`` reads the trained module as ``self.module.state_dict()``
+    does; its result goes into the model of the engine the same object holds, so generation and the
+    update share the Ray worker's process (failed before: only method-form reads counted, and the
+    Ray actors made the verdict cross-process)."""
+    a = _analyze("topology_state_dict_fn")
+    local = [e for e in a.topology.code_evidence if e.signal == "engine-local-load"]
+    assert local and local[0].file == "moth/bridge.py"
+    assert "self.module" in local[0].detail and "self.engine" in local[0].detail
+    assert a.topology.verdict == "same-process"

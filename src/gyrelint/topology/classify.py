@@ -22,6 +22,15 @@ _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 CLASSES = ("process", "port", "comm", "layout")
 
 
+def switched_role(toks: list[str]) -> str | None:
+    """The role a switch turns on: ``use_critic`` / ``critic_enable`` → ``critic``; None for anything else."""
+    if len(toks) > 1 and toks[0] in _SWITCH and "_".join(toks[1:]) in _ROLE_SWITCH:
+        return "_".join(toks[1:])
+    if len(toks) > 1 and toks[-1] in _SWITCH and "_".join(toks[:-1]) in _ROLE_SWITCH:
+        return "_".join(toks[:-1])
+    return None
+
+
 def tokenize(key: str) -> list[str]:
     """``actor_rollout_ref.rollout.tensorModelParallel-size`` → ``[actor, rollout, ref, ..., size]``."""
     out: list[str] = []
@@ -63,6 +72,9 @@ PROCESS_RUNS = [
     ("process", "count"), ("node", "count"),
     # API server processes in front of an engine
     ("api", "servers"), ("api", "server", "count"), ("server", "count"), ("num", "api"),
+    # sequence (context) parallelism: a sequence split over the ranks of a group (Ulysses, ring attention)
+    ("ulysses", "size"), ("ulysses", "degree"), ("ring", "attn", "size"), ("ring", "attention", "size"),
+    ("sequence", "parallel"), ("context", "parallel"), ("seq", "parallel"),
     # one process or two: the service runs in the caller's process or in its own
     ("in", "process"), ("same", "process"), ("separate", "process"), ("own", "process"), ("out", "of", "process"),
 ]
@@ -437,12 +449,10 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     engine = _engine_switch(segments, toks, ctx)
     if engine is not None:
         return engine
-    if len(toks) > 1 and toks[0] in _SWITCH and "_".join(toks[1:]) in _ROLE_SWITCH:
-        # ``use_critic`` / ``use_ref``: turning a role on starts (or spares) that role's workers
-        return "process", f"switches the '{'_'.join(toks[1:])}' role's workers on or off"
-    if len(toks) > 1 and toks[-1] in _SWITCH and "_".join(toks[:-1]) in _ROLE_SWITCH:
-        # ``teacher_enabled`` / ``critic_enable``: the same switch written the other way round
-        return "process", f"switches the '{'_'.join(toks[:-1])}' role's workers on or off"
+    role = switched_role(toks)
+    if role is not None:
+        # ``use_critic`` / ``use_ref`` (or ``critic_enable``): turning a role on starts (or spares) its workers
+        return "process", f"switches the '{role}' role's workers on or off"
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout

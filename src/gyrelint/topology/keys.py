@@ -21,6 +21,7 @@ from .file_cache import read_cached
 from .literals import literal_hits
 from .loaded import CONFIG_SUFFIXES, find_loaders
 from .names import Namer
+from .role_switch import role_switch_hits
 from .scope import file_scope, key_scope
 from .selectors import selector_hits
 from .sources import RawKey
@@ -230,6 +231,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     symbols = next(iter(namers.values())).symbols if namers else None
     selected = selector_hits(index, symbols, ev, raws)
     compared = literal_hits(index, raws)
+    switching = role_switch_hits(index, raws)
     splat = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, symbols)
     splats = splat.hits
     # a file whose sections code splats into constructors is one a run reads, whoever names its path
@@ -254,6 +256,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             hit = picks
         if hit is None:
             hit = compared.get((r.file, r.line))
+        if hit is None:
+            hit = switching.get(r.key)
         if hit is None and r.key in splats and (r.source in _FILE_SOURCES or r in declared):
             hit = (splats[r.key].cls, splats[r.key].reason)
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
