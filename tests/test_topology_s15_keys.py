@@ -64,3 +64,32 @@ def test_the_dict_config_a_library_hands_a_plugin_is_the_runs_config(tmp_path):
     assert got["knobs.engine_tensor_parallel_size"].cls == "process"
     assert "knobs.weight_sync_backend" in got
     assert "tensor_parallel_size" not in got
+
+
+SBATCH = ("#!/bin/bash\n#SBATCH --job-name=grove\n#SBATCH --nodes=2\n#SBATCH --gpus-per-task=8 --exclusive\n"
+          "srun python -m pkg.train --config pkg/conf.yaml\n")
+
+
+def test_batch_scheduler_directives_are_the_jobs_flags(tmp_path):
+    """``#SBATCH --gpus-per-task=8`` is a comment to the shell and the job's allocation to Slurm
+    (failed before: directives were skipped as comments)."""
+    got = listed(run(write_tree(tmp_path, {"jobs/run.sbatch": SBATCH, "pkg/conf.yaml": CONF, "pkg/main.py": MAIN})))
+    names = {n.lstrip("-") for n in got}
+    assert {"nodes", "gpus-per-task"} <= names
+    assert "job-name" not in names
+
+
+LAUNCH = ("import os\nimport subprocess\nimport sys\nfrom typing import Literal\n"
+          "from dataclasses import dataclass\n\n\n"
+          "@dataclass\nclass ScoreArgs:\n    scorer_type: Literal['lora', 'full', 'api'] = 'lora'\n\n\n"
+          "def launch():\n"
+          "    if os.getenv('FORCE_TORCHRUN', '0') == '1':\n"
+          "        subprocess.run(['torchrun', '--nproc-per-node', '2', *sys.argv])\n")
+
+
+def test_a_torchrun_switch_and_a_role_served_by_an_api(tmp_path):
+    """``FORCE_TORCHRUN`` relaunches the program under torchrun, one process per device; a scorer whose
+    type may be ``api`` is served remotely instead of loaded beside the trainer (failed before: neither)."""
+    got = listed(run(write_tree(tmp_path, {"pkg/launch.py": LAUNCH})))
+    assert got["FORCE_TORCHRUN"].cls == "process"
+    assert got["scorer_type"].cls == "layout" and "'api'" in got["scorer_type"].evidence

@@ -51,6 +51,8 @@ PROCESS_TOKENS = {
     "ngpus", "ngpu", "nproc", "nprocs", "processes", "procs", "replicas", "workers", "engines",
     "hostfile", "tp", "pp", "dp", "ep", "cp", "fsdp", "nworkers",
     "bundles", "actors", "accelerators", "subprocess", "inprocess",
+    # a switch that relaunches the program under torchrun (one process per device)
+    "torchrun",
 }
 # tokens that decide only as the whole leaf: ``gpu="H100"`` / ``resources=...`` of a launcher say what a role
 # runs on, ``gpu_memory_utilization`` or ``cpu_resources_limit`` are other things
@@ -216,6 +218,8 @@ _VERSION = re.compile(r"^\s*(?:[=<>~!]|\d+\.\d)")  # ``vllm==0.15.0`` in an inst
 MODE_VALUES = {"async", "sync", "colocate", "colocated", "disaggregated", "separate", "separated", "hybrid", "spmd",
                "server", "remote", "local", "standalone", "ray", "slurm", "k8s", "kubernetes", "spawn", "forkserver",
                "subprocess", "multiprocessing", "torchrun",
+               # a role served by a remote API (``reward_model_type: api``) rather than loaded beside the trainer
+               "api",
                # how many machines or GPUs a launch spans
                "single_gpu", "single_node", "multi_gpu", "multi_node", "multinode", "singlenode"}
 _MODE_LEAF = {"mode", "type", "kind", "backend", "name", "impl", "engine", "launcher", "scheduler", "strategy",

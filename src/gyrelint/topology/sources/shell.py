@@ -1,5 +1,8 @@
 """Launch scripts (and shell blocks of Markdown): env vars, flags and Hydra overrides.
 
+A batch job's scheduler directives (``#SBATCH --nodes=2 --gpus-per-task=8``) are comments to the
+shell but flags of the job to the scheduler: they are read as the flags of an ``sbatch`` command.
+
 ``export MASTER_ADDR=10.0.0.1`` and ``NNODES=2`` are environment keys; after the
 command word, ``--flag value`` / ``--flag=value`` are flags (``--vllm.num_engines``
 reads as the nested key ``vllm.num_engines``) and ``a.b.c=v`` / ``+a.b=v`` / ``++a.b=v``
@@ -20,6 +23,8 @@ _SHELL_LANGS = {"bash", "sh", "shell", "console", "zsh"}
 # an untagged fence is read as shell when it starts with a launch command
 _COMMAND = re.compile(r"^\s*(?:\$\s+)?(?:python3?|uv|torchrun|accelerate|deepspeed|ray|bash|sh|srun|sbatch|\./)\b")
 _MAX_LINES = 20_000
+# batch-scheduler directives: Slurm's ``#SBATCH``, PBS's ``#PBS``, LSF's ``#BSUB`` (flags of the job's allocation)
+_DIRECTIVE = re.compile(r"^#(?:SBATCH|PBS|BSUB)\s+(-.*)$")
 _CONFIG_FILE = re.compile(r"(?:^|[\s=@'\"])((?:[\w.-]+/)*[\w.-]+\.(?:ya?ml|toml|json|ini|cfg))(?=$|[\s'\";)])", re.M)
 
 
@@ -62,7 +67,12 @@ def read_shell(path: str, text: str, source: str = "script", line_offset: int = 
         body = logical.strip()
         if body.startswith("$ "):
             body = body[2:]
-        if not body or body.startswith("#"):
+        if not body:
+            continue
+        if body.startswith("#"):
+            directive = _DIRECTIVE.match(body)
+            if directive:  # ``#SBATCH --nodes=2``: the scheduler reads these comments as its own flags
+                out.extend(_command(["sbatch", *_split(directive.group(1))], path, line + line_offset, source))
             continue
         for segment in re.split(r"\s*(?:&&|\|\||;|\|)\s*", body):
             out.extend(_command(_split(segment), path, line + line_offset, source))
