@@ -635,3 +635,13 @@ def test_a_body_building_parameter_groups_sets_up_the_optimizer():
     "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
     summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
     assert wrong_labels("accuracy_param_groups") == []
+
+
+def test_a_kl_knob_handed_on_to_a_call_is_no_kl_term():
+    """G (precision): a scorer that takes ``kl_estimator``/``kl_clip_range`` and ``action_log_probs``
+    and passes them on to the reference pass computes no KL itself; the pass it calls does. Its
+    zero-tensor and to-CPU helpers then stay neutral instead of taking a training side from it."""
+    assert wrong_labels("accuracy_forwarded_knobs") == []
+    assert "kl-penalty" not in own_signals("accuracy_forwarded_knobs", "larch.scoring.Judge.__call__")
+    assert "kl-penalty" not in own_signals("accuracy_forwarded_knobs", "larch.scoring.score_rollouts")
+    assert "kl-penalty" in own_signals("accuracy_forwarded_knobs", "larch.scoring.Judge.reference_kl")

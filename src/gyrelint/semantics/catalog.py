@@ -15,6 +15,7 @@ from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .learner import LEARNER_SIGNALS
+from .own_words import own_tokens
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -571,11 +572,19 @@ def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+def _names_kl(fn: FnFacts) -> bool:
+    """The body itself names a KL value, not only a knob it forwards (``kl_coef=kl_coef``)."""
+    if not ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")):
+        return False
+    own = own_tokens(fn)
+    return "kl" in own or any("_kl" in t or "kl_" in t for t in own)
+
+
 def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     for c in fn.calls:
         if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
             return ((c.site.line, STRONG),)
-    if ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")) and (_tok_has(fn, "logprob", "log_prob", "logp")
+    if _names_kl(fn) and (_tok_has(fn, "logprob", "log_prob", "logp")
                                                              or {"log", "prob"} <= fn.tokens()) and not _reports_only(fn):
         return ((fn.line, MEDIUM),)
     return ()
