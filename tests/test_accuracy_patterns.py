@@ -645,3 +645,33 @@ def test_a_kl_knob_handed_on_to_a_call_is_no_kl_term():
     assert "kl-penalty" not in own_signals("accuracy_forwarded_knobs", "larch.scoring.Judge.__call__")
     assert "kl-penalty" not in own_signals("accuracy_forwarded_knobs", "larch.scoring.score_rollouts")
     assert "kl-penalty" in own_signals("accuracy_forwarded_knobs", "larch.scoring.Judge.reference_kl")
+
+
+def test_a_broadcast_of_text_or_a_length_is_no_weight_push():
+    """N (precision): a bring-up helper broadcasts a head address as a ``LongTensor`` length and a
+    ``ByteTensor`` of its bytes; what moves is data made here, not parameters. Its caller stays
+    neutral too, and a broadcast over ``named_parameters()`` is still the weight sync."""
+    got = {q: w for q, w in (line.split(": label ") for line in wrong_labels("accuracy_data_lookalikes"))}
+    assert not any(q.startswith("wren.launch.") for q in got), got
+
+
+def test_a_function_returning_a_generation_url_sends_no_request():
+    """H (precision): ``return f"http://{ip}:8080/v1/completions"`` after an address lookup builds a
+    URL for its caller; the function that posts to the route is the sampler."""
+    got = {q for q, _ in (line.split(": label ") for line in wrong_labels("accuracy_data_lookalikes"))}
+    assert not got & {"wren.remote.endpoint_of", "wren.remote.ask"}, got
+
+
+def test_a_data_collator_for_language_modeling_is_no_model():
+    """F (precision): ``DataCollatorForLanguageModeling(...)`` holds the word Model; calling it on
+    the rows' values collates prompts, it is no log-prob or value forward of a model."""
+    assert "model-logprob-forward" not in own_signals("accuracy_data_lookalikes", "wren.data.collate_prompts")
+    assert "wren.data.collate_prompts" not in " ".join(wrong_labels("accuracy_data_lookalikes"))
+
+
+def test_a_config_default_naming_a_method_is_no_call_by_name():
+    """M (precision): ``cfg.get("gen_fn", "generate")`` reads a setting whose default happens to be
+    the name of the engine's method; a mapping lookup's literals are keys and values, so no weak
+    string edge reaches every ``generate`` of the repo (typed ``dict`` or untyped receiver)."""
+    bad = [w for w in wrong_labels("accuracy_data_lookalikes") if w.startswith("wren.settings.")]
+    assert bad == []

@@ -13,10 +13,12 @@ from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
+from .data_payload import sends_data
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .learner import LEARNER_SIGNALS
 from .own_words import own_tokens
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
+from .url_builder import returns_url
 
 
 # ---------------------------------------------------------------- helpers for checks
@@ -156,6 +158,8 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
             and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
         return 0.0
+    if toks <= {"tensor", "tensors"} and sends_data(c, fn):
+        return 0.0  # ``torch.LongTensor([len(text)])``: a length, a flag or text shared across ranks
     sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
     if fn.called() & {"named_buffers", "buffers"} and any(t.startswith("buf") for t in sent):
         return 0.0  # buffers (rotary tables, running stats) made equal across ranks after a load: no trained weights
@@ -1073,6 +1077,8 @@ def _endpoint(rx: re.Pattern[str]):
                 if "/" in value and rx.search(value):
                     if _stores_url_for_sender(fn, line, facts):
                         continue  # the request is made by the method that reads it back (below)
+                    if not http and returns_url(fn, line, facts):
+                        continue  # a URL handed back to the caller, who makes the request
                     return ((line, STRONG if http else MEDIUM),)
             # the operation named here, performed by a helper (pattern H)
             for value, line, http in _literal_operands(fn, facts):
