@@ -675,3 +675,11 @@ def test_a_config_default_naming_a_method_is_no_call_by_name():
     string edge reaches every ``generate`` of the repo (typed ``dict`` or untyped receiver)."""
     bad = [w for w in wrong_labels("accuracy_data_lookalikes") if w.startswith("wren.settings.")]
     assert bad == []
+
+
+def test_a_store_the_training_loop_iterates_is_the_trajectory_handoff():
+    """E: an on-policy store collects the iteration's minibatches (``add(minibatch)``) and is handed
+    to the training loop as its data loader, which iterates it (``__iter__`` over the list): both
+    ends are the handoff although nothing samples from it. A list of hooks iterated the same way
+    is no store."""
+    assert wrong_labels("accuracy_iterated_store") == []

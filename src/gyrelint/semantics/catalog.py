@@ -15,6 +15,7 @@ from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .data_payload import sends_data
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
+from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
 from .own_words import own_tokens
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
@@ -1126,7 +1127,7 @@ def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
         out: set[str] = set()
         if grown:
             for f in facts.mro_methods(cls):
-                hit = _draw_site(f, grown)
+                hit = _draw_site(f, grown) or iteration_draw(f, grown)
                 if hit is not None:
                     out.add(hit[1])
         return frozenset(out)
@@ -1148,7 +1149,7 @@ def _stores_experience(fn: FnFacts, lists: AbstractSet[str]) -> int | None:
             for a in c.site.args:
                 if a.kind == "name" and a.value in handed:
                     words = tokens_of(a.value)
-                    if any(any(w.startswith(e) for e in _EXPERIENCE) for w in words) \
+                    if any(any(w.startswith(e) for e in _EXPERIENCE) or batch_word(w) for w in words) \
                             and not any(any(w.startswith(n) for n in _NOT_EXPERIENCE) for w in words):
                         return c.site.line
     return None
@@ -1179,6 +1180,9 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     hit = _draw_site(fn, grown)
     if hit is not None:
         return ((hit[0], MEDIUM),)
+    hit = iteration_draw(fn, grown)
+    if hit is not None and hit[1] in experience_lists(fn.cls, facts):
+        return ((hit[0], MEDIUM),)  # the training loop iterates the stored experience
     if fn.definition.name.startswith("__"):
         return ()
     store = drawn_lists(fn.cls, facts)
