@@ -27,6 +27,7 @@ from ...index import Index
 from ...index.summary import MODULE_SCOPE, Arg, Assignment, CallSite, ChainRead, FileSummary, FunctionDef
 from ..names import Namer
 from . import RawKey, value_text
+from .dict_configs import dict_config_param
 
 SOURCE = "config read"
 _LOADERS = {"omegaconf.OmegaConf.load", "omegaconf.OmegaConf.create", "omegaconf.OmegaConf.structured",
@@ -202,7 +203,7 @@ class ConfigReads:
             for fn in s.functions:
                 params = _params(fn)
                 for p in params:
-                    if p.annotation and _CONFIG_TYPES.search(p.annotation):
+                    if (p.annotation and _CONFIG_TYPES.search(p.annotation)) or dict_config_param(fn, p):
                         self.roots.add_local((path, fn.qualname, p.name), [(UNKNOWN,)])
             for c in s.classes:  # ``@dataclass class Client: cfg: DictConfig``, then ``self.cfg.critic.port``
                 for f in c.fields:
