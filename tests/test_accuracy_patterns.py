@@ -683,3 +683,16 @@ def test_a_store_the_training_loop_iterates_is_the_trajectory_handoff():
     ends are the handoff although nothing samples from it. A list of hooks iterated the same way
     is no store."""
     assert wrong_labels("accuracy_iterated_store") == []
+
+
+def test_a_kl_of_two_textbook_log_densities_is_a_kl_term():
+    """G: ``estimate_kl(log_p, log_q)`` holds no ``logprob`` word; ``log_p``/``log_q`` are the
+    textbook names of the two log-densities, so the k1/k2/k3 estimators are the KL term."""
+    assert "kl-penalty" in own_signals("accuracy_forwarded_knobs", "larch.scoring.estimate_kl")
+
+
+def test_an_environment_lookup_handed_to_the_engine_spawn_is_no_generation_input():
+    """Precision: ``env_noset()`` looks two environment variables up and its result goes into the
+    engine actor's ``.remote(...)``; a settings read is no part of the generation chain."""
+    bad = [w for w in wrong_labels("accuracy_data_lookalikes") if w.startswith("wren.engines.")]
+    assert bad == []

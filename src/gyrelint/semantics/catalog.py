@@ -577,6 +577,10 @@ def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+# the textbook names of two log-densities (``kl(log_p, log_q)``): whole tokens, not pieces of words
+_LOG_DENSITY = frozenset({"log_p", "log_q", "logq", "log_pi", "log_ratio"})
+
+
 def _names_kl(fn: FnFacts) -> bool:
     """The body itself names a KL value, not only a knob it forwards (``kl_coef=kl_coef``)."""
     if not ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")):
@@ -589,8 +593,8 @@ def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     for c in fn.calls:
         if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
             return ((c.site.line, STRONG),)
-    if _names_kl(fn) and (_tok_has(fn, "logprob", "log_prob", "logp")
-                                                             or {"log", "prob"} <= fn.tokens()) and not _reports_only(fn):
+    if _names_kl(fn) and (_tok_has(fn, "logprob", "log_prob", "logp") or {"log", "prob"} <= fn.tokens()
+                          or _LOG_DENSITY & fn.tokens()) and not _reports_only(fn):
         return ((fn.line, MEDIUM),)
     return ()
 
