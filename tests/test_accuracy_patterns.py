@@ -696,3 +696,10 @@ def test_an_environment_lookup_handed_to_the_engine_spawn_is_no_generation_input
     engine actor's ``.remote(...)``; a settings read is no part of the generation chain."""
     bad = [w for w in wrong_labels("accuracy_data_lookalikes") if w.startswith("wren.engines.")]
     assert bad == []
+
+
+def test_an_rpc_that_has_the_engine_workers_join_a_group_is_the_weight_sync_set_up():
+    """H/O: ``collective_rpc("init_process_group", args=...)`` has every engine worker join the group
+    the trainer broadcasts weights over; the RPC names the operation. Another worker method named
+    by the RPC (``report_device_id``) stays neutral."""
+    assert wrong_labels("accuracy_rpc_group") == []

@@ -188,6 +188,8 @@ def _rpc_weights(c: CallFact, fn: FnFacts, s: float) -> float:
     lits += [a.value for k, a in c.site.kwargs if k == "method" and a.kind == "lit" and isinstance(a.value, str)]
     if any(re.search(r"weight|param|load|update", v) for v in lits):
         return max(s, MEDIUM)
+    if any(re.search(r"(^|_)(init|create|setup)_(\w+_)?(process_)?group$", v) for v in lits):
+        return max(s, MEDIUM)  # the workers join the group the trainer broadcasts weights over
     if lits:
         return 0.0  # some other worker method
     return s
@@ -2838,6 +2840,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "class E:\n    async def target(self, name, dtype, shape):\n"
            "        return await self.llm.collective_rpc('update_weight', args=(name, dtype, shape))\n",
+           # the workers join the trainer's weight-update group
+           "class E:\n    def target(self, addr, port, rank, world):\n"
+           "        return self.llm.collective_rpc('init_process_group', args=(addr, port, rank, world))\n",
        ),
        examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",
                          "class E:\n    async def target(self, n):\n"
