@@ -703,3 +703,10 @@ def test_an_rpc_that_has_the_engine_workers_join_a_group_is_the_weight_sync_set_
     the trainer broadcasts weights over; the RPC names the operation. Another worker method named
     by the RPC (``report_device_id``) stays neutral."""
     assert wrong_labels("accuracy_rpc_group") == []
+
+
+def test_an_http_request_whose_reply_is_read_for_rewards_scores_the_samples():
+    """F/Q: a deployed reward model is called like any web service (``requests.post(url, json=...)``);
+    the body reads ``["rewards"]`` out of the reply, so it scores the samples it sent. A status
+    probe over the same client stays neutral."""
+    assert wrong_labels("accuracy_reward_request") == []

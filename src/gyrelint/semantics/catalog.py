@@ -18,6 +18,7 @@ from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fe
 from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
 from .own_words import own_tokens
+from .reward_requests import reward_reply_line
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 from .url_builder import returns_url
 
@@ -883,7 +884,8 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
             return ((c.site.line, MEDIUM),)
         if c.names and c.names[0].startswith(("math_verify.", "latex2sympy2")):
             return ((c.site.line, MEDIUM),)
-    return ()
+    line = reward_reply_line(fn, _is_http)  # a deployed reward model asked over HTTP
+    return ((line, MEDIUM),) if line is not None else ()
 
 
 def _http_call(fn: FnFacts) -> bool:
@@ -2215,6 +2217,10 @@ SIGNALS: tuple[Signal, ...] = (
            "REWARDS = [accuracy_reward]\n\n"
            "def target(completions):\n    out = []\n    for reward_func in REWARDS:\n"
            "        out.append(reward_func(completions=completions))\n    return out\n",
+           # a deployed reward model asked over HTTP: the reply is read for rewards
+           "import requests\n\ndef target(url, responses):\n"
+           "    reply = requests.post(url, json={'inputs': responses}).json()\n"
+           "    return [c['rewards'][-1] for c in reply['choices']]\n",
        ),
        examples_nomatch=(
            "def target(stats, rewards):\n    return stats.log_reward_stats(rewards)\n",
