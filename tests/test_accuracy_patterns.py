@@ -710,3 +710,10 @@ def test_an_http_request_whose_reply_is_read_for_rewards_scores_the_samples():
     the body reads ``["rewards"]`` out of the reply, so it scores the samples it sent. A status
     probe over the same client stays neutral."""
     assert wrong_labels("accuracy_reward_request") == []
+
+
+def test_an_entropy_of_logits_is_training_maths():
+    """G: ``logsumexp(logits) - sum(softmax(logits) * logits)`` is the per-token entropy the loss's
+    entropy bonus reads (nothing is gathered, so the log-prob signal misses it); its masked mean
+    follows. A softmax summed over a batch is no entropy."""
+    assert wrong_labels("accuracy_logits_entropy") == []

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .data_payload import sends_data
+from .entropy import entropy_from_logits
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
@@ -637,6 +638,13 @@ def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     # the log-prob of each token a decoding loop draws is recorded there, not recomputed for a loss
     return () if _decode_line(fn) is not None else out
+
+
+def _logits_entropy(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    line = entropy_from_logits(fn)
+    if line is None or _reports_only(fn) or _decode_line(fn) is not None:
+        return ()
+    return ((line, STRONG),)
 
 
 def _masked_whiten(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -2458,6 +2466,15 @@ SIGNALS: tuple[Signal, ...] = (
            "    return torch.gather(logp, -1, labels.unsqueeze(-1)).squeeze(-1)\n",
        ),
        examples_nomatch=("import torch\n\ndef target(logits):\n    return torch.softmax(logits, -1)\n",)),
+    _s(id="logits-entropy", side=TRAINING, weight=1.2,
+       rationale="softmax with logsumexp (or log_softmax) summed over the vocabulary is the policy's per-token "
+                 "entropy, read by the loss's entropy bonus.",
+       body=_logits_entropy,
+       examples_match=(
+           "import torch\nimport torch.nn.functional as F\n\ndef target(logits):\n    pd = F.softmax(logits, dim=-1)\n"
+           "    return torch.logsumexp(logits, dim=-1) - torch.sum(pd * logits, dim=-1)\n",
+       ),
+       examples_nomatch=("import torch\n\ndef target(logits):\n    return torch.softmax(logits, -1).sum(-1)\n",)),
     _s(id="model-logprob-forward", side=TRAINING, weight=2.0,
        rationale="Running the policy/critic module to get log-probs, values or entropies is the trainer's forward pass.",
        body=_model_forward,
