@@ -635,3 +635,85 @@ def test_a_body_building_parameter_groups_sets_up_the_optimizer():
     "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
     summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
     assert wrong_labels("accuracy_param_groups") == []
+
+
+def test_a_kl_knob_handed_on_to_a_call_is_no_kl_term():
+    """G (precision): a scorer that takes ``kl_estimator``/``kl_clip_range`` and ``action_log_probs``
+    and passes them on to the reference pass computes no KL itself; the pass it calls does. Its
+    zero-tensor and to-CPU helpers then stay neutral instead of taking a training side from it."""
+    assert wrong_labels("accuracy_forwarded_knobs") == []
+    assert "kl-penalty" not in own_signals("accuracy_forwarded_knobs", "larch.scoring.Judge.__call__")
+    assert "kl-penalty" not in own_signals("accuracy_forwarded_knobs", "larch.scoring.score_rollouts")
+    assert "kl-penalty" in own_signals("accuracy_forwarded_knobs", "larch.scoring.Judge.reference_kl")
+
+
+def test_a_broadcast_of_text_or_a_length_is_no_weight_push():
+    """N (precision): a bring-up helper broadcasts a head address as a ``LongTensor`` length and a
+    ``ByteTensor`` of its bytes; what moves is data made here, not parameters. Its caller stays
+    neutral too, and a broadcast over ``named_parameters()`` is still the weight sync."""
+    got = {q: w for q, w in (line.split(": label ") for line in wrong_labels("accuracy_data_lookalikes"))}
+    assert not any(q.startswith("wren.launch.") for q in got), got
+
+
+def test_a_function_returning_a_generation_url_sends_no_request():
+    """H (precision): ``return f"http://{ip}:8080/v1/completions"`` after an address lookup builds a
+    URL for its caller; the function that posts to the route is the sampler."""
+    got = {q for q, _ in (line.split(": label ") for line in wrong_labels("accuracy_data_lookalikes"))}
+    assert not got & {"wren.remote.endpoint_of", "wren.remote.ask"}, got
+
+
+def test_a_data_collator_for_language_modeling_is_no_model():
+    """F (precision): ``DataCollatorForLanguageModeling(...)`` holds the word Model; calling it on
+    the rows' values collates prompts, it is no log-prob or value forward of a model."""
+    assert "model-logprob-forward" not in own_signals("accuracy_data_lookalikes", "wren.data.collate_prompts")
+    assert "wren.data.collate_prompts" not in " ".join(wrong_labels("accuracy_data_lookalikes"))
+
+
+def test_a_config_default_naming_a_method_is_no_call_by_name():
+    """M (precision): ``cfg.get("gen_fn", "generate")`` reads a setting whose default happens to be
+    the name of the engine's method; a mapping lookup's literals are keys and values, so no weak
+    string edge reaches every ``generate`` of the repo (typed ``dict`` or untyped receiver)."""
+    bad = [w for w in wrong_labels("accuracy_data_lookalikes") if w.startswith("wren.settings.")]
+    assert bad == []
+
+
+def test_a_store_the_training_loop_iterates_is_the_trajectory_handoff():
+    """E: an on-policy store collects the iteration's minibatches (``add(minibatch)``) and is handed
+    to the training loop as its data loader, which iterates it (``__iter__`` over the list): both
+    ends are the handoff although nothing samples from it. A list of hooks iterated the same way
+    is no store."""
+    assert wrong_labels("accuracy_iterated_store") == []
+
+
+def test_a_kl_of_two_textbook_log_densities_is_a_kl_term():
+    """G: ``estimate_kl(log_p, log_q)`` holds no ``logprob`` word; ``log_p``/``log_q`` are the
+    textbook names of the two log-densities, so the k1/k2/k3 estimators are the KL term."""
+    assert "kl-penalty" in own_signals("accuracy_forwarded_knobs", "larch.scoring.estimate_kl")
+
+
+def test_an_environment_lookup_handed_to_the_engine_spawn_is_no_generation_input():
+    """Precision: ``env_noset()`` looks two environment variables up and its result goes into the
+    engine actor's ``.remote(...)``; a settings read is no part of the generation chain."""
+    bad = [w for w in wrong_labels("accuracy_data_lookalikes") if w.startswith("wren.engines.")]
+    assert bad == []
+
+
+def test_an_rpc_that_has_the_engine_workers_join_a_group_is_the_weight_sync_set_up():
+    """H/O: ``collective_rpc("init_process_group", args=...)`` has every engine worker join the group
+    the trainer broadcasts weights over; the RPC names the operation. Another worker method named
+    by the RPC (``report_device_id``) stays neutral."""
+    assert wrong_labels("accuracy_rpc_group") == []
+
+
+def test_an_http_request_whose_reply_is_read_for_rewards_scores_the_samples():
+    """F/Q: a deployed reward model is called like any web service (``requests.post(url, json=...)``);
+    the body reads ``["rewards"]`` out of the reply, so it scores the samples it sent. A status
+    probe over the same client stays neutral."""
+    assert wrong_labels("accuracy_reward_request") == []
+
+
+def test_an_entropy_of_logits_is_training_maths():
+    """G: ``logsumexp(logits) - sum(softmax(logits) * logits)`` is the per-token entropy the loss's
+    entropy bonus reads (nothing is gathered, so the log-prob signal misses it); its masked mean
+    follows. A softmax summed over a batch is no entropy."""
+    assert wrong_labels("accuracy_logits_entropy") == []

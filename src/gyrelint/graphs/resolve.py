@@ -48,6 +48,9 @@ _ITER_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reve
                             "zip", "next", "filter"})
 # external bases that define no behaviour of their own: attributes are not looked up there
 _MARKER_BASES = frozenset({"abc.ABC", "typing_extensions.Protocol", "enum.Enum", "enum.IntEnum", "enum.StrEnum"})
+# lookups whose literal arguments are keys and defaults (config reads), never method names
+_VALUE_LOOKUPS = frozenset({"<builtin>.dict.get", "<builtin>.dict.pop", "<builtin>.dict.setdefault", "os.getenv",
+                            "os.environ.get"})
 _BINDING_BUILTINS = frozenset({"map", "filter", "sorted", "min", "max", "getattr", "super", "next", "iter"})
 _CONTAINER_WRITE = {"append": 0, "add": 0, "extend": -1, "insert": 1, "update": -2, "setdefault": 1,
                     "put": 0, "put_nowait": 0, "appendleft": 0}
@@ -1481,8 +1484,9 @@ class Resolver:
                     edges += self._run_time_bound(attr, dynamic)
         if fe == ("n", "getattr") and e[2]:
             recv_classes |= {b[2:] for b in self.eval(mod, site.scope, e[2][0]) if b[:2] == "i:"}
-        # dispatch by string: a literal naming a method of the receiver's class or of any repo class
-        for a in (*e[2], *(a for _, a in e[3])):
+        # dispatch by string: a literal naming a method of the receiver's class or of any repo class;
+        # the key or default of a mapping lookup (``cfg.get("fn", "generate")``) is a value, not a call
+        for a in (() if self._value_lookup(e, seen) else (*e[2], *(a for _, a in e[3]))):
             if not (isinstance(a, tuple) and a and a[0] == "k" and isinstance(a[1], str)):
                 continue
             name = a[1]
@@ -1524,6 +1528,15 @@ class Resolver:
                         seen.add(q)
                         edges.append(Edge(q, "weak", "getattr"))
         return edges
+
+    def _value_lookup(self, e: tuple, seen: set[str]) -> bool:
+        """The call reads a mapping or the environment (``d.get(k, default)``, ``os.getenv``): a
+        builtin lookup, or a ``get``/``pop``/``setdefault`` no repo method answers exactly."""
+        if seen & _VALUE_LOOKUPS:
+            return True
+        fe = e[1]
+        return isinstance(fe, tuple) and len(fe) == 3 and fe[0] == "a" and fe[2] in ("get", "pop", "setdefault") \
+            and not any(t in self.func_mod for t in seen)
 
     def _find_writers(self) -> dict[str, list[tuple[str, str, tuple] | None]]:
         """Every write of every name key, from the flows, the imports and the parameters."""

@@ -13,9 +13,15 @@ from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
+from .data_payload import sends_data
+from .entropy import entropy_from_logits
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
+from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
+from .own_words import own_tokens
+from .reward_requests import reward_reply_line
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
+from .url_builder import returns_url
 
 
 # ---------------------------------------------------------------- helpers for checks
@@ -155,6 +161,8 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
             and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
         return 0.0
+    if toks <= {"tensor", "tensors"} and sends_data(c, fn):
+        return 0.0  # ``torch.LongTensor([len(text)])``: a length, a flag or text shared across ranks
     sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
     if fn.called() & {"named_buffers", "buffers"} and any(t.startswith("buf") for t in sent):
         return 0.0  # buffers (rotary tables, running stats) made equal across ranks after a load: no trained weights
@@ -182,6 +190,8 @@ def _rpc_weights(c: CallFact, fn: FnFacts, s: float) -> float:
     lits += [a.value for k, a in c.site.kwargs if k == "method" and a.kind == "lit" and isinstance(a.value, str)]
     if any(re.search(r"weight|param|load|update", v) for v in lits):
         return max(s, MEDIUM)
+    if any(re.search(r"(^|_)(init|create|setup)_(\w+_)?(process_)?group$", v) for v in lits):
+        return max(s, MEDIUM)  # the workers join the group the trainer broadcasts weights over
     if lits:
         return 0.0  # some other worker method
     return s
@@ -571,12 +581,24 @@ def _policy_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+# the textbook names of two log-densities (``kl(log_p, log_q)``): whole tokens, not pieces of words
+_LOG_DENSITY = frozenset({"log_p", "log_q", "logq", "log_pi", "log_ratio"})
+
+
+def _names_kl(fn: FnFacts) -> bool:
+    """The body itself names a KL value, not only a knob it forwards (``kl_coef=kl_coef``)."""
+    if not ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")):
+        return False
+    own = own_tokens(fn)
+    return "kl" in own or any("_kl" in t or "kl_" in t for t in own)
+
+
 def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     for c in fn.calls:
         if c.method in ("kl_div", "kl_divergence") and (c.names or c.method == "kl_div"):
             return ((c.site.line, STRONG),)
-    if ("kl" in fn.tokens() or _tok_has(fn, "_kl", "kl_")) and (_tok_has(fn, "logprob", "log_prob", "logp")
-                                                             or {"log", "prob"} <= fn.tokens()) and not _reports_only(fn):
+    if _names_kl(fn) and (_tok_has(fn, "logprob", "log_prob", "logp") or {"log", "prob"} <= fn.tokens()
+                          or _LOG_DENSITY & fn.tokens()) and not _reports_only(fn):
         return ((fn.line, MEDIUM),)
     return ()
 
@@ -616,6 +638,13 @@ def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()
     # the log-prob of each token a decoding loop draws is recorded there, not recomputed for a loss
     return () if _decode_line(fn) is not None else out
+
+
+def _logits_entropy(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    line = entropy_from_logits(fn)
+    if line is None or _reports_only(fn) or _decode_line(fn) is not None:
+        return ()
+    return ((line, STRONG),)
 
 
 def _masked_whiten(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -863,7 +892,8 @@ def _reward_scoring(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
             return ((c.site.line, MEDIUM),)
         if c.names and c.names[0].startswith(("math_verify.", "latex2sympy2")):
             return ((c.site.line, MEDIUM),)
-    return ()
+    line = reward_reply_line(fn, _is_http)  # a deployed reward model asked over HTTP
+    return ((line, MEDIUM),) if line is not None else ()
 
 
 def _http_call(fn: FnFacts) -> bool:
@@ -1064,6 +1094,8 @@ def _endpoint(rx: re.Pattern[str]):
                 if "/" in value and rx.search(value):
                     if _stores_url_for_sender(fn, line, facts):
                         continue  # the request is made by the method that reads it back (below)
+                    if not http and returns_url(fn, line, facts):
+                        continue  # a URL handed back to the caller, who makes the request
                     return ((line, STRONG if http else MEDIUM),)
             # the operation named here, performed by a helper (pattern H)
             for value, line, http in _literal_operands(fn, facts):
@@ -1111,7 +1143,7 @@ def drawn_lists(cls: str, facts: Facts) -> frozenset[str]:
         out: set[str] = set()
         if grown:
             for f in facts.mro_methods(cls):
-                hit = _draw_site(f, grown)
+                hit = _draw_site(f, grown) or iteration_draw(f, grown)
                 if hit is not None:
                     out.add(hit[1])
         return frozenset(out)
@@ -1133,7 +1165,7 @@ def _stores_experience(fn: FnFacts, lists: AbstractSet[str]) -> int | None:
             for a in c.site.args:
                 if a.kind == "name" and a.value in handed:
                     words = tokens_of(a.value)
-                    if any(any(w.startswith(e) for e in _EXPERIENCE) for w in words) \
+                    if any(any(w.startswith(e) for e in _EXPERIENCE) or batch_word(w) for w in words) \
                             and not any(any(w.startswith(n) for n in _NOT_EXPERIENCE) for w in words):
                         return c.site.line
     return None
@@ -1164,6 +1196,9 @@ def _replay_buffer(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     hit = _draw_site(fn, grown)
     if hit is not None:
         return ((hit[0], MEDIUM),)
+    hit = iteration_draw(fn, grown)
+    if hit is not None and hit[1] in experience_lists(fn.cls, facts):
+        return ((hit[0], MEDIUM),)  # the training loop iterates the stored experience
     if fn.definition.name.startswith("__"):
         return ()
     store = drawn_lists(fn.cls, facts)
@@ -2190,6 +2225,10 @@ SIGNALS: tuple[Signal, ...] = (
            "REWARDS = [accuracy_reward]\n\n"
            "def target(completions):\n    out = []\n    for reward_func in REWARDS:\n"
            "        out.append(reward_func(completions=completions))\n    return out\n",
+           # a deployed reward model asked over HTTP: the reply is read for rewards
+           "import requests\n\ndef target(url, responses):\n"
+           "    reply = requests.post(url, json={'inputs': responses}).json()\n"
+           "    return [c['rewards'][-1] for c in reply['choices']]\n",
        ),
        examples_nomatch=(
            "def target(stats, rewards):\n    return stats.log_reward_stats(rewards)\n",
@@ -2427,6 +2466,15 @@ SIGNALS: tuple[Signal, ...] = (
            "    return torch.gather(logp, -1, labels.unsqueeze(-1)).squeeze(-1)\n",
        ),
        examples_nomatch=("import torch\n\ndef target(logits):\n    return torch.softmax(logits, -1)\n",)),
+    _s(id="logits-entropy", side=TRAINING, weight=1.2,
+       rationale="softmax with logsumexp (or log_softmax) summed over the vocabulary is the policy's per-token "
+                 "entropy, read by the loss's entropy bonus.",
+       body=_logits_entropy,
+       examples_match=(
+           "import torch\nimport torch.nn.functional as F\n\ndef target(logits):\n    pd = F.softmax(logits, dim=-1)\n"
+           "    return torch.logsumexp(logits, dim=-1) - torch.sum(pd * logits, dim=-1)\n",
+       ),
+       examples_nomatch=("import torch\n\ndef target(logits):\n    return torch.softmax(logits, -1).sum(-1)\n",)),
     _s(id="model-logprob-forward", side=TRAINING, weight=2.0,
        rationale="Running the policy/critic module to get log-probs, values or entropies is the trainer's forward pass.",
        body=_model_forward,
@@ -2815,6 +2863,9 @@ SIGNALS: tuple[Signal, ...] = (
        examples_match=(
            "class E:\n    async def target(self, name, dtype, shape):\n"
            "        return await self.llm.collective_rpc('update_weight', args=(name, dtype, shape))\n",
+           # the workers join the trainer's weight-update group
+           "class E:\n    def target(self, addr, port, rank, world):\n"
+           "        return self.llm.collective_rpc('init_process_group', args=(addr, port, rank, world))\n",
        ),
        examples_nomatch=("class E:\n    def target(self):\n        return self.llm.collective_rpc('report_device_id')\n",
                          "class E:\n    async def target(self, n):\n"

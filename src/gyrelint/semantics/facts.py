@@ -56,7 +56,8 @@ _ROLE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("queue", r"^(queue|multiprocessing|asyncio|janus)\.(\w+\.)*(Simple|Joinable|Lifo|Priority)?Queue|"
                   r"^ray\.util\.queue\.Queue|^torch\.multiprocessing\.(\w+\.)*Queue|Manager\.Queue|get_context\.Queue"),
         ("zmq_socket", r"^zmq\.(asyncio\.)?Context\.(instance\.)?socket|^zmq\.(asyncio\.)?Socket"),
-        ("hf_model", r"^(transformers|peft|trl)\.\w*(Model|ForCausalLM|ForSequenceClassification|LMHead|PeftModel)|"
+        # (a data collator or config "ForLanguageModeling" holds the word Model but is no model)
+        ("hf_model", r"^(transformers|peft|trl)\.(?!\w*(Collator|Config|Processor|Arguments))\w*(Model|ForCausalLM|ForSequenceClassification|LMHead|PeftModel)|"
                      r"\.from_pretrained$|^transformers\.PreTrainedModel|^torch\.nn\.Module"),
         ("pg_comm", r"PyNcclCommunicator|StatelessProcessGroup|^torch\.distributed\.new_group|"
                     r"^torch\.distributed\.ProcessGroup"),

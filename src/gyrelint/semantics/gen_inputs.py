@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..model import Evidence, Side
 from .drivers import rollout_fed
+from .env_reads import reads_environment_only
 from .facts import CallFact, Facts, FnFacts
 from .handoff import _LAUNCH
 from .plumbing import label_sampling, plain_helper, sampling_call, sole_target
@@ -56,7 +57,8 @@ def generation_inputs(facts: Facts, edges: dict[str, dict[str, float]], results:
             if t is None or t in out:
                 continue
             tf = facts.functions[t]
-            if not plain_helper(t, facts, results) or _builds_only(tf) or _ENCODING & tf.tokens():
+            if not plain_helper(t, facts, results) or _builds_only(tf) or _ENCODING & tf.tokens() \
+                    or reads_environment_only(tf):
                 continue
             if not _only_sampling_callers(t, callers, facts, results):
                 continue

@@ -27,6 +27,7 @@ from ...index import Index
 from ...index.summary import MODULE_SCOPE, Arg, Assignment, CallSite, ChainRead, FileSummary, FunctionDef
 from ..names import Namer
 from . import RawKey, value_text
+from .dict_configs import dict_config_param
 
 SOURCE = "config read"
 _LOADERS = {"omegaconf.OmegaConf.load", "omegaconf.OmegaConf.create", "omegaconf.OmegaConf.structured",
@@ -205,7 +206,7 @@ class ConfigReads:
                 params = _params(fn)
                 handed = self._library_built(s.module, fn)
                 for p in params:
-                    if p.annotation and _CONFIG_TYPES.search(p.annotation) \
+                    if (p.annotation and _CONFIG_TYPES.search(p.annotation)) or dict_config_param(fn, p) \
                             or handed and _CONFIG_KWARG.search(p.name) and p.annotation and _DICT_TYPES.match(p.annotation):
                         self.roots.add_local((path, fn.qualname, p.name), [(UNKNOWN,)])
             for c in s.classes:  # ``@dataclass class Client: cfg: DictConfig``, then ``self.cfg.critic.port``

@@ -18,6 +18,7 @@ from ...index.summary import Arg, CallSite, FileSummary
 from ..names import Namer
 from . import RawKey, value_text
 from .config_tree import config_tree_keys
+from .env_loops import looped_names
 
 _ENV_CALLS = {"os.environ.get", "os.getenv", "os.environ.setdefault", "os.putenv", "os.environ.pop"}
 
@@ -67,6 +68,8 @@ def python_keys(index: Index, graphs: Graphs | None, namers: dict[str, Namer]) -
                 if any(c in _ENV_CALLS for c in canon) and call.args and isinstance(_lit(call.args[0]), str):
                     default = call.args[1] if len(call.args) > 1 else call.kwarg("default")
                     out.append(RawKey(str(call.args[0].value), value_text(_lit(default)), path, call.line, "env (python)"))
+                elif call.args and call.args[0].kind == "name" and any(c in _ENV_CALLS for c in canon):
+                    out.extend(RawKey(n, None, path, call.line, "env (python)") for n in looped_names(s, call))
         for sub in s.subscripts:
             if sub.receiver in ("os.environ", "environ") or namer.canon(sub.receiver, sub.scope) == "os.environ":
                 out.append(RawKey(sub.key, None, path, sub.line, "env (python)"))
