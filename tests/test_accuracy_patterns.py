@@ -635,3 +635,13 @@ def test_a_body_building_parameter_groups_sets_up_the_optimizer():
     "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
     summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
     assert wrong_labels("accuracy_param_groups") == []
+
+
+def test_helpers_whose_result_the_weight_sync_pushes_are_the_weight_sync():
+    """O: a bridge holding the trained module and an in-process engine gathers the adapter tensors,
+    remaps the state-dict keys and wraps the weights in a ``(name, tensor)`` generator with helpers,
+    and hands their results to ``add_lora`` / ``load_weights``: the three helpers are the weight
+    sync. A helper that the checkpoint export also calls, and one that only formats the adapter's
+    id, stay neutral."""
+    assert wrong_labels("accuracy_weight_inputs") == []
+

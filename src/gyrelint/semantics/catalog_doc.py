@@ -77,6 +77,11 @@ def render() -> str:
             "method setting the request's sampling fields), and whose callers are all sampling, is sampling "
             "wherever it is defined. Helpers that only wrap their arguments into a literal, that encode the "
             "prompt (a tokenizer or processor), or whose result goes to a process start stay neutral.",
+            "- **Weight-sync inputs** (`weight-sync-input`). A repo helper with no side of its own whose result a "
+            "weight-sync body hands into its own push (the adapter tensors it gathers, the state dict with its "
+            "keys remapped for the engine, a `(name, tensor)` generator handed to `load_weights`), and whose "
+            "callers are all weight sync, is the weight sync. Helpers another side or a checkpoint export also "
+            "calls, and ones that only format a literal (an adapter's id, a key), stay neutral.",
             "- **Generation callbacks** (`generation-callback`). A repo object handed to a library generation call "
             "(`generate(..., logits_processor=[self.mask])`, stop criteria) is called at every decoding step: its "
             "class's `__call__` is sampling. Objects handed to any other call of the same body are not.",

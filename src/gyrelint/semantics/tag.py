@@ -53,6 +53,7 @@ from .sides import (
 )
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 from .taint import FlowIndex
+from .weight_inputs import weight_sync_inputs
 
 
 @dataclass(slots=True)
@@ -181,6 +182,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     nested_sync(facts, edges, sides)  # a sync resting on its own nested closure is solid
     model_copies(facts, sides)  # the trained model copied into the instance's other model
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
+    weight_sync_inputs(facts, edges, sides, body_flows)  # helpers whose result the sync pushes into the engine
     receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
     setup_helpers(facts, edges, sides, body_flows)  # optimizer inputs, gradient switches (setup.py)
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
