@@ -645,3 +645,12 @@ def test_helpers_whose_result_the_weight_sync_pushes_are_the_weight_sync():
     id, stay neutral."""
     assert wrong_labels("accuracy_weight_inputs") == []
 
+
+def test_silent_functions_of_an_agreed_registry_lookup_take_its_side():
+    """Q/G: advantage estimators registered by a decorator (through ``torch.no_grad()(fn)``, which
+    registers the function itself) and called as ``ESTIMATORS[name](**inputs)``: two are training
+    on their own bodies, so the leave-one-out and best-gap estimators and the one-line dispatcher are
+    training too. A registry of metric formatters, and its dispatcher, stay neutral."""
+    a = _analysis("accuracy_registry_lookup")
+    assert "quill.estimators.leave_one_out" in a.graphs.calls.successors("quill.estimators.estimate")
+    assert wrong_labels("accuracy_registry_lookup") == []

@@ -97,6 +97,12 @@ def render() -> str:
             "interface) take that side: a weight sender over a transfer library or a blob store beside ones "
             "over NCCL. Abstract declarations, stubs, the bases a voter extends, service helpers and dunders "
             "other than `__call__` take nothing; sides lent by the override dispatch do not vote.",
+            "- **Registry consensus** (`registry-consensus`). The repo functions one call on a subscript "
+            "(`ESTIMATORS[name](**inputs)`, the table a registering decorator fills; a function registered "
+            "through `torch.no_grad()(fn)` is the function itself) do one job: when at least two of them took a "
+            "side from their own bodies and all of those agree, the members left neutral take that side, and so "
+            "does the dispatching body when it has no evidence of its own and no other callee says otherwise. "
+            "Sides lent by a consensus or the override dispatch do not vote.",
             "- **Training set-up** (`optimizer-setup`, `grad-setup`). A helper whose return value is the "
             "parameters argument of an optimizer its caller builds, or a body that turns `requires_grad` on "
             "(or `enable_input_require_grads`), is training set-up. Gradient checkpointing switches are not "

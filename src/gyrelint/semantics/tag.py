@@ -36,6 +36,7 @@ from .learner import receiver_helpers, training_helpers
 from .narrowing import isinstance_narrowing
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
+from .registry_consensus import registry_consensus
 from .reshape import rollout_reshapers
 from .setup import model_copies, nested_sync, setup_helpers
 from .shared_model import same_instance_model
@@ -194,6 +195,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     override_dispatch(facts, edges, sides)  # after the handoff passes: overrides and registry classes the rollout reaches through a base
     agreed = interface_consensus(facts, sides)  # silent implementations of an interface whose others agree
+    registry_consensus(facts, sides)  # silent functions of a registry lookup whose others agree
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to
