@@ -654,3 +654,13 @@ def test_silent_functions_of_an_agreed_registry_lookup_take_its_side():
     a = _analysis("accuracy_registry_lookup")
     assert "quill.estimators.leave_one_out" in a.graphs.calls.successors("quill.estimators.estimate")
     assert wrong_labels("accuracy_registry_lookup") == []
+
+
+def test_patches_installing_a_lora_loader_into_the_engine_are_the_weight_sync_receiver():
+    """O/F: an in-process engine takes the trainer's adapter as tensors once its LoRA machinery is
+    patched: the worker manager's loader replaced (``setattr(Manager, "_load_adapter", loader)``, the
+    nested loader too), the request class given a tensor field, a wrapping runner given its inner
+    runner's ``add_lora``. A patch of a model class's non-LoRA attribute and one of a repo class stay
+    neutral."""
+    assert wrong_labels("accuracy_engine_lora_patch") == []
+
