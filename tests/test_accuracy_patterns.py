@@ -664,3 +664,10 @@ def test_patches_installing_a_lora_loader_into_the_engine_are_the_weight_sync_re
     neutral."""
     assert wrong_labels("accuracy_engine_lora_patch") == []
 
+
+def test_a_helper_that_reshapes_the_batch_in_place_before_the_update_is_the_trajectory_handoff():
+    """E/R: the step loop hands the fresh batch to a helper that reorders it so the training ranks get
+    similar token counts (``batch.reorder(order)``, returning nothing), then hands the same batch to
+    the update: the helper is the trajectory handoff. One that only writes a length statistic into
+    the stats dict it is also handed stays neutral."""
+    assert wrong_labels("accuracy_inplace_reshape") == []
