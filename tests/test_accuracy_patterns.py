@@ -717,3 +717,37 @@ def test_an_entropy_of_logits_is_training_maths():
     entropy bonus reads (nothing is gathered, so the log-prob signal misses it); its masked mean
     follows. A softmax summed over a batch is no entropy."""
     assert wrong_labels("accuracy_logits_entropy") == []
+def test_helpers_whose_result_the_weight_sync_pushes_are_the_weight_sync():
+    """O: a bridge holding the trained module and an in-process engine gathers the adapter tensors,
+    remaps the state-dict keys and wraps the weights in a ``(name, tensor)`` generator with helpers,
+    and hands their results to ``add_lora`` / ``load_weights``: the three helpers are the weight
+    sync. A helper that the checkpoint export also calls, and one that only formats the adapter's
+    id, stay neutral."""
+    assert wrong_labels("accuracy_weight_inputs") == []
+
+
+def test_silent_functions_of_an_agreed_registry_lookup_take_its_side():
+    """Q/G: advantage estimators registered by a decorator (through ``torch.no_grad()(fn)``, which
+    registers the function itself) and called as ``ESTIMATORS[name](**inputs)``: two are training
+    on their own bodies, so the leave-one-out and best-gap estimators and the one-line dispatcher are
+    training too. A registry of metric formatters, and its dispatcher, stay neutral."""
+    a = _analysis("accuracy_registry_lookup")
+    assert "quill.estimators.leave_one_out" in a.graphs.calls.successors("quill.estimators.estimate")
+    assert wrong_labels("accuracy_registry_lookup") == []
+
+
+def test_patches_installing_a_lora_loader_into_the_engine_are_the_weight_sync_receiver():
+    """O/F: an in-process engine takes the trainer's adapter as tensors once its LoRA machinery is
+    patched: the worker manager's loader replaced (``setattr(Manager, "_load_adapter", loader)``, the
+    nested loader too), the request class given a tensor field, a wrapping runner given its inner
+    runner's ``add_lora``. A patch of a model class's non-LoRA attribute and one of a repo class stay
+    neutral."""
+    assert wrong_labels("accuracy_engine_lora_patch") == []
+
+
+def test_a_helper_that_reshapes_the_batch_in_place_before_the_update_is_the_trajectory_handoff():
+    """E/R: the step loop hands the fresh batch to a helper that reorders it so the training ranks get
+    similar token counts (``batch.reorder(order)``, returning nothing), then hands the same batch to
+    the update: the helper is the trajectory handoff. One that only writes a length statistic into
+    the stats dict it is also handed stays neutral."""
+    assert wrong_labels("accuracy_inplace_reshape") == []

@@ -25,8 +25,10 @@ RELEASE = re.compile(r"^\d+(\.\d+)+$")
 # Frameworks whose tree has no user-set port or address (README: ORZ takes free ports itself and
 # joins the Ray cluster that `ray start` made; RAGEN calls `ray.init()` with no address, colocates
 # every role in one local pool, and its API-evaluation endpoints are fixed in code; RL4LMs is one
-# process with local env subprocesses), so a port-address label would be invented.
-NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms"}
+# process with local env subprocesses; EasyR1 calls `ray.init()` with no address, joining the cluster
+# `ray start` made, and its workers pick MASTER_ADDR/MASTER_PORT themselves), so a port-address label
+# would be invented.
+NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms", "easyr1"}
 # Frameworks with fewer than 20 layout keys in their whole tree (README: RL4LMs runs one process that
 # generates with the policy it trains, plus SubprocVecEnv env workers; it has no port, engine or sync key).
 FEW_KEYS = {"rl4lms": 9}

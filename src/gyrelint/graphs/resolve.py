@@ -44,6 +44,10 @@ _PASSTHROUGH = frozenset({
     "functools.wraps", "functools.lru_cache", "functools.cache", "functools.update_wrapper", "typing.cast",
     "asyncio.run", "asyncio.create_task", "asyncio.ensure_future", "ray.util.scheduling_strategies",
 })
+# external factories whose result is a decorator returning what it decorates (``torch.no_grad()(fn)``
+# registers ``fn`` itself: grad modes are context managers and decorators alike)
+_DECORATOR_FACTORIES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad",
+                                  "torch.set_grad_enabled", "torch.autograd.grad_mode.no_grad"})
 _ITER_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "enumerate",
                             "zip", "next", "filter"})
 # external bases that define no behaviour of their own: attributes are not looked up there
@@ -950,7 +954,7 @@ class Resolver:
         if tag == "x:":
             name = v[2:]
             last = name.rsplit(".", 1)[-1]
-            if last == "wraps":  # ``functools.wraps(fn)`` makes a decorator that returns what it decorates
+            if last == "wraps" or name in _DECORATOR_FACTORIES:  # a decorator that returns what it decorates
                 return [(name, "call")], {"rdec:"}
             if name in _PASSTHROUGH or last == "partial":
                 if name == "typing.cast" and len(e[2]) > 1:  # ``cast(T, value)`` returns its second argument

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .data_payload import sends_data
+from .engine_patch import engine_lora_patch
 from .entropy import entropy_from_logits
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .iter_buffer import batch_word, iteration_draw
@@ -2838,6 +2839,26 @@ SIGNALS: tuple[Signal, ...] = (
            "        self.state.vllm.async_engine.engine.add_lora(request)\n",
        ),
        examples_nomatch=("def target(cfg, net):\n    return cfg.add_lora_rank(net)\n",)),
+    _s(id="engine-lora-patch", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
+       rationale="Installing a LoRA loader into an inference engine library (its adapter manager's loader, the "
+                 "request's tensor field, a runner's add_lora) is the engine's receiving end of the adapter push.",
+       body=engine_lora_patch,
+       examples_match=(
+           "from vllm.lora.worker_manager import WorkerLoRAManager\n\n"
+           "def from_tensors(self, request):\n    return self._lora_model_cls.from_lora_tensors(request.lora_tensors)\n\n"
+           "def target():\n    setattr(WorkerLoRAManager, '_load_adapter', from_tensors)\n",
+           "from vllm.lora.request import LoRARequest\n\ndef target():\n    LoRARequest.lora_tensors = {}\n",
+           "from vllm.lora.worker_manager import WorkerLoRAManager\n\n"
+           "def target(self, request):\n    return self._lora_model_cls.from_lora_tensors(request.lora_tensors)\n\n"
+           "def install():\n    setattr(WorkerLoRAManager, '_load_adapter', target)\n",
+           "from vllm.worker.multi_step_model_runner import MultiStepModelRunner\n\n"
+           "def target(runner: MultiStepModelRunner):\n    runner.add_lora = runner._base_model_runner.add_lora\n",
+       ),
+       examples_nomatch=(
+           "from vllm.model_executor.models import llama\n\n"
+           "def target(fn):\n    setattr(llama.LlamaForCausalLM, 'get_mm_mapping', fn)\n",
+           "class Adapter:\n    pass\n\ndef target():\n    Adapter.lora_tensors = {}\n",
+       )),
     _s(id="weight-update-endpoint", side=HANDOFF, kind=WEIGHT_SYNC, weight=3.0,
        rationale="HTTP admin endpoints of inference servers (update_weights, init group) push new weights.",
        body=_endpoint(_WEIGHT_ENDPOINT),

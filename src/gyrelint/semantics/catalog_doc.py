@@ -77,6 +77,11 @@ def render() -> str:
             "method setting the request's sampling fields), and whose callers are all sampling, is sampling "
             "wherever it is defined. Helpers that only wrap their arguments into a literal, that encode the "
             "prompt (a tokenizer or processor), or whose result goes to a process start stay neutral.",
+            "- **Weight-sync inputs** (`weight-sync-input`). A repo helper with no side of its own whose result a "
+            "weight-sync body hands into its own push (the adapter tensors it gathers, the state dict with its "
+            "keys remapped for the engine, a `(name, tensor)` generator handed to `load_weights`), and whose "
+            "callers are all weight sync, is the weight sync. Helpers another side or a checkpoint export also "
+            "calls, and ones that only format a literal (an adapter's id, a key), stay neutral.",
             "- **Generation callbacks** (`generation-callback`). A repo object handed to a library generation call "
             "(`generate(..., logits_processor=[self.mask])`, stop criteria) is called at every decoding step: its "
             "class's `__call__` is sampling. Objects handed to any other call of the same body are not.",
@@ -92,6 +97,12 @@ def render() -> str:
             "interface) take that side: a weight sender over a transfer library or a blob store beside ones "
             "over NCCL. Abstract declarations, stubs, the bases a voter extends, service helpers and dunders "
             "other than `__call__` take nothing; sides lent by the override dispatch do not vote.",
+            "- **Registry consensus** (`registry-consensus`). The repo functions one call on a subscript "
+            "(`ESTIMATORS[name](**inputs)`, the table a registering decorator fills; a function registered "
+            "through `torch.no_grad()(fn)` is the function itself) do one job: when at least two of them took a "
+            "side from their own bodies and all of those agree, the members left neutral take that side, and so "
+            "does the dispatching body when it has no evidence of its own and no other callee says otherwise. "
+            "Sides lent by a consensus or the override dispatch do not vote.",
             "- **Training set-up** (`optimizer-setup`, `grad-setup`). A helper whose return value is the "
             "parameters argument of an optimizer its caller builds, or a body that turns `requires_grad` on "
             "(or `enable_input_require_grads`), is training set-up. Gradient checkpointing switches are not "

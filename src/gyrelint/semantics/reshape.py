@@ -15,6 +15,7 @@ from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .drivers import rollout_fed
 from .facts import CallFact, Facts
+from .inplace import reshaped_in_place
 from .sides import FIRM, TRAINING, SideResult, _generates, _learns, reports, service_helper
 from .taint import BodyTaint, FlowIndex, call_values, dotted_text
 
@@ -47,7 +48,8 @@ def rollout_reshapers(facts: Facts, edges: dict[str, dict[str, float]], results:
                 and (cr.side == Side.SAMPLING and _generates(cr) or _makes_experience(t, cr, facts))}
         if not gens:
             continue
-        for c in rollout_fed(fn, flows.of(q), lambda c, gens=gens: any(t in gens for t in c.targets)):
+        fed = rollout_fed(fn, flows.of(q), lambda c, gens=gens: any(t in gens for t in c.targets))
+        for c in fed:
             tg = [t for t in c.targets if t != q and t in facts.functions]
             if c.kind != EXACT or len(tg) != 1 or c.ray:
                 continue
@@ -60,7 +62,8 @@ def rollout_reshapers(facts: Facts, edges: dict[str, dict[str, float]], results:
                 continue
             if _back_to_sampling(fn, flows, t, results):
                 continue  # it turns the model's output into the next env step: the rollout's own loop
-            if not (_learner_behind(tr) or _reaches_trainer(fn, flows, c, results)):
+            if not (_learner_behind(tr) or _reaches_trainer(fn, flows, c, results)
+                    or reshaped_in_place(fn, c, tf, fed, results)):
                 continue  # scores or stats computed from the rollouts: numbers, not the batch the trainer takes
             out[t] = Evidence(RESHAPE, fn.file, c.site.line, f"caller:{q}")
     for t in list(out):

@@ -36,6 +36,7 @@ from .learner import receiver_helpers, training_helpers
 from .narrowing import isinstance_narrowing
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
+from .registry_consensus import registry_consensus
 from .reshape import rollout_reshapers
 from .setup import model_copies, nested_sync, setup_helpers
 from .shared_model import same_instance_model
@@ -53,6 +54,7 @@ from .sides import (
 )
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, Match, Matcher
 from .taint import FlowIndex
+from .weight_inputs import weight_sync_inputs
 
 
 @dataclass(slots=True)
@@ -181,6 +183,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     nested_sync(facts, edges, sides)  # a sync resting on its own nested closure is solid
     model_copies(facts, sides)  # the trained model copied into the instance's other model
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
+    weight_sync_inputs(facts, edges, sides, body_flows)  # helpers whose result the sync pushes into the engine
     receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
     setup_helpers(facts, edges, sides, body_flows)  # optimizer inputs, gradient switches (setup.py)
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
@@ -192,6 +195,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     override_dispatch(facts, edges, sides)  # after the handoff passes: overrides and registry classes the rollout reaches through a base
     agreed = interface_consensus(facts, sides)  # silent implementations of an interface whose others agree
+    registry_consensus(facts, sides)  # silent functions of a registry lookup whose others agree
     join_queue_side(facts, sides, internal, dropped)
     clear_sides(sides, outside)
     offline_only(facts, sides, entry_reach(graphs))  # a converter's broadcast is no handoff: no loop to hand to

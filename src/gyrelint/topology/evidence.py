@@ -19,6 +19,7 @@ from ..index import Index
 from ..index.summary import CallSite, FileSummary
 from ..model import CodeEvidence
 from .names import Namer
+from .param_reads import library_reads
 
 _MAX_PER_SIGNAL = 200
 
@@ -346,6 +347,7 @@ def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tup
         reads = {c.receiver[5:] for c, _n, _s in calls
                  if c.attr in _WEIGHT_READS and c.receiver and c.receiver.startswith("self.")}
         reads |= _state_dict_of(calls)
+        reads |= library_reads(calls)  # ``get_model_state_dict(self.module)``
         saves = {c.receiver[5:] for c, _n, _s in calls
                  if c.attr in _WEIGHT_SAVES and c.receiver and c.receiver.startswith("self.")}
         if not reads and not saves:
