@@ -82,12 +82,12 @@ def check_unique(labels: list[dict]) -> None:
     assert [p for p, n in places.items() if n > 1] == []
 
 
-def check_counts(labels: list[dict], minimum: dict[str, int], name: str, weight_sync: int = 3) -> None:
+def check_counts(labels: list[dict], minimum: dict[str, int], name: str, weight_sync: int = 3, trajectory: int = 3) -> None:
     counts = Counter(lab["side"] for lab in labels)
     for side, n in minimum.items():
         assert counts[side] >= n, f"{name}: {counts[side]} {side} labels, need {n}"
     kinds = Counter(lab["handoff_kind"] for lab in labels if lab["side"] == "handoff")
-    assert kinds["trajectory"] >= 3 and kinds["weight_sync"] >= weight_sync, kinds
+    assert kinds["trajectory"] >= trajectory and kinds["weight_sync"] >= weight_sync, kinds
 
 
 def neutral_lookalikes(labels: list[dict]) -> list[dict]:
