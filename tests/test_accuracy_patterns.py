@@ -635,3 +635,18 @@ def test_a_body_building_parameter_groups_sets_up_the_optimizer():
     "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
     summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
     assert wrong_labels("accuracy_param_groups") == []
+
+
+def test_model_plumbing_is_no_forward_and_a_started_generate_is_one():
+    """L/I: ``self.apply(...)``, ``model.to(...)``, ``model.eval()`` on a model set it up, they run
+    no forward pass, so a loader that enables gradient checkpointing stays neutral (and so do its
+    callers); ``Thread(target=self.model.generate, kwargs=kw)`` runs the generate call, so the
+    streaming engine that starts it samples; a thread saving the tokenizer does not."""
+    assert wrong_labels("accuracy_model_plumbing") == []
+
+
+def test_a_metrics_named_body_that_returns_its_callees_loss_is_training():
+    """G/K: ``get_batch_loss_metrics`` of a preference trainer returns ``(losses.mean(), metrics)``
+    with the loss taken from its training callees: the name's "metrics" does not make it a
+    reporter. A summary that returns only a dict of numbers from the same callees stays neutral."""
+    assert wrong_labels("accuracy_preference_metrics") == []

@@ -15,6 +15,7 @@ from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .learner import LEARNER_SIGNALS
+from .module_api import module_plumbing
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -787,7 +788,8 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if not _tok_has(fn, *(w for w in _MODEL_OUT if w != "value")) and _attention_body(fn):
         return ()  # an attention layer's values (q, k, v) inside the model, not a critic's
     for c in fn.calls:
-        if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
+        if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts) \
+                and not module_plumbing(c.method):
             return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
     return ()
 

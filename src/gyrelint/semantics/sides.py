@@ -25,6 +25,7 @@ from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .drivers import prompt_requests, rollout_fed
 from .facts import Facts, abstract, nested_children, prompt_fed
+from .loss_return import returns_training_loss
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 from .taint import FlowIndex
 
@@ -868,7 +869,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             else:
                 r.side = Side.HANDOFF
                 r.kind = HandoffKind.TRAJECTORY if best_k == TRAJECTORY else HandoffKind.WEIGHT_SYNC
-    quiet = r.side in (Side.SAMPLING, Side.TRAINING, Side.HANDOFF) and reports(fn.definition.name)
+    quiet = r.side in (Side.SAMPLING, Side.TRAINING, Side.HANDOFF) and reports(fn.definition.name) \
+        and not (r.side == Side.TRAINING and flows is not None and returns_training_loss(q, fn, results, flows))
     if quiet:  # a reporter: its signals are about the work it reports, not that work
         r.side, r.kind = Side.NEUTRAL, None
 
