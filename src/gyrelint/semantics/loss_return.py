@@ -31,7 +31,8 @@ class _CalleeResult(BodyTaint):
     def call_holds(self, e: tuple, depth: int) -> bool:
         if dotted_text(e[1]) in self.callees:
             return True
-        return self.holds(e[1], depth)  # ``losses.mean()``: a method of a held value
+        # ``losses.mean()``: a method of a held value; ``self.lib_loss(logps, ...)``: computed from one
+        return self.holds(e[1], depth) or self.args_hold(e, depth)
 
 
 def returns_training_loss(q: str, fn: FnFacts, results: Mapping[str, SideResult], flows: FlowIndex) -> bool:
