@@ -175,6 +175,15 @@ def test_score_of_an_all_neutral_prediction_is_zero():
     assert s.macro_f1 == 0.0 and s.neutral_mislabel == 0.0 and s.kind_accuracy is None
 
 
+def test_macro_f1_leaves_out_a_side_the_labels_do_not_have():
+    """A tree with no handoff code has no handoff labels: the mean is over sampling and training."""
+    bench = _bench()
+    s = bench.score([("sampling", None, "sampling", None), ("training", None, "training", None),
+                     ("neutral", None, "handoff", "weight_sync")])
+    assert s.per_side["handoff"]["support"] == 0 and s.per_side["handoff"]["precision"] == 0.0
+    assert s.macro_f1 == pytest.approx(1.0) and s.neutral_mislabel == pytest.approx(1.0)
+
+
 def test_write_keeps_the_hand_written_notes(tmp_path: Path):
     bench = _bench()
     report = tmp_path / "semantics.md"
