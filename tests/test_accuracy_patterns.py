@@ -659,5 +659,7 @@ def test_a_remote_reward_request_and_a_library_ppo_step_and_a_probed_generation_
     TRL's PPOTrainer is the PPO update, so the loop that samples, scores and calls it drives both
     sides; a ``GenerationConfig()`` built empty and probed with ``hasattr`` configures no decoding,
     so neither the options' ``as_kwargs`` nor the reporter that logs them samples; launching an
-    SGLang server with ``sglang.utils.launch_server_cmd`` sets up the sampler."""
+    SGLang server with ``sglang.utils.launch_server_cmd`` sets up the sampler. A reward model run whose
+    outputs are returned as scores (the score server's handler) is the scoring; its pairwise-loss
+    training is training."""
     assert wrong_labels("accuracy_remote_scoring") == []

@@ -17,7 +17,7 @@ from .eval_forward import predicts_only
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .learner import LEARNER_SIGNALS
 from .module_api import module_plumbing
-from .scoring_calls import decoding_config, reward_request
+from .scoring_calls import decoding_config, reward_model_forward, reward_request
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -2114,6 +2114,21 @@ SIGNALS: tuple[Signal, ...] = (
                          # an empty config probed for the keys it knows: no decoding is configured
                          "from transformers import GenerationConfig\n\ndef target(args):\n    cfg = GenerationConfig()\n"
                          "    return {k: v for k, v in args.items() if hasattr(cfg, k)}\n")),
+    _s(id="reward-model-forward", side=SAMPLING, weight=2.0,
+       rationale="Running a model and returning its outputs as scores or rewards, with no loss, is a reward "
+                 "model scoring samples (the rollout's scorer or a reward server's handler).",
+       body=reward_model_forward,
+       examples_match=(
+           "from trl import AutoModelForCausalLMWithValueHead\n\n"
+           "def target(model: AutoModelForCausalLMWithValueHead, inputs):\n"
+           "    values = model(**inputs, return_dict=True)[-1]\n"
+           "    scores = values.gather(-1, inputs['attention_mask'].sum(-1, keepdim=True) - 1)\n    return scores\n",
+       ),
+       examples_nomatch=(
+           "import torch.nn.functional as F\nfrom transformers import PreTrainedModel\n\n"
+           "def target(model: PreTrainedModel, inputs, half):\n    scores = model(**inputs).logits[:, -1, 0]\n"
+           "    loss = -F.logsigmoid(scores[:half] - scores[half:]).mean()\n    return loss, scores\n",
+       )),
     _s(id="http-reward-request", side=SAMPLING, weight=2.5,
        rationale="An HTTP request whose response's score or reward field is read asks a reward server to score "
                  "samples (a remote reward model), wherever the URL comes from.",

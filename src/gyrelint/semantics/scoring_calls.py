@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..index.summary import Flow
+from .facts import tokens_of
 from .taint import BodyTaint, dotted_text
 
 if TYPE_CHECKING:
@@ -89,3 +90,27 @@ def decoding_config(c: CallFact, fn: FnFacts, s: float) -> float:
     if uses and all(x.method in _PROBES for x in uses) and not any(x.site.receiver in built for x in fn.calls):
         return 0.0
     return s
+
+
+# what a reward model's *training* does with the same forward (the pairwise loss)
+_TRAINS = ("loss", "backward", "logsigmoid", "log_sigmoid")
+
+
+def reward_model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A model run whose outputs the body returns as scores or rewards, with no loss: a reward
+    model scoring samples (a reward server's handler, the rollout's scorer), not a trainer's forward."""
+    from .catalog import _repo_function  # the catalog's test for a repo helper named like a model
+    from .facts import MEDIUM
+    from .module_api import module_plumbing
+
+    returned = {t for r in fn.definition.returned for t in tokens_of(r)}
+    if not returned & _SCORE_KEYS or fn.definition.yields:
+        return ()
+    text = fn.token_text()
+    if any(w in text for w in _TRAINS):
+        return ()
+    for c in fn.calls:
+        if c.obj_role == "hf_model" and c.method != "generate" and not module_plumbing(c.method) \
+                and not _repo_function(c, facts):
+            return ((c.site.line, MEDIUM),)
+    return ()
