@@ -20,6 +20,9 @@ from .taint import BodyTaint, dotted_text
 if TYPE_CHECKING:
     from .facts import CallFact, Facts, FnFacts
 
+# rollout-side scoring, not acting with the policy: what the driver and generation tests leave out
+SCORING_SIGNALS = frozenset({"reward-scoring", "reward-model-forward", "http-reward-request"})
+
 # the fields a reward server answers with
 _SCORE_KEYS = frozenset({"score", "scores", "reward", "rewards"})
 _SENDS = frozenset({"post", "apost", "async_post", "_post", "request", "arequest"})
