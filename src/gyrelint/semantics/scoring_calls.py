@@ -115,5 +115,7 @@ def reward_model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method != "generate" and not module_plumbing(c.method) \
                 and not _repo_function(c, facts):
+            if "reward" in c.site.func.lower():
+                return ()  # ``self.reward_model(...)``: reward-scoring's own case, not counted twice
             return ((c.site.line, MEDIUM),)
     return ()
