@@ -6,7 +6,7 @@
 
 For every ``tests/corpus_truth/*.json`` it runs ``gyrelint.api.analyze`` (cache on) on
 the labelled corpus and scores precision / recall / F1 per side over the labelled
-functions, macro-F1 over sampling/training/handoff and the neutral mislabel rate (share
+functions, macro-F1 over sampling/training/handoff (those the labels have) and the neutral mislabel rate (share
 of labelled-neutral functions given another side). The keyword-grep baseline is scored
 on the same labels: a function's source text (``FunctionDef.line``..``end_line`` from the
 index) is *sampling* if it holds more of rollout/sample/trajectory/generate, *training*
@@ -99,7 +99,10 @@ def score(pairs: list[tuple[str, str | None, str, str | None]]) -> Score:
         fn = sum(1 for lab, _, pred, _ in pairs if lab == side and pred != side)
         p, r, f = prf(tp, fp, fn)
         out.per_side[side] = {"precision": p, "recall": r, "f1": f, "support": tp + fn}
-    out.macro_f1 = sum(out.per_side[s]["f1"] for s in MACRO) / len(MACRO)
+    # a side the labels do not have (a tree with no handoff code) has no F1: it is left out of the
+    # mean, not counted as 0 (its false positives still show in its precision and the neutral mislabel)
+    scored = [s for s in MACRO if out.per_side[s]["support"]] or list(MACRO)
+    out.macro_f1 = sum(out.per_side[s]["f1"] for s in scored) / len(scored)
     neutral = [pred for lab, _, pred, _ in pairs if lab == "neutral"]
     out.neutral_total = len(neutral)
     out.neutral_mislabel = sum(1 for p in neutral if p != "neutral") / len(neutral) if neutral else 0.0

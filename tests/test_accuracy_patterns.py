@@ -751,3 +751,29 @@ def test_a_helper_that_reshapes_the_batch_in_place_before_the_update_is_the_traj
     the update: the helper is the trajectory handoff. One that only writes a length statistic into
     the stats dict it is also handed stays neutral."""
     assert wrong_labels("accuracy_inplace_reshape") == []
+def test_model_plumbing_is_no_forward_and_a_started_generate_is_one():
+    """L/I: ``self.apply(...)``, ``model.to(...)``, ``model.eval()`` on a model set it up, they run
+    no forward pass, so a loader that enables gradient checkpointing stays neutral (and so do its
+    callers); ``Thread(target=self.model.generate, kwargs=kw)`` runs the generate call, so the
+    streaming engine that starts it samples; a thread saving the tokenizer does not. An evaluator
+    whose logits only become argmax answers runs no trainer forward; one keeping log-probs does."""
+    assert wrong_labels("accuracy_model_plumbing") == []
+
+
+def test_a_metrics_named_body_that_returns_its_callees_loss_is_training():
+    """G/K: ``get_batch_loss_metrics`` of a preference trainer returns ``(losses.mean(), metrics)``
+    with the loss taken from its training callees: the name's "metrics" does not make it a
+    reporter. A summary that returns only a dict of numbers from the same callees stays neutral."""
+    assert wrong_labels("accuracy_preference_metrics") == []
+
+
+def test_a_remote_reward_request_and_a_library_ppo_step_and_a_probed_generation_config():
+    """F/Q/D: an HTTP request whose response's ``scores`` field is read is the rollout's remote
+    reward model (a request that only pushes reward stats is not); ``self.step(q, r, scores)`` of
+    TRL's PPOTrainer is the PPO update, so the loop that samples, scores and calls it drives both
+    sides; a ``GenerationConfig()`` built empty and probed with ``hasattr`` configures no decoding,
+    so neither the options' ``as_kwargs`` nor the reporter that logs them samples; launching an
+    SGLang server with ``sglang.utils.launch_server_cmd`` sets up the sampler. A reward model run whose
+    outputs are returned as scores (the score server's handler) is the scoring; its pairwise-loss
+    training is training."""
+    assert wrong_labels("accuracy_remote_scoring") == []

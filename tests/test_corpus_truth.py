@@ -82,12 +82,12 @@ def check_unique(labels: list[dict]) -> None:
     assert [p for p, n in places.items() if n > 1] == []
 
 
-def check_counts(labels: list[dict], minimum: dict[str, int], name: str, weight_sync: int = 3) -> None:
+def check_counts(labels: list[dict], minimum: dict[str, int], name: str, weight_sync: int = 3, trajectory: int = 3) -> None:
     counts = Counter(lab["side"] for lab in labels)
     for side, n in minimum.items():
         assert counts[side] >= n, f"{name}: {counts[side]} {side} labels, need {n}"
     kinds = Counter(lab["handoff_kind"] for lab in labels if lab["side"] == "handoff")
-    assert kinds["trajectory"] >= 3 and kinds["weight_sync"] >= weight_sync, kinds
+    assert kinds["trajectory"] >= trajectory and kinds["weight_sync"] >= weight_sync, kinds
 
 
 def neutral_lookalikes(labels: list[dict]) -> list[dict]:
@@ -173,6 +173,15 @@ def test_score_of_an_all_neutral_prediction_is_zero():
     bench = _bench()
     s = bench.score([("sampling", None, "neutral", None), ("neutral", None, "neutral", None)])
     assert s.macro_f1 == 0.0 and s.neutral_mislabel == 0.0 and s.kind_accuracy is None
+
+
+def test_macro_f1_leaves_out_a_side_the_labels_do_not_have():
+    """A tree with no handoff code has no handoff labels: the mean is over sampling and training."""
+    bench = _bench()
+    s = bench.score([("sampling", None, "sampling", None), ("training", None, "training", None),
+                     ("neutral", None, "handoff", "weight_sync")])
+    assert s.per_side["handoff"]["support"] == 0 and s.per_side["handoff"]["precision"] == 0.0
+    assert s.macro_f1 == pytest.approx(1.0) and s.neutral_mislabel == pytest.approx(1.0)
 
 
 def test_write_keeps_the_hand_written_notes(tmp_path: Path):

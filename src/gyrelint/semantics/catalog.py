@@ -16,11 +16,14 @@ from ..settings import SignalSpec
 from .data_payload import sends_data
 from .engine_patch import engine_lora_patch
 from .entropy import entropy_from_logits
+from .eval_forward import predicts_only
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
+from .module_api import module_plumbing
 from .own_words import own_tokens
 from .reward_requests import reward_reply_line
+from .scoring_calls import decoding_config, reward_model_forward, reward_request
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 from .url_builder import returns_url
 
@@ -816,8 +819,11 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()  # scoring samples with a reward model is not the trainer's forward pass
     if not _tok_has(fn, *(w for w in _MODEL_OUT if w != "value")) and _attention_body(fn):
         return ()  # an attention layer's values (q, k, v) inside the model, not a critic's
+    if predicts_only(fn):
+        return ()  # the logits become predicted answers: an evaluation
     for c in fn.calls:
-        if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
+        if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts) \
+                and not module_plumbing(c.method):
             return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
     return ()
 
@@ -2012,8 +2018,11 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=("def target(server, x):\n    return server.infer_batch(x)\n",)),
     _s(id="sglang-engine", side=SAMPLING, weight=1.5, setup=True,
        rationale="Building an SGLang engine or server sets up the inference side.",
-       calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server"),
-       examples_match=("import sglang\n\ndef target(p):\n    return sglang.Engine(model_path=p)\n",),
+       calls=("sglang.Engine", "sglang.*.Engine", "sglang.*.launch_server", "sglang.utils.launch_server_cmd"),
+       examples_match=("import sglang\n\ndef target(p):\n    return sglang.Engine(model_path=p)\n",
+                       "from sglang.utils import launch_server_cmd\n\ndef target(path):\n"
+                       "    proc, port = launch_server_cmd(f'python3 -m sglang.launch_server --model-path {path}')\n"
+                       "    return proc, port\n"),
        examples_nomatch=("def target(p):\n    return Engine(p)\n",)),
     _s(id="http-generate", side=SAMPLING, weight=3.0,
        rationale="A request to an inference server's /generate or /v1/completions endpoint samples from the policy.",
@@ -2135,9 +2144,44 @@ SIGNALS: tuple[Signal, ...] = (
        )),
     _s(id="hf-generation-config", side=SAMPLING, weight=1.0, setup=True,
        rationale="A GenerationConfig parameterises decoding, the sampling side's setup.",
-       calls=("transformers.GenerationConfig", "transformers.*.GenerationConfig"),
+       calls=("transformers.GenerationConfig", "transformers.*.GenerationConfig"), check=decoding_config,
        examples_match=("from transformers import GenerationConfig\n\ndef target(t):\n    return GenerationConfig(do_sample=True, temperature=t)\n",),
-       examples_nomatch=("def target(t):\n    return {'temperature': t}\n",)),
+       examples_nomatch=("def target(t):\n    return {'temperature': t}\n",
+                         # an empty config probed for the keys it knows: no decoding is configured
+                         "from transformers import GenerationConfig\n\ndef target(args):\n    cfg = GenerationConfig()\n"
+                         "    return {k: v for k, v in args.items() if hasattr(cfg, k)}\n")),
+    _s(id="reward-model-forward", side=SAMPLING, weight=2.0,
+       rationale="Running a model and returning its outputs as scores or rewards, with no loss, is a reward "
+                 "model scoring samples (the rollout's scorer or a reward server's handler).",
+       body=reward_model_forward,
+       examples_match=(
+           "from trl import AutoModelForCausalLMWithValueHead\n\n"
+           "def target(model: AutoModelForCausalLMWithValueHead, inputs):\n"
+           "    values = model(**inputs, return_dict=True)[-1]\n"
+           "    scores = values.gather(-1, inputs['attention_mask'].sum(-1, keepdim=True) - 1)\n    return scores\n",
+       ),
+       examples_nomatch=(
+           "import torch.nn.functional as F\nfrom transformers import PreTrainedModel\n\n"
+           "def target(model: PreTrainedModel, inputs, half):\n    scores = model(**inputs).logits[:, -1, 0]\n"
+           "    loss = -F.logsigmoid(scores[:half] - scores[half:]).mean()\n    return loss, scores\n",
+       )),
+    _s(id="http-reward-request", side=SAMPLING, weight=2.5,
+       rationale="An HTTP request whose response's score or reward field is read asks a reward server to score "
+                 "samples (a remote reward model), wherever the URL comes from.",
+       body=reward_request,
+       examples_match=(
+           "import json\nimport requests\n\ndef target(server_url, messages):\n"
+           "    response = requests.post(server_url, json={'model': 'rm', 'messages': messages})\n"
+           "    return json.loads(response.text)['scores']\n",
+           "import aiohttp\n\nasync def target(url, texts):\n    async with aiohttp.ClientSession() as session:\n"
+           "        async with session.post(url, json={'texts': texts}) as r:\n            data = await r.json()\n"
+           "    return data['rewards']\n",
+       ),
+       examples_nomatch=(
+           "import requests\n\ndef target(url, stats):\n    r = requests.post(url, json={'reward': stats['reward']})\n"
+           "    return r.status_code\n",
+           "def target(results):\n    return [r['scores'] for r in results]\n",
+       )),
     _s(id="env-step", side=SAMPLING, weight=2.5,
        rationale="env.step(action) advances an environment with the policy's action: a rollout step (a gym or "
                  "vector env's step or step_async/step_wait, a multi-agent or text-game library's env, any "
@@ -2340,6 +2384,18 @@ SIGNALS: tuple[Signal, ...] = (
                        "    return GRPOTrainer(model=model, args=args, train_dataset=data, reward_funcs=[])\n",),
        examples_nomatch=("from mylib import Trainer\n\ndef target(model):\n    return Trainer(model)\n",
                          "def target(trainer):\n    return trainer.evaluate()\n")),
+    _s(id="library-ppo-step", side=TRAINING, weight=3.0,
+       rationale="TRL's online PPOTrainer.step (trl <= 0.11) takes queries, responses and scores and runs the "
+                 "old log-prob and value forward passes, advantages, the PPO loss, backward and optimizer steps.",
+       calls=("trl.PPOTrainer.step", "trl.*.PPOTrainer.step", "trl.*PPOTrainer.step"),
+       examples_match=(
+           "from trl import PPOTrainer\n\nclass Tuner(PPOTrainer):\n    def target(self, queries, responses, scores):\n"
+           "        return self.step(queries, responses, scores)\n",
+       ),
+       examples_nomatch=(
+           "import gym\n\ndef target(a):\n    env = gym.make('x')\n    return env.step(a)\n",
+           "class Loop:\n    def target(self, queries, responses, scores):\n        return self.step(queries, responses, scores)\n",
+       )),
     _s(id="fsdp-wrap", side=TRAINING, weight=0.8, setup=True,
        rationale="Sharding a module with FSDP prepares it for distributed training.",
        calls=("torch.distributed.fsdp.*FullyShardedDataParallel", "torch.distributed.fsdp.fully_shard",

@@ -31,6 +31,7 @@ from ..index.summary import (
     StringConst,
     Subscript,
 )
+from .handed import STARTS_TARGET, started_target
 
 STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
 T = TypeVar("T")
@@ -567,6 +568,8 @@ def _handed_call(site: CallSite) -> CallSite | None:
     Only a bound method of some other object (``obj.m``, ``self.x.m``): the graphs stage binds plain
     functions and the class's own methods handed over this way.
     """
+    if site.attr in STARTS_TARGET:
+        return started_target(site)
     at = _HANDED_AT.get(site.attr)
     if at is None or len(site.args) <= at:
         return None

@@ -8,6 +8,7 @@ from collections.abc import Set as AbstractSet
 
 from ..model import HandoffKind, ModuleReport, Side
 from .facts import Facts
+from .scoring_calls import SCORING_SIGNALS
 from .sides import INHERITED_THRESHOLD, SHAPING, SideResult
 from .signals import SAMPLING, TRAINING
 
@@ -715,7 +716,7 @@ def _starts_sampler(q: str, sides: dict[str, SideResult]) -> bool:
     if r is None or r.side != Side.SAMPLING:
         return False
     o = r.origins.get(SAMPLING)
-    return o is None or o.signal not in ("reward-scoring", "prompt-intake")
+    return o is None or o.signal not in (*SCORING_SIGNALS, "prompt-intake")
 
 
 def launched_samplers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, int]:
@@ -737,7 +738,7 @@ def launched_samplers(facts: Facts, sides: dict[str, SideResult]) -> dict[str, i
             continue
         if r.side == Side.SAMPLING and r.has_own:
             o = r.origins.get(SAMPLING)
-            if o is None or o.signal not in ("reward-scoring", "prompt-intake"):
+            if o is None or o.signal not in (*SCORING_SIGNALS, "prompt-intake"):
                 gen_mods.add(fn.module)
         elif r.side in (Side.TRAINING, Side.DRIVER):
             train_mods.add(fn.module)

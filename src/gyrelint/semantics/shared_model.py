@@ -16,6 +16,8 @@ from collections import deque
 from ..model import Side
 from .facts import Facts
 from .sides import SideResult
+from .taint import FlowIndex
+from .wrapped_model import library_trained, unwrapped_views
 
 # what running a module for training looks like on the attribute that holds it (``self.X(...)`` too)
 _TRAIN_USE = frozenset({"forward", "backward", "step", "parameters", "named_parameters"})
@@ -30,7 +32,8 @@ def _side(sides: dict[str, SideResult], q: str) -> Side | None:
 
 
 def _instance_uses(facts: Facts, sides: dict[str, SideResult], start: str,
-                   samplers: tuple[Side, ...] = (Side.SAMPLING,)) -> tuple[set[str], set[str]]:
+                   samplers: tuple[Side, ...] = (Side.SAMPLING,),
+                   flows: FlowIndex | None = None) -> tuple[set[str], set[str]]:
     """(attributes sampled with, attributes trained) by ``start`` and the methods it calls on ``self``;
     ``samplers``: the sides whose ``self.X.generate(...)`` counts as sampling with ``X``."""
     sampled: set[str] = set()
@@ -43,10 +46,13 @@ def _instance_uses(facts: Facts, sides: dict[str, SideResult], start: str,
         if fn is None or fn.cls is None:
             continue
         side = _side(sides, q)
+        views = unwrapped_views(flows.of(q)) if flows is not None and side in samplers else {}
         for c in fn.calls:
             if c.ray:
                 continue
             parts = c.site.func.split(".")
+            if parts[0] in views and len(parts) == 2 and parts[1] in _GENERATE:
+                sampled.add(views[parts[0]])  # ``m = unwrap_model(self.model); m.generate(...)``
             if parts[0] != "self":
                 continue
             if len(parts) == 2 and depth < _DEPTH:  # ``self.collect(...)``: another method of the instance
@@ -68,7 +74,7 @@ def _instance_uses(facts: Facts, sides: dict[str, SideResult], start: str,
 
 
 def same_instance_model(facts: Facts, sides: dict[str, SideResult],
-                        loops: dict[str, list[int]]) -> tuple[str, int, str] | None:
+                        loops: dict[str, list[int]], flows: FlowIndex | None = None) -> tuple[str, int, str] | None:
     """Where a loop samples and trains through one instance whose methods share the model attribute.
 
     Returns (file, line of the sampling call in the loop, ``receiver.attribute``), or None."""
@@ -80,6 +86,8 @@ def same_instance_model(facts: Facts, sides: dict[str, SideResult],
         per: dict[str, tuple[dict[str, int], set[str]]] = {}
         for c in fn.calls:
             recv = c.site.receiver
+            if c.site.line > first and recv == "self" and (lib := library_trained(c)):
+                per.setdefault(recv, ({}, set()))[1].update(lib)  # a library's step trains the instance's model
             if c.ray or c.site.line <= first or not recv or not c.targets:
                 continue
             if not (recv.isidentifier() or recv.startswith("self.") and recv[5:].isidentifier()):
@@ -88,7 +96,7 @@ def same_instance_model(facts: Facts, sides: dict[str, SideResult],
             for t in c.targets[:3]:
                 if facts.functions.get(t) is None or facts.functions[t].cls is None:
                     continue
-                sampled, trained = _instance_uses(facts, sides, t)
+                sampled, trained = _instance_uses(facts, sides, t, flows=flows)
                 for a in sampled:
                     s_at.setdefault(a, c.site.line)
                 t_at.update(trained)

@@ -25,6 +25,8 @@ from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .drivers import prompt_requests, rollout_fed
 from .facts import Facts, abstract, nested_children, prompt_fed
+from .loss_return import returns_training_loss
+from .scoring_calls import SCORING_SIGNALS
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 from .taint import FlowIndex
 
@@ -638,7 +640,7 @@ def _abstract_dispatch(facts: Facts, callers: dict[str, list[tuple[str, float]]]
 def _scores(r: SideResult) -> bool:
     """The result's sampling side is rollout-side scoring (it hands the rollout's samples to rewards)."""
     o = r.origins.get(SAMPLING)
-    return o is not None and o.signal == "reward-scoring"
+    return o is not None and o.signal in SCORING_SIGNALS
 
 
 def _called_for_real(q: str, facts: Facts, callers: dict[str, list[tuple[str, float]]]) -> bool:
@@ -868,7 +870,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
             else:
                 r.side = Side.HANDOFF
                 r.kind = HandoffKind.TRAJECTORY if best_k == TRAJECTORY else HandoffKind.WEIGHT_SYNC
-    quiet = r.side in (Side.SAMPLING, Side.TRAINING, Side.HANDOFF) and reports(fn.definition.name)
+    quiet = r.side in (Side.SAMPLING, Side.TRAINING, Side.HANDOFF) and reports(fn.definition.name) \
+        and not (r.side == Side.TRAINING and flows is not None and returns_training_loss(q, fn, results, flows))
     if quiet:  # a reporter: its signals are about the work it reports, not that work
         r.side, r.kind = Side.NEUTRAL, None
 
@@ -1090,7 +1093,7 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
     return lo >= THRESHOLD and own.get(weaker, 0.0) < INHERITED_THRESHOLD  # reached through a call
 
 
-_NOT_GENERATION = frozenset({"reward-scoring", "prompt-intake"})  # rollout-side, but scoring or feeding prompts, not acting with the policy
+_NOT_GENERATION = SCORING_SIGNALS | {"prompt-intake"}  # rollout-side, but scoring or feeding prompts, not acting with the policy
 
 
 def _generates(r: SideResult) -> bool:

@@ -221,7 +221,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
                                                         frozenset(facts.weight_receivers),
                                                         defined_only(facts, edges),
                                                         instance_methods(facts.classes, facts.mro))
-    same = same_object(facts, sides, loops) or same_instance_model(facts, sides, loops)
+    same = same_object(facts, sides, loops) or same_instance_model(facts, sides, loops, body_flows)
     if same is not None:
         h.online = True  # the sampler reads the weights the optimizer writes: nothing to push
         h.online_evidence = [Evidence("same-object", same[0], same[1], same[2])]
