@@ -635,3 +635,11 @@ def test_a_body_building_parameter_groups_sets_up_the_optimizer():
     "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
     summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
     assert wrong_labels("accuracy_param_groups") == []
+
+
+def test_a_record_constructor_that_only_stores_its_arguments_has_no_side():
+    """Precision: a hand-written ``__init__`` of a rollout record (``self.kl = kl``,
+    ``self.logprobs = logprobs``) names what the record carries and computes nothing, so the
+    KL/loss word patterns do not fire on it, and a packer that builds a record does not inherit
+    training through the constructor call. A real KL estimate stays training."""
+    assert wrong_labels("accuracy_record_init") == []
