@@ -643,3 +643,19 @@ def test_a_record_constructor_that_only_stores_its_arguments_has_no_side():
     KL/loss word patterns do not fire on it, and a packer that builds a record does not inherit
     training through the constructor call. A real KL estimate stays training."""
     assert wrong_labels("accuracy_record_init") == []
+
+
+def test_a_plugin_file_loaded_from_a_computed_path_is_followed():
+    """F/Q: ``importlib.util.module_from_spec(spec_from_file_location(name, args.path))`` loads one
+    of the repo's files chosen on the command line; ``plugin.flow`` is then any repo module's
+    top-level ``flow``, so the runner that calls ``self.flow(...)`` runs the rollout."""
+    a = _analysis("accuracy_plugin_files")
+    assert _got(a, "mosaic.runner.Runner.run_all") == "sampling"
+    assert _got(a, "mosaic.runner.Runner.describe") == "neutral"
+
+
+def test_scoring_that_arrives_stronger_does_not_hide_the_generation_chain():
+    """D: the collector scores one hop down (a reward plugin) and generates several hops down
+    through four same-named rollout plugins; its sampling origin is still the generation chain,
+    so the loop that then updates the policy is the driver, not training."""
+    assert wrong_labels("accuracy_plugin_files") == []

@@ -828,6 +828,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         if k not in origins or inh > origins[k].score:
             if co is not None:
                 origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
+        if k == SAMPLING and origins.get(k) is not None and origins[k].signal in _NOT_GENERATION:
+            origins[k] = _generation_origin(vals, results) or origins[k]
     r.total = total
     r.origins = origins
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
@@ -1091,6 +1093,17 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
 
 
 _NOT_GENERATION = frozenset({"reward-scoring", "prompt-intake"})  # rollout-side, but scoring or feeding prompts, not acting with the policy
+
+
+def _generation_origin(vals: list[tuple[float, str]], results: Mapping[str, SideResult]) -> Origin | None:
+    """The strongest callee bringing a generation chain, when scoring arrives stronger than it:
+    a rollout that generates several hops down and scores one hop down (a reward plugin) still
+    generates, and the scoring must not hide it from the driver test."""
+    for v, callee in vals:  # strongest first
+        co = results[callee].origins.get(SAMPLING)
+        if v >= INHERITED_THRESHOLD and co is not None and co.signal not in _NOT_GENERATION:
+            return Origin(co.signal, co.file, co.line, f"callee:{callee}", v, co.container)
+    return None
 
 
 def _generates(r: SideResult) -> bool:
