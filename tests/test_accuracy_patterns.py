@@ -659,3 +659,10 @@ def test_scoring_that_arrives_stronger_does_not_hide_the_generation_chain():
     through four same-named rollout plugins; its sampling origin is still the generation chain,
     so the loop that then updates the policy is the driver, not training."""
     assert wrong_labels("accuracy_plugin_files") == []
+
+
+def test_a_batch_record_split_into_per_sample_records_is_the_trajectory_handoff():
+    """E: a function taking the rollout batch record apart into records of another repo type that
+    hold the same fields (one item per sample) reshapes trajectories for the trainer; a summary
+    record of other fields built from the batch stays neutral."""
+    assert wrong_labels("accuracy_record_split") == []
