@@ -666,3 +666,10 @@ def test_a_batch_record_split_into_per_sample_records_is_the_trajectory_handoff(
     hold the same fields (one item per sample) reshapes trajectories for the trainer; a summary
     record of other fields built from the batch stays neutral."""
     assert wrong_labels("accuracy_record_split") == []
+
+
+def test_a_constructor_starting_a_sampling_actor_and_a_training_actor_is_the_driver():
+    """R: ``Generator.remote(...)`` and ``Learner.options(...).remote(...)`` in one ``__init__``
+    start the loop although neither actor's ``__init__`` holds evidence; a constructor starting
+    only a metrics actor stays neutral."""
+    assert wrong_labels("accuracy_actor_launch") == []
