@@ -673,3 +673,10 @@ def test_a_constructor_starting_a_sampling_actor_and_a_training_actor_is_the_dri
     start the loop although neither actor's ``__init__`` holds evidence; a constructor starting
     only a metrics actor stays neutral."""
     assert wrong_labels("accuracy_actor_launch") == []
+
+
+def test_a_tokenizer_wrapper_called_only_by_the_sampler_stays_neutral():
+    """K (precision): a helper whose body only runs the tokenizer and moves its result is data
+    preparation for whoever calls it, so the caller context does not lend it the sampler's side;
+    the sampler's stop-word helper still takes it."""
+    assert wrong_labels("accuracy_encoder_helper") == []

@@ -24,6 +24,7 @@ from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .drivers import prompt_requests, rollout_fed
+from .encoding import encodes_only
 from .facts import Facts, abstract, nested_children, prompt_fed
 from .signals import HANDOFF, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Match
 from .taint import FlowIndex
@@ -445,7 +446,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             continue
         name = fn.definition.name
         if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
-                or _layout_query(fn) or _builds_only(fn)):
+                or _layout_query(fn) or _builds_only(fn) or encodes_only(fn)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
