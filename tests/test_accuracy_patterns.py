@@ -777,3 +777,46 @@ def test_a_remote_reward_request_and_a_library_ppo_step_and_a_probed_generation_
     outputs are returned as scores (the score server's handler) is the scoring; its pairwise-loss
     training is training."""
     assert wrong_labels("accuracy_remote_scoring") == []
+def test_a_record_constructor_that_only_stores_its_arguments_has_no_side():
+    """Precision: a hand-written ``__init__`` of a rollout record (``self.kl = kl``,
+    ``self.logprobs = logprobs``) names what the record carries and computes nothing, so the
+    KL/loss word patterns do not fire on it, and a packer that builds a record does not inherit
+    training through the constructor call. A real KL estimate stays training."""
+    assert wrong_labels("accuracy_record_init") == []
+
+
+def test_a_plugin_file_loaded_from_a_computed_path_is_followed():
+    """F/Q: ``importlib.util.module_from_spec(spec_from_file_location(name, args.path))`` loads one
+    of the repo's files chosen on the command line; ``plugin.flow`` is then any repo module's
+    top-level ``flow``, so the runner that calls ``self.flow(...)`` runs the rollout."""
+    a = _analysis("accuracy_plugin_files")
+    assert _got(a, "mosaic.runner.Runner.run_all") == "sampling"
+    assert _got(a, "mosaic.runner.Runner.describe") == "neutral"
+
+
+def test_scoring_that_arrives_stronger_does_not_hide_the_generation_chain():
+    """D: the collector scores one hop down (a reward plugin) and generates several hops down
+    through four same-named rollout plugins; its sampling origin is still the generation chain,
+    so the loop that then updates the policy is the driver, not training."""
+    assert wrong_labels("accuracy_plugin_files") == []
+
+
+def test_a_batch_record_split_into_per_sample_records_is_the_trajectory_handoff():
+    """E: a function taking the rollout batch record apart into records of another repo type that
+    hold the same fields (one item per sample) reshapes trajectories for the trainer; a summary
+    record of other fields built from the batch stays neutral."""
+    assert wrong_labels("accuracy_record_split") == []
+
+
+def test_a_constructor_starting_a_sampling_actor_and_a_training_actor_is_the_driver():
+    """R: ``Generator.remote(...)`` and ``Learner.options(...).remote(...)`` in one ``__init__``
+    start the loop although neither actor's ``__init__`` holds evidence; a constructor starting
+    only a metrics actor stays neutral."""
+    assert wrong_labels("accuracy_actor_launch") == []
+
+
+def test_a_tokenizer_wrapper_called_only_by_the_sampler_stays_neutral():
+    """K (precision): a helper whose body only runs the tokenizer and moves its result is data
+    preparation for whoever calls it, so the caller context does not lend it the sampler's side;
+    the sampler's stop-word helper still takes it."""
+    assert wrong_labels("accuracy_encoder_helper") == []

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
+from .runtime_modules import NAME_LOADERS, PATH_LOADERS, RUNTIME_MODULE, top_level_names
 from .symbols import SymbolTable, _c3, bound_names, build_symbols
 
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
@@ -168,6 +169,7 @@ class Resolver:
         self.param_plans: dict[str, tuple[list[str], str | None, frozenset[str]]] = {}  # see _bind
         self.option_paths: dict[str, set[str]] = defaultdict(set)  # option dest -> dotted-path defaults
         self.loader_names: dict[str, bool] = {}  # callee name -> a plugin loader? (see _loaded)
+        self.top_names: dict[str, frozenset[str]] | None = None  # see runtime_modules
         self.flows: list[tuple[str, object]] = []
         # side outputs of the running step; after run() the union of every item's latest run
         self.implicit: dict[tuple[str, str, int, str], set[str]] = {}
@@ -794,6 +796,10 @@ class Resolver:
                     got = frozenset((f"B:str.{attr}",)) if hasattr(str, attr) else _EMPTY
                 self.attr_memo[key] = got
             return got
+        if tag == RUNTIME_MODULE:  # a plugin file loaded from a computed path: its top-level names
+            if self.top_names is None:
+                self.top_names = top_level_names(self.funcs, self.symbols.classes, self.func_mod)
+            return self.top_names.get(attr, _EMPTY)
         if tag == "m:":
             sub = f"{v[2:]}.{attr}"
             got = self._get(sub)
@@ -966,6 +972,9 @@ class Resolver:
                 if name == "ray.remote":
                     return [(name, "call")], {"rdec:"}
                 return [(name, "call")], set()
+            if name in PATH_LOADERS or (name in NAME_LOADERS and e[2] and not any(
+                    v.startswith("ks:") for v in self.eval(mod, scope, e[2][0]))):
+                return [(name, "call")], {RUNTIME_MODULE}
             loaded = self._loaded(mod, scope, e, name)
             if loaded:
                 return [(name, "call")], loaded

@@ -90,6 +90,10 @@ def render() -> str:
             "subclasses), and the same-named methods of the classes a registry or a config builds: a neutral "
             "target with no other evidence of its own, that no training, driver or handoff body calls, is "
             "sampling, and so are its same-class helpers all of whose callers are sampling.",
+            "- **Actor launch** (`actor-launch`). A body with no side that starts (`Cls.remote(...)`, "
+            "`Cls.options(...).remote(...)`) the actors of a repo class whose own methods sample and of one whose "
+            "own methods train is the driver: it starts the whole loop although neither class's `__init__` "
+            "holds evidence.",
             "- **Interface consensus** (`interface-consensus`). The concrete implementations of one repo "
             "interface method (the topmost repo class defining the name, at most 12 implementations) do one "
             "job: when at least two of them took a side from their own bodies and helpers and all of those "

@@ -92,6 +92,14 @@ def container_ops(fn: FnFacts, facts: Facts) -> list[tuple[int, str]]:
     if ret and canon_in(fn, ret, facts) in cont:
         out.append((fn.line, "returns"))
     typed = [p.name for p in fn.definition.params if fn.local_types.get(p.name) in cont]
+    if typed and not out:
+        # the batch record taken apart into records of another repo type holding the same fields
+        # (per-sample items): a split; a summary record of other fields (stats) is no such thing
+        held = {f for p in typed for f in facts.classes[fn.local_types[p]].fields}
+        for cls, line, _ in _constructed(fn, facts):
+            if cls not in cont and not _config_class(cls) and len(held & set(facts.classes[cls].fields)) >= 2:
+                out.append((line, "splits"))
+                break
     if typed:
         for c in fn.calls:
             rec = c.site.receiver or ""

@@ -24,6 +24,7 @@ from ..graphs import Graphs
 from ..graphs.model import EXACT
 from ..model import Evidence, HandoffKind, Side
 from .drivers import prompt_requests, rollout_fed
+from .encoding import encodes_only
 from .facts import Facts, abstract, nested_children, prompt_fed
 from .loss_return import returns_training_loss
 from .scoring_calls import SCORING_SIGNALS
@@ -447,7 +448,7 @@ def caller_context(facts: Facts, edges: dict[str, dict[str, float]], results: di
             continue
         name = fn.definition.name
         if not (name.startswith("__") or _SERVICE_NAME.search(name.lower()) or facts.out_of_scope(fn.module)
-                or _layout_query(fn) or _builds_only(fn)):
+                or _layout_query(fn) or _builds_only(fn) or encodes_only(fn)):
             todo.append((q, fn))
     for _ in range(CONTEXT_ROUNDS):
         changed: list[tuple[str, str]] = []
@@ -830,6 +831,8 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
         if k not in origins or inh > origins[k].score:
             if co is not None:
                 origins[k] = Origin(co.signal, co.file, co.line, f"callee:{callee}", inh, co.container)
+        if k == SAMPLING and origins.get(k) is not None and origins[k].signal in _NOT_GENERATION:
+            origins[k] = _generation_origin(vals, results) or origins[k]
     r.total = total
     r.origins = origins
     s, t = total.get(SAMPLING, 0.0), total.get(TRAINING, 0.0)
@@ -1094,6 +1097,17 @@ def _drives_both(s: float, t: float, own: dict[str, float], firm: dict[str, floa
 
 
 _NOT_GENERATION = SCORING_SIGNALS | {"prompt-intake"}  # rollout-side, but scoring or feeding prompts, not acting with the policy
+
+
+def _generation_origin(vals: list[tuple[float, str]], results: Mapping[str, SideResult]) -> Origin | None:
+    """The strongest callee bringing a generation chain, when scoring arrives stronger than it:
+    a rollout that generates several hops down and scores one hop down (a reward plugin) still
+    generates, and the scoring must not hide it from the driver test."""
+    for v, callee in vals:  # strongest first
+        co = results[callee].origins.get(SAMPLING)
+        if v >= INHERITED_THRESHOLD and co is not None and co.signal not in _NOT_GENERATION:
+            return Origin(co.signal, co.file, co.line, f"callee:{callee}", v, co.container)
+    return None
 
 
 def _generates(r: SideResult) -> bool:

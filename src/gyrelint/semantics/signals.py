@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .facts import MEDIUM, STRONG, WEAK_EV, CallFact, Facts, FnFacts
+from .records import stores_arguments_only
 
 SAMPLING, TRAINING, HANDOFF, NEUTRAL = "sampling", "training", "handoff", "neutral"
 TRAJECTORY, WEIGHT_SYNC = "trajectory", "weight_sync"
@@ -170,6 +171,8 @@ class Matcher:
             if guarded:
                 site_matches = [m for m in site_matches if m.signal.guard or m.strength >= STRONG]
             out.extend(site_matches)
+        if stores_arguments_only(fn):
+            return out  # a record constructor's field names are no work of its body
         for s in self.body:
             for line, st in s.body(fn, facts):  # type: ignore[misc]
                 if st > 0:

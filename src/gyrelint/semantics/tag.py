@@ -32,6 +32,7 @@ from .handoff import (
 )
 from .http_routes import http_trajectories
 from .kind import settle_transport_kind
+from .launchers import actor_launchers
 from .learner import receiver_helpers, training_helpers
 from .narrowing import isinstance_narrowing
 from .payload import weight_flow
@@ -194,6 +195,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     file_handoffs(facts, edges, sides, loops)  # batches written by one side's loop, read by the other's
     published_weights(facts, edges, sides, loops)  # checkpoints the sampler reloads
     override_dispatch(facts, edges, sides)  # after the handoff passes: overrides and registry classes the rollout reaches through a base
+    actor_launchers(facts, sides)  # a body starting a sampling actor and a training actor drives both
     agreed = interface_consensus(facts, sides)  # silent implementations of an interface whose others agree
     registry_consensus(facts, sides)  # silent functions of a registry lookup whose others agree
     join_queue_side(facts, sides, internal, dropped)
