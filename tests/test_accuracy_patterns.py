@@ -635,3 +635,11 @@ def test_a_body_building_parameter_groups_sets_up_the_optimizer():
     "weight_decay": ...}``) are the torch convention and make the builder training set-up. A
     summary dict with a ``"params"`` count and no optimizer knob stays neutral."""
     assert wrong_labels("accuracy_param_groups") == []
+
+
+def test_generic_broadcast_of_a_seed_is_no_weight_sync():
+    """A collective helper that sends its own ``tensor`` parameter carries what its callers hand it:
+    a seed agreed across ranks is no weight push (nor are its callers); a broadcast of the model's
+    parameters still is."""
+    assert wrong_labels("accuracy_seed_broadcast") == []
+

@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
+from .generic_send import generic_tensor_send
 from .learner import LEARNER_SIGNALS
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
@@ -148,13 +149,15 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data.
 
     A body whose only tensor-ish word is ``tensor`` and which sends its shape and dtype
-    first (``broadcast_object_list`` of metadata) is a generic tensor-broadcast helper:
-    its callers send batches with it as often as weights.
+    first (``broadcast_object_list`` of metadata), or that sends its own ``tensor`` parameter, is
+    a generic tensor-broadcast helper: its callers send seeds and batches with it as often as weights.
     """
     toks = fn.tokens() & _PARAMISH
-    if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
-            and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
-        return 0.0
+    if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"}:
+        if any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
+            return 0.0
+        if generic_tensor_send(c, fn):
+            return 0.0  # what it sends is whatever its caller hands it: the payload check follows that
     sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
     if fn.called() & {"named_buffers", "buffers"} and any(t.startswith("buf") for t in sent):
         return 0.0  # buffers (rotary tables, running stats) made equal across ranks after a load: no trained weights
