@@ -643,3 +643,9 @@ def test_generic_broadcast_of_a_seed_is_no_weight_sync():
     parameters still is."""
     assert wrong_labels("accuracy_seed_broadcast") == []
 
+
+def test_a_decoding_step_that_draws_from_the_models_output_is_generation():
+    """L/F: decoding split into a step (run the model, pick the next token from its logits) and a
+    loop around it, and a cached loop that feeds each picked token back: all generation, not a
+    trainer's forward pass; the trainer's log-probs of stored tokens and a greedy-accuracy eval are not."""
+    assert wrong_labels("accuracy_step_decoding") == []

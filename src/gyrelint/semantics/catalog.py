@@ -13,6 +13,7 @@ from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
+from .draws import next_token_line
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .generic_send import generic_tensor_send
 from .learner import LEARNER_SIGNALS
@@ -738,6 +739,13 @@ def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return _at(_decode_line(fn), STRONG)
 
 
+def _next_token(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """One decoding step: a token drawn from the model's own output (``draws.next_token_line``)."""
+    if _decode_line(fn) is not None:
+        return ()  # the whole loop is in the body: ``decode-loop`` says it
+    return _at(next_token_line(fn, facts), STRONG)
+
+
 _DRAW_CONTEXT = ("logit", "softmax", "temperature", "top_p", "top_k", "vocab", "next_token", "action", "policy")
 
 
@@ -791,7 +799,9 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         return ()  # an attention layer's values (q, k, v) inside the model, not a critic's
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts):
-            return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
+            if _decode_line(fn) is not None or next_token_line(fn, facts) is not None:
+                return ()  # the model is run to draw its next token: generation, not a trainer's forward
+            return ((c.site.line, MEDIUM),)
     return ()
 
 
@@ -2180,6 +2190,26 @@ SIGNALS: tuple[Signal, ...] = (
            "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
            "def target(net: Net, batches):\n    hits = []\n    for x, y in batches:\n"
            "        hits.append((net(x).argmax(-1) == y).float().mean())\n    return hits\n",
+       )),
+    _s(id="next-token-draw", side=SAMPLING, weight=2.5,
+       rationale="One decoding step: a token drawn from the model's own output (a multinomial or categorical "
+                 "sample, a top-k pick; a greedy argmax fed back to the model) is acting with the policy.",
+       body=_next_token,
+       examples_match=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, ids):\n        return ids\n\n\n"
+           "def target(net: Net, ids):\n    logits = net(ids)[:, -1]\n"
+           "    return torch.multinomial(logits.softmax(-1), 1), logits\n",
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, ids):\n        return ids\n\n\n"
+           "def target(net: Net, tok, steps):\n    out = []\n    logits = net(tok)[:, -1]\n"
+           "    tok = logits.argmax(-1, keepdim=True)\n    for _ in range(steps):\n"
+           "        logits = net(tok)[:, -1]\n        tok = logits.argmax(-1, keepdim=True)\n"
+           "        out.append(tok.item())\n    return out\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+           "def target(net: Net, x, y):\n    pred = net(x).argmax(-1)\n    return (pred == y).float().mean()\n",
+           "import random\nimport torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+           "def target(net: Net, items, x):\n    logps = net(x).log_softmax(-1)\n    return random.sample(items, 2), logps\n",
        )),
     _s(id="reward-scoring", side=SAMPLING, weight=2.0,
        rationale="Scoring freshly generated completions with reward functions, reward models or verifiers is the rollout path.",
