@@ -649,3 +649,11 @@ def test_a_decoding_step_that_draws_from_the_models_output_is_generation():
     loop around it, and a cached loop that feeds each picked token back: all generation, not a
     trainer's forward pass; the trainer's log-probs of stored tokens and a greedy-accuracy eval are not."""
     assert wrong_labels("accuracy_step_decoding") == []
+
+
+def test_a_generate_call_handed_engine_sampling_params_is_generation():
+    """F: an engine handed in untyped (a parameter named after nothing) generates when the call is
+    given vLLM's SamplingParams built in the body, here inside the ``**kwargs`` dict; the helper
+    unpacking its outputs follows its caller; a report builder's generate stays neutral."""
+    assert wrong_labels("accuracy_engine_params") == []
+

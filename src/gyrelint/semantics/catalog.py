@@ -14,6 +14,7 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .draws import next_token_line
+from .engine_params import engine_params_line
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .generic_send import generic_tensor_send
 from .learner import LEARNER_SIGNALS
@@ -737,6 +738,11 @@ def _at(line: int | None, strength: float) -> tuple[tuple[int, float], ...]:
 def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """A hand-written decoding loop: the model run on its own drawn tokens, one step at a time."""
     return _at(_decode_line(fn), STRONG)
+
+
+def _engine_params(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An untyped generate call handed vLLM/SGLang sampling parameters (``engine_params.py``)."""
+    return _at(engine_params_line(fn, facts), STRONG)
 
 
 def _next_token(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -1634,6 +1640,19 @@ SIGNALS: tuple[Signal, ...] = (
        examples_nomatch=(
            "def target(report):\n    return report.generate_summary()\n",
            "from vllm import SamplingParams\n\ndef target(t):\n    return SamplingParams(temperature=t)\n",
+       )),
+    _s(id="engine-params-generate", side=SAMPLING, weight=3.0,
+       rationale="A generate call on an untyped receiver handed vLLM/SGLang SamplingParams built in the body "
+                 "(directly, by keyword or inside the **kwargs dict) is that engine generating.",
+       body=_engine_params,
+       examples_match=(
+           "from vllm import SamplingParams\n\ndef target(prompts, engine_handle, n):\n"
+           "    sp = SamplingParams(n=n, logprobs=1)\n    kw = {'sampling_params': sp, 'use_tqdm': False}\n"
+           "    return engine_handle.generate(prompts, **kw)\n",
+       ),
+       examples_nomatch=(
+           "from vllm import SamplingParams\n\ndef target(report, t):\n    sp = SamplingParams(temperature=t)\n"
+           "    return report.generate(title='x'), sp\n",
        )),
     _s(id="vllm-sampling-params", side=SAMPLING, weight=1.5, setup=True,
        rationale="vLLM SamplingParams only exist to parameterise generation.",
