@@ -657,3 +657,11 @@ def test_a_generate_call_handed_engine_sampling_params_is_generation():
     unpacking its outputs follows its caller; a report builder's generate stays neutral."""
     assert wrong_labels("accuracy_engine_params") == []
 
+
+def test_the_method_a_collective_weight_sender_starts_remotely_is_the_receiver():
+    """O: a trainer ships its state dict rank to rank (``dist.send`` per tensor) after starting the
+    holder actor's receive method over ``.remote``; that method only ``dist.recv``s into its buffers,
+    and it is the weight sync's other end. The holder's counter and stats methods, also called
+    remotely from the sender, stay neutral."""
+    assert wrong_labels("accuracy_collective_receiver") == []
+
