@@ -665,3 +665,9 @@ def test_the_method_a_collective_weight_sender_starts_remotely_is_the_receiver()
     remotely from the sender, stay neutral."""
     assert wrong_labels("accuracy_collective_receiver") == []
 
+
+def test_preference_losses_without_logsigmoid_are_training():
+    """G: a hinge (``relu(1 - gamma * margin)``) and a softplus over the chosen-minus-rejected
+    log-probs are preference objectives; an accuracy and margin read-out of the same values, and a
+    ReLU activation, stay neutral."""
+    assert wrong_labels("accuracy_preference_margin") == []

@@ -18,6 +18,7 @@ from .engine_params import engine_params_line
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
 from .generic_send import generic_tensor_send
 from .learner import LEARNER_SIGNALS
+from .preference import preference_margin_line
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
 
 
@@ -738,6 +739,11 @@ def _at(line: int | None, strength: float) -> tuple[tuple[int, float], ...]:
 def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """A hand-written decoding loop: the model run on its own drawn tokens, one step at a time."""
     return _at(_decode_line(fn), STRONG)
+
+
+def _preference_margin(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A loss non-linearity over chosen/rejected log-probs (``preference.py``)."""
+    return _at(preference_margin_line(fn), STRONG)
 
 
 def _engine_params(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
@@ -2387,6 +2393,19 @@ SIGNALS: tuple[Signal, ...] = (
               "torch.nn.functional.logsigmoid"),
        examples_match=("import torch.nn.functional as F\n\ndef target(logits, labels):\n    return F.cross_entropy(logits, labels)\n",),
        examples_nomatch=("def target(a, b):\n    return (a - b).abs().mean()\n",)),
+    _s(id="preference-margin-loss", side=TRAINING, weight=2.0,
+       rationale="A pairwise preference objective (DPO and its hinge/softplus relatives) puts the chosen-minus-"
+                 "rejected log-prob margin through a loss non-linearity: training by its body.",
+       body=_preference_margin,
+       examples_match=(
+           "import torch\n\ndef target(pol_chosen_logps, pol_rejected_logps, ref_chosen_logps, ref_rejected_logps, g):\n"
+           "    margin = (pol_chosen_logps - pol_rejected_logps) - (ref_chosen_logps - ref_rejected_logps)\n"
+           "    return torch.relu(1 - g * margin)\n",
+       ),
+       examples_nomatch=(
+           "def target(chosen_logps, rejected_logps):\n    return (chosen_logps > rejected_logps).float().mean()\n",
+           "import torch\n\ndef target(hidden):\n    return torch.relu(hidden)\n",
+       )),
     _s(id="gae-advantage", side=TRAINING, weight=3.0,
        rationale="Generalised advantage estimation (discount, lambda, backwards recursion) runs on the trainer.",
        body=_gae,
