@@ -820,3 +820,37 @@ def test_a_tokenizer_wrapper_called_only_by_the_sampler_stays_neutral():
     preparation for whoever calls it, so the caller context does not lend it the sampler's side;
     the sampler's stop-word helper still takes it."""
     assert wrong_labels("accuracy_encoder_helper") == []
+def test_generic_broadcast_of_a_seed_is_no_weight_sync():
+    """A collective helper that sends its own ``tensor`` parameter carries what its callers hand it:
+    a seed agreed across ranks is no weight push (nor are its callers); a broadcast of the model's
+    parameters still is."""
+    assert wrong_labels("accuracy_seed_broadcast") == []
+
+
+def test_a_decoding_step_that_draws_from_the_models_output_is_generation():
+    """L/F: decoding split into a step (run the model, pick the next token from its logits) and a
+    loop around it, and a cached loop that feeds each picked token back: all generation, not a
+    trainer's forward pass; the trainer's log-probs of stored tokens and a greedy-accuracy eval are not."""
+    assert wrong_labels("accuracy_step_decoding") == []
+
+
+def test_a_generate_call_handed_engine_sampling_params_is_generation():
+    """F: an engine handed in untyped (a parameter named after nothing) generates when the call is
+    given vLLM's SamplingParams built in the body, here inside the ``**kwargs`` dict; the helper
+    unpacking its outputs follows its caller; a report builder's generate stays neutral."""
+    assert wrong_labels("accuracy_engine_params") == []
+
+
+def test_the_method_a_collective_weight_sender_starts_remotely_is_the_receiver():
+    """O: a trainer ships its state dict rank to rank (``dist.send`` per tensor) after starting the
+    holder actor's receive method over ``.remote``; that method only ``dist.recv``s into its buffers,
+    and it is the weight sync's other end. The holder's counter and stats methods, also called
+    remotely from the sender, stay neutral."""
+    assert wrong_labels("accuracy_collective_receiver") == []
+
+
+def test_preference_losses_without_logsigmoid_are_training():
+    """G: a hinge (``relu(1 - gamma * margin)``) and a softplus over the chosen-minus-rejected
+    log-probs are preference objectives; an accuracy and margin read-out of the same values, and a
+    ReLU activation, stay neutral."""
+    assert wrong_labels("accuracy_preference_margin") == []

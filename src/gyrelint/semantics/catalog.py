@@ -14,14 +14,18 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..settings import SignalSpec
 from .data_payload import sends_data
+from .draws import next_token_line
+from .engine_params import engine_params_line
 from .engine_patch import engine_lora_patch
 from .entropy import entropy_from_logits
 from .eval_forward import predicts_only
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
+from .generic_send import generic_tensor_send
 from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
 from .module_api import module_plumbing
 from .own_words import own_tokens
+from .preference import preference_margin_line
 from .reward_requests import reward_reply_line
 from .scoring_calls import decoding_config, reward_model_forward, reward_request
 from .signals import HANDOFF, NEUTRAL, SAMPLING, TRAINING, TRAJECTORY, WEIGHT_SYNC, Signal
@@ -158,13 +162,15 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     """A broadcast of parameters (the body walks named_parameters/state_dict) vs of data.
 
     A body whose only tensor-ish word is ``tensor`` and which sends its shape and dtype
-    first (``broadcast_object_list`` of metadata) is a generic tensor-broadcast helper:
-    its callers send batches with it as often as weights.
+    first (``broadcast_object_list`` of metadata), or that sends its own ``tensor`` parameter, is
+    a generic tensor-broadcast helper: its callers send seeds and batches with it as often as weights.
     """
     toks = fn.tokens() & _PARAMISH
-    if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"} \
-            and any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
-        return 0.0
+    if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"}:
+        if any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
+            return 0.0
+        if generic_tensor_send(c, fn):
+            return 0.0  # what it sends is whatever its caller hands it: the payload check follows that
     if toks <= {"tensor", "tensors"} and sends_data(c, fn):
         return 0.0  # ``torch.LongTensor([len(text)])``: a length, a flag or text shared across ranks
     sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
@@ -768,6 +774,23 @@ def _decode_loop(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return _at(_decode_line(fn), STRONG)
 
 
+def _preference_margin(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """A loss non-linearity over chosen/rejected log-probs (``preference.py``)."""
+    return _at(preference_margin_line(fn), STRONG)
+
+
+def _engine_params(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """An untyped generate call handed vLLM/SGLang sampling parameters (``engine_params.py``)."""
+    return _at(engine_params_line(fn, facts), STRONG)
+
+
+def _next_token(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
+    """One decoding step: a token drawn from the model's own output (``draws.next_token_line``)."""
+    if _decode_line(fn) is not None:
+        return ()  # the whole loop is in the body: ``decode-loop`` says it
+    return _at(next_token_line(fn, facts), STRONG)
+
+
 _DRAW_CONTEXT = ("logit", "softmax", "temperature", "top_p", "top_k", "vocab", "next_token", "action", "policy")
 
 
@@ -824,7 +847,9 @@ def _model_forward(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     for c in fn.calls:
         if c.obj_role == "hf_model" and c.method not in ("generate",) and not _repo_function(c, facts) \
                 and not module_plumbing(c.method):
-            return ((c.site.line, MEDIUM),) if _decode_line(fn) is None else ()
+            if _decode_line(fn) is not None or next_token_line(fn, facts) is not None:
+                return ()  # the model is run to draw its next token: generation, not a trainer's forward
+            return ((c.site.line, MEDIUM),)
     return ()
 
 
@@ -1664,6 +1689,19 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(report):\n    return report.generate_summary()\n",
            "from vllm import SamplingParams\n\ndef target(t):\n    return SamplingParams(temperature=t)\n",
        )),
+    _s(id="engine-params-generate", side=SAMPLING, weight=3.0,
+       rationale="A generate call on an untyped receiver handed vLLM/SGLang SamplingParams built in the body "
+                 "(directly, by keyword or inside the **kwargs dict) is that engine generating.",
+       body=_engine_params,
+       examples_match=(
+           "from vllm import SamplingParams\n\ndef target(prompts, engine_handle, n):\n"
+           "    sp = SamplingParams(n=n, logprobs=1)\n    kw = {'sampling_params': sp, 'use_tqdm': False}\n"
+           "    return engine_handle.generate(prompts, **kw)\n",
+       ),
+       examples_nomatch=(
+           "from vllm import SamplingParams\n\ndef target(report, t):\n    sp = SamplingParams(temperature=t)\n"
+           "    return report.generate(title='x'), sp\n",
+       )),
     _s(id="vllm-sampling-params", side=SAMPLING, weight=1.5, setup=True,
        rationale="vLLM SamplingParams only exist to parameterise generation.",
        calls=("vllm.SamplingParams", "vllm.*.SamplingParams"),
@@ -2258,6 +2296,26 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(net: Net, batches):\n    hits = []\n    for x, y in batches:\n"
            "        hits.append((net(x).argmax(-1) == y).float().mean())\n    return hits\n",
        )),
+    _s(id="next-token-draw", side=SAMPLING, weight=2.5,
+       rationale="One decoding step: a token drawn from the model's own output (a multinomial or categorical "
+                 "sample, a top-k pick; a greedy argmax fed back to the model) is acting with the policy.",
+       body=_next_token,
+       examples_match=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, ids):\n        return ids\n\n\n"
+           "def target(net: Net, ids):\n    logits = net(ids)[:, -1]\n"
+           "    return torch.multinomial(logits.softmax(-1), 1), logits\n",
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, ids):\n        return ids\n\n\n"
+           "def target(net: Net, tok, steps):\n    out = []\n    logits = net(tok)[:, -1]\n"
+           "    tok = logits.argmax(-1, keepdim=True)\n    for _ in range(steps):\n"
+           "        logits = net(tok)[:, -1]\n        tok = logits.argmax(-1, keepdim=True)\n"
+           "        out.append(tok.item())\n    return out\n",
+       ),
+       examples_nomatch=(
+           "import torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+           "def target(net: Net, x, y):\n    pred = net(x).argmax(-1)\n    return (pred == y).float().mean()\n",
+           "import random\nimport torch\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+           "def target(net: Net, items, x):\n    logps = net(x).log_softmax(-1)\n    return random.sample(items, 2), logps\n",
+       )),
     _s(id="reward-scoring", side=SAMPLING, weight=2.0,
        rationale="Scoring freshly generated completions with reward functions, reward models or verifiers is the rollout path.",
        body=_reward_scoring,
@@ -2431,6 +2489,19 @@ SIGNALS: tuple[Signal, ...] = (
               "torch.nn.functional.logsigmoid"),
        examples_match=("import torch.nn.functional as F\n\ndef target(logits, labels):\n    return F.cross_entropy(logits, labels)\n",),
        examples_nomatch=("def target(a, b):\n    return (a - b).abs().mean()\n",)),
+    _s(id="preference-margin-loss", side=TRAINING, weight=2.0,
+       rationale="A pairwise preference objective (DPO and its hinge/softplus relatives) puts the chosen-minus-"
+                 "rejected log-prob margin through a loss non-linearity: training by its body.",
+       body=_preference_margin,
+       examples_match=(
+           "import torch\n\ndef target(pol_chosen_logps, pol_rejected_logps, ref_chosen_logps, ref_rejected_logps, g):\n"
+           "    margin = (pol_chosen_logps - pol_rejected_logps) - (ref_chosen_logps - ref_rejected_logps)\n"
+           "    return torch.relu(1 - g * margin)\n",
+       ),
+       examples_nomatch=(
+           "def target(chosen_logps, rejected_logps):\n    return (chosen_logps > rejected_logps).float().mean()\n",
+           "import torch\n\ndef target(hidden):\n    return torch.relu(hidden)\n",
+       )),
     _s(id="gae-advantage", side=TRAINING, weight=3.0,
        rationale="Generalised advantage estimation (discount, lambda, backwards recursion) runs on the trainer.",
        body=_gae,

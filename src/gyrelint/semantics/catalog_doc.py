@@ -114,6 +114,10 @@ def render() -> str:
             "- **Model copies** (`model-copy`). A method that copies one attribute model into another (`deepcopy`, "
             "`load_state_dict(src.state_dict())`) is a weight sync when a training method runs the source and "
             "the sampler runs the copy; a target network only the loss reads stays neutral.",
+            "- **Collective receivers** (`collective-receiver`). A repo method with no side of its own that a "
+            "solid weight-sync body starts over `.remote` while it sends over a library collective "
+            "(`dist.send`, a broadcast), and whose own body receives over one (`dist.recv` into its buffers), "
+            "is the weight sync's receiving end; the sender's other remote calls (locks, counters) stay neutral.",
             "- **Conversion chains** (`conversion-chain`). A value that leaves a body with generation evidence "
             "of its own is followed through calls (into the callee's parameters; a helper's result goes back "
             "only to the callers that handed it the values), through long-lived state (a module-level store or "

@@ -60,6 +60,8 @@ def _constructed(fn: FnFacts, facts: Facts) -> list[tuple[str, int, list[str]]]:
     out = []
     for c in fn.calls:
         cls = None
+        if c.instance:
+            continue  # ``net(ids)`` on an object of the class runs it: nothing is built
         if c.repo and c.repo in facts.classes:
             cls = c.repo
         elif c.repo:

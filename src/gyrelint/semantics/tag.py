@@ -38,6 +38,7 @@ from .narrowing import isinstance_narrowing
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
 from .registry_consensus import registry_consensus
+from .remote_receivers import remote_receivers
 from .reshape import rollout_reshapers
 from .setup import model_copies, nested_sync, setup_helpers
 from .shared_model import same_instance_model
@@ -185,6 +186,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     model_copies(facts, sides)  # the trained model copied into the instance's other model
     weight_sync_helpers(facts, edges, sides, flow.handed)  # the same, for helpers of the weight sync
     weight_sync_inputs(facts, edges, sides, body_flows)  # helpers whose result the sync pushes into the engine
+    remote_receivers(facts, sides)  # the method a collective weight sender starts over .remote to post the receives
     receiver_helpers(facts, edges, sides, body_flows)  # what a weight receiver fetched, handed to a helper it loads
     setup_helpers(facts, edges, sides, body_flows)  # optimizer inputs, gradient switches (setup.py)
     rollout_scoring(facts, edges, sides)  # graders the rollout calls (after: it passes nothing up)
