@@ -346,7 +346,6 @@ def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tup
             continue
         reads = {c.receiver[5:] for c, _n, _s in calls
                  if c.attr in _WEIGHT_READS and c.receiver and c.receiver.startswith("self.")}
-        reads |= _state_dict_of(calls)
         reads |= library_reads(calls)  # ``get_model_state_dict(self.module)``
         saves = {c.receiver[5:] for c, _n, _s in calls
                  if c.attr in _WEIGHT_SAVES and c.receiver and c.receiver.startswith("self.")}
@@ -368,19 +367,6 @@ def _local_loads(s: FileSummary, scope_calls: dict[str, list[tuple[CallSite, tup
         if pairs:
             src, dst = pairs[0]
             out.append((scope, line, f"{cls}: parameters of self.{src} loaded into self.{dst}'s model in-process"))
-    return out
-
-
-def _state_dict_of(calls: list[tuple[CallSite, tuple[str, ...], str | None]]) -> set[str]:
-    """Attributes whose parameters a state-dict function reads: ``get_model_state_dict(self.module)``,
-    ``get_peft_model_state_dict(self.actor)`` (a function of the module, not a method on it)."""
-    out: set[str] = set()
-    for c, _n, _s in calls:
-        if c.receiver == "self" or "state_dict" not in c.attr or not c.args:
-            continue
-        a = c.args[0]
-        if a.kind == "name" and isinstance(a.value, str) and a.value.startswith("self.") and "(" not in a.value:
-            out.add(a.value[5:])
     return out
 
 

@@ -28,8 +28,9 @@ def library_reads(calls: Iterable[tuple[CallSite, tuple[str, ...], str | None]])
     """Attribute paths of ``self`` (``module``) whose parameters a scope reads through a library getter."""
     out: set[str] = set()
     for c, names, _sig in calls:
-        if not c.args or not any(n in STATE_DICT_GETTERS for n in names):
-            continue
+        if not c.args or not (any(n in STATE_DICT_GETTERS for n in names)
+                              or c.receiver != "self" and "state_dict" in c.attr):
+            continue  # (any state-dict function of the module counts, whatever library it comes from)
         a = c.args[0]
         if a.kind == "name" and isinstance(a.value, str) and a.value.startswith("self.") and "(" not in a.value:
             out.add(a.value[5:])

@@ -57,8 +57,6 @@ _SELF_ATTR = re.compile(r"self\.[A-Za-z_][A-Za-z0-9_]*")
 _TARGET = re.compile(r"(?:self\.)?[A-Za-z_][A-Za-z0-9_]*")
 _CALL_LINES = 24  # lines a call's arguments may span
 _CONFIG_KWARG = re.compile(r"(?:^|_)(?:config|cfg|conf)$")
-# a plain mapping, as the config a library hands a plugin is annotated (``train_config: dict``)
-_DICT_TYPES = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)(?:\[.*\])?$")
 _SEGMENT = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _MAX_PREFIXES = 4  # a helper called with more sub-configs than this is too generic to name its keys
 _ROUNDS = 6
@@ -204,24 +202,14 @@ class ConfigReads:
             self._loaders(path, s)
             for fn in s.functions:
                 params = _params(fn)
-                handed = self._library_built(s.module, fn)
                 for p in params:
-                    if (p.annotation and _CONFIG_TYPES.search(p.annotation)) or dict_config_param(fn, p) \
-                            or handed and _CONFIG_KWARG.search(p.name) and p.annotation and _DICT_TYPES.match(p.annotation):
+                    if (p.annotation and _CONFIG_TYPES.search(p.annotation)) or dict_config_param(fn, p):
                         self.roots.add_local((path, fn.qualname, p.name), [(UNKNOWN,)])
             for c in s.classes:  # ``@dataclass class Client: cfg: DictConfig``, then ``self.cfg.critic.port``
                 for f in c.fields:
                     if f.annotation and _CONFIG_TYPES.search(f.annotation):
                         self.roots.add_attr((f"{s.module}.{c.qualname}", f.name), [(UNKNOWN,)])
         self._ray_workers()
-
-    def _library_built(self, module: str, fn: FunctionDef) -> bool:
-        """``__init__`` of a class with a library base: a library runner builds it (a callback, a plugin from
-        its registry) and hands it the run's config, a ``train_config: dict`` no repo code passes."""
-        if fn.name != "__init__" or not fn.class_name:
-            return False
-        cls = f"{module}.{fn.class_name}"
-        return any(self.symbols.classes.get(b) is None for b in self.symbols.mro(cls)[1:])
 
     def _ray_workers(self) -> None:
         """The ``config``/``cfg`` a Ray actor's constructor takes is the run's config (or a section of it) even
