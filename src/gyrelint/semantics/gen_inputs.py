@@ -17,7 +17,7 @@ from .drivers import rollout_fed
 from .env_reads import reads_environment_only
 from .facts import CallFact, Facts, FnFacts
 from .handoff import _LAUNCH
-from .plumbing import label_sampling, plain_helper, sampling_call, sole_target
+from .plumbing import label_sampling, only_callers_on, plain_helper, sampling_call, sole_target
 from .sides import SideResult, _builds_only, calling_bodies
 from .signals import SAMPLING
 from .taint import FlowIndex
@@ -60,25 +60,11 @@ def generation_inputs(facts: Facts, edges: dict[str, dict[str, float]], results:
             if not plain_helper(t, facts, results) or _builds_only(tf) or _ENCODING & tf.tokens() \
                     or reads_environment_only(tf):
                 continue
-            if not _only_sampling_callers(t, callers, facts, results):
+            if not only_callers_on(t, callers, facts, results, lambda r: r.side == Side.SAMPLING):
                 continue
             if _into_generation(fn, flows, c, row, results, gen_lines):
                 out[t] = Evidence(GEN_INPUT, fn.file, c.site.line, f"caller:{q}")
     return label_sampling(out, results)
-
-
-def _only_sampling_callers(t: str, callers: dict[str, set[str]], facts: Facts,
-                           results: dict[str, SideResult]) -> bool:
-    seen = False
-    for c in callers.get(t, ()):
-        cf = facts.functions.get(c)
-        if cf is not None and facts.out_of_scope(cf.module):
-            continue
-        cr = results.get(c)
-        if cr is None or cr.side != Side.SAMPLING:
-            return False
-        seen = True
-    return seen
 
 
 def _into_generation(fn: FnFacts, flows: FlowIndex, call: CallFact, row: dict[str, float],

@@ -12,6 +12,8 @@ answers are solid, so the caller context then carries them to the helper's own h
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..graphs.model import EXACT
 from ..model import Evidence, Side
 from .drivers import rollout_fed
@@ -94,6 +96,22 @@ def sampling_call(c: CallFact, row: dict[str, float], results: dict[str, SideRes
         if not generation or _generates(cr):
             return True
     return False
+
+
+def only_callers_on(t: str, callers: dict[str, set[str]], facts: Facts, results: dict[str, SideResult],
+                    on: Callable[[SideResult], bool]) -> bool:
+    """Every in-scope caller of ``t`` is labelled and passes ``on`` (a sampling side, a weight sync), and
+    there is at least one: a helper that only that side uses takes its side."""
+    seen = False
+    for c in callers.get(t, ()):
+        cf = facts.functions.get(c)
+        if cf is not None and facts.out_of_scope(cf.module):
+            continue
+        cr = results.get(c)
+        if cr is None or not on(cr):
+            return False
+        seen = True
+    return seen
 
 
 def plain_helper(t: str, facts: Facts, results: dict[str, SideResult]) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..model import Evidence, HandoffKind, Side
 from .drivers import rollout_fed
 from .facts import CallFact, Facts, FnFacts
-from .plumbing import sole_target
+from .plumbing import only_callers_on, sole_target
 from .sides import SideResult, _builds_only, calling_bodies, service_helper
 from .signals import WEIGHT_SYNC
 from .taint import FlowIndex
@@ -51,7 +51,7 @@ def weight_sync_inputs(facts: Facts, edges: dict[str, dict[str, float]], results
             t = sole_target(c, q, facts)
             if t is None or t in out or not _plain(t, facts, results, flows):
                 continue
-            if not _only_sync_callers(t, callers, facts, results):
+            if not only_callers_on(t, callers, facts, results, lambda r: r.side == Side.HANDOFF and r.kind == HandoffKind.WEIGHT_SYNC):
                 continue
             if _into_push(fn, flows, c, push_lines, results):
                 out[t] = Evidence(WEIGHT_INPUT, fn.file, c.site.line, f"caller:{q}")
@@ -75,20 +75,6 @@ def _plain(t: str, facts: Facts, results: dict[str, SideResult], flows: FlowInde
     if rets and all(isinstance(v, tuple) and v[:1] == ("k",) for v in rets):
         return False  # it returns a string or number it formats (an adapter's id, a key): no weights move
     return not _builds_only(tf)
-
-
-def _only_sync_callers(t: str, callers: dict[str, set[str]], facts: Facts,
-                       results: dict[str, SideResult]) -> bool:
-    seen = False
-    for c in callers.get(t, ()):
-        cf = facts.functions.get(c)
-        if cf is not None and facts.out_of_scope(cf.module):
-            continue
-        cr = results.get(c)
-        if cr is None or cr.side != Side.HANDOFF or cr.kind != HandoffKind.WEIGHT_SYNC:
-            return False
-        seen = True
-    return seen
 
 
 def _into_push(fn: FnFacts, flows: FlowIndex, call: CallFact, push_lines: set[int],
