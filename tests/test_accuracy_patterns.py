@@ -854,3 +854,19 @@ def test_preference_losses_without_logsigmoid_are_training():
     log-probs are preference objectives; an accuracy and margin read-out of the same values, and a
     ReLU activation, stay neutral."""
     assert wrong_labels("accuracy_preference_margin") == []
+
+
+def test_a_plugin_read_off_a_file_module_is_not_an_entry_scripts_main():
+    """A function read by name off a module loaded from a configured path (``getattr(module, name)``,
+    default ``"main"``) is a plugin file's; the ``main`` of a script run under its own ``__main__``
+    guard (the training entry, a tool) is no candidate, so the grader stays on the sampler's side
+    instead of reaching the whole loop through the entry script and turning into a driver."""
+    assert wrong_labels("accuracy_plugin_entry_mains") == []
+
+
+def test_log_probs_of_stored_answers_are_no_token_draw():
+    """L (precision): a helper that takes the log-softmax of the model's logits and, apart from it,
+    an ``argmax`` over the answer mask (where each answer starts) draws no token: the preference
+    trainer's forward pass over stored pairs stays training; a picker that samples from the softmax
+    it builds still makes its caller a decoding step."""
+    assert wrong_labels("accuracy_scored_pairs") == []

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..index.summary import MODULE_SCOPE, CallSite, FileSummary, FunctionDef
-from .runtime_modules import NAME_LOADERS, PATH_LOADERS, RUNTIME_MODULE, top_level_names
+from .runtime_modules import NAME_LOADERS, PATH_LOADERS, RUNTIME_MODULE, script_modules, top_level_names
 from .symbols import SymbolTable, _c3, bound_names, build_symbols
 
 BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
@@ -798,7 +798,8 @@ class Resolver:
             return got
         if tag == RUNTIME_MODULE:  # a plugin file loaded from a computed path: its top-level names
             if self.top_names is None:
-                self.top_names = top_level_names(self.funcs, self.symbols.classes, self.func_mod)
+                scripts = script_modules({m: s.main_guard_line for m, s in self.sums.items()})
+                self.top_names = top_level_names(self.funcs, self.symbols.classes, self.func_mod, scripts)
             return self.top_names.get(attr, _EMPTY)
         if tag == "m:":
             sub = f"{v[2:]}.{attr}"

@@ -26,14 +26,26 @@ MAX_CANDIDATES = 12
 
 
 def top_level_names(funcs: Mapping[str, FunctionDef], classes: Mapping[str, ClassSymbols],
-                    func_mod: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    """Name -> the resolver values of every module-level function (``f:``) and class (``c:``) so named."""
+                    func_mod: Mapping[str, str], scripts: frozenset[str] = frozenset()) -> dict[str, frozenset[str]]:
+    """Name -> the resolver values of every module-level function (``f:``) and class (``c:``) so named.
+
+    ``scripts`` are the modules run as programs (an ``if __name__ == "__main__":`` guard, ``setup``,
+    ``__main__``): their functions are what the script runs, not a plugin another module loads by
+    path, and the common entry names (``main``) of every script would otherwise all become targets.
+    """
     out: dict[str, set[str]] = defaultdict(set)
     for q, f in funcs.items():
-        if f.class_name is None and "." not in f.qualname and not f.name.startswith("<") and q in func_mod:
+        if f.class_name is None and "." not in f.qualname and not f.name.startswith("<") and q in func_mod \
+                and func_mod[q] not in scripts:
             out[f.name].add(f"f:{q}")
     for q, c in classes.items():
         rel = q[len(c.module) + 1:] if q.startswith(c.module + ".") else q
         if "." not in rel:
             out[rel].add(f"c:{q}")
     return {k: frozenset(v) for k, v in out.items() if len(v) <= MAX_CANDIDATES}
+
+
+def script_modules(main_guards: Mapping[str, int | None]) -> frozenset[str]:
+    """Modules run as programs: a ``__main__`` guard, or named ``setup`` / ``__main__``."""
+    return frozenset(m for m, line in main_guards.items()
+                     if line is not None or m.rsplit(".", 1)[-1] in ("setup", "__main__"))
