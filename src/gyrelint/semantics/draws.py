@@ -51,16 +51,47 @@ def _draws_itself(fn: FnFacts) -> bool:
     return any(c.method in DRAWS or c.method == _GREEDY for c in fn.calls)
 
 
+class _Distribution(BodyTaint):
+    """Names holding a distribution the body built (``probs = softmax(logits / t)``) or a view of it."""
+
+    def call_holds(self, e: tuple, depth: int) -> bool:
+        func = e[1]
+        if dotted_text(func).rsplit(".", 1)[-1] in _DISTRIBUTION:
+            return True
+        if isinstance(func, tuple) and func[:1] == ("a",) and (func[2] in _DISTRIBUTION or self.holds(func[1], depth)):
+            return True
+        return self.args_hold(e, depth)
+
+
+def _fed_by_distribution(fn: FnFacts, facts: Facts, draws: list[CallFact]) -> bool:
+    """One of ``draws`` takes the distribution the body built: a draw over some other value (an
+    ``argmax`` over an answer mask beside a ``log_softmax`` of stored tokens) picks no token."""
+    dist_lines = {c.site.line for c in fn.calls if c.method in _DISTRIBUTION}
+    seeds = {a.target for a in fn.assigns if a.line in dist_lines and "." not in a.target}
+    s = facts.summaries.get(fn.module)
+    scope = fn.definition.qualname
+    held = _Distribution([fl for fl in (s.flows if s is not None else ()) if fl.scope == scope], seeds)
+    held.run()
+    names = held.names
+    for c in draws:
+        if c.site.line in dist_lines or _root(c.site.receiver) in names:
+            return True  # ``multinomial(softmax(x), 1)`` nested, or ``probs.argmax()``
+        if any(a.kind in ("name", "call") and _root(a.value) in names
+               for a in (*c.site.args, *(a for _, a in c.site.kwargs))):
+            return True
+    return False
+
+
 def picks_token(q: str, facts: Facts) -> bool:
     """A repo function that turns logits it is handed into a token: it builds a distribution
     (softmax, top-k, an exponential race) and draws from it, itself or through one helper."""
     fn = facts.functions.get(q)
     if fn is None or model_runs(fn) or not any(c.method in _DISTRIBUTION for c in fn.calls):
         return False
-    if _draws_itself(fn):
-        return True
-    return any(t in facts.functions and _draws_itself(facts.functions[t])
-               for c in fn.calls if c.kind == EXACT for t in c.targets)
+    own = [c for c in fn.calls if c.method in DRAWS or c.method == _GREEDY]
+    helpers = [c for c in fn.calls if c.kind == EXACT
+               and any(t in facts.functions and _draws_itself(facts.functions[t]) for t in c.targets)]
+    return _fed_by_distribution(fn, facts, own + helpers)
 
 
 def _root(text: object) -> str:
