@@ -301,7 +301,7 @@ def test_offline_scripts_hand_nothing_off():
     assert wrong_labels("accuracy_offline_entries") == []
     ev = _analysis("accuracy_offline_entries").functions["ember.convert.broadcast_state"].evidence
     assert [e.via for e in ev if e.signal == "offline-entry"] == [
-        "reached only from offline entry points: scripts.convert_checkpoint"]
+        "offline:scripts.convert_checkpoint"]
 
 
 def test_a_buffers_store_and_evict_ends_are_the_handoff_too():

@@ -67,7 +67,15 @@ def test_baselined_findings_are_counted_not_listed(timeout_repo: Path, tmp_path:
     jsonschema.validate(doc, schema("findings"))
 
 
-@pytest.mark.parametrize("args", [["--demo"], [str(FIXTURES / "topology_cross")], [str(FIXTURES / "map_loop")]])
+# fixtures whose evidence arrives by every route (sibling, registry, offline, chain, store, route/handler, copy):
+# the published ``via`` pattern must admit what the tagger writes, not only own/callee/caller
+_EVIDENCE_ROUTES = ["accuracy_interface_consensus", "accuracy_registry_lookup", "accuracy_offline_entries",
+                    "accuracy_conversion_chain", "accuracy_experience_buffer", "accuracy_http_trajectories",
+                    "accuracy_model_copy"]
+
+
+@pytest.mark.parametrize("args", [["--demo"], [str(FIXTURES / "topology_cross")], [str(FIXTURES / "map_loop")],
+                                  *([str(FIXTURES / n)] for n in _EVIDENCE_ROUTES)])
 def test_analyze_json_matches_the_report_schema(args: list[str]):
     r = gyrelint("analyze", *args, "--format", "json", "--no-cache")
     assert r.exit_code == 0

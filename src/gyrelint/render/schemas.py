@@ -96,7 +96,13 @@ def report_schema() -> dict[str, Any]:
         "source": _STR, "line": _LINE, "command": _STR, "function": _OPT_STR, "exists": {"type": "boolean"},
     }, required=["module", "file", "found_by"])
     evidence = _obj({"signal": _STR, "file": _STR, "line": _LINE,
-                     "via": {"type": "string", "pattern": "^(own|callee:.+|caller:.+)$"}})
+                     "via": {"type": "string", "pattern": "^(own|[a-z]+:.+)$",
+                             "description": "own (the function's body), or kind:detail: callee:/caller: <qualname> "
+                                            "(the side came along that call), sibling: <qualname> (an implementation "
+                                            "of the same interface), registry: <qualname> (a registry's other "
+                                            "entries), chain:/store:/client:/handler: <qualname>, route: <path>, "
+                                            "copy: <attribute> -> <attribute>, offline: <entry modules> (reached "
+                                            "only from offline scripts)"}})
     function = _obj({
         "qualname": _STR, "file": _STR, "line": _LINE, "side": _SIDE,
         "handoff_kind": {"enum": ["trajectory", "weight_sync", None]},

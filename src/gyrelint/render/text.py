@@ -37,7 +37,12 @@ def _why(f: FunctionReport, paths: PathContext) -> str:
         return ""
     own = [e for e in f.evidence if e.via == "own"]
     e = own[0] if own else f.evidence[0]
-    via = "" if e.via == "own" else f" via {term(e.via.removeprefix('callee:'))}"
+    if e.via == "own":
+        via = ""
+    elif e.via.startswith("offline:"):
+        via = f" reached only from offline entry points: {term(e.via.removeprefix('offline:'))}"
+    else:
+        via = f" via {term(e.via.removeprefix('callee:'))}"
     return f"  [{term(e.signal)} at {_loc(e.file, e.line, paths)}{via}]"
 
 

@@ -198,7 +198,7 @@ def model_copies(facts: Facts, results: dict[str, SideResult]) -> list[str]:
             continue  # a target network the loss reads is the trainer's own copy
         r = results[q]
         r.side, r.kind, r.solid = Side.HANDOFF, HandoffKind.WEIGHT_SYNC, True
-        r.evidence = [*r.evidence, Evidence(MODEL_COPY, fn.file, line, f"self.{src}->self.{dst}")]
+        r.evidence = [*r.evidence, Evidence(MODEL_COPY, fn.file, line, f"copy:self.{src}->self.{dst}")]
         out.append(q)
     return out
 

@@ -1351,5 +1351,5 @@ def offline_only(facts: Facts, results: dict[str, SideResult],
         es = [e for e in es if not any(e.startswith(o + ".") for o in es)]  # the script, not also its main
         names = ", ".join(es[:3]) + (f" and {len(es) - 3} more" if len(es) > 3 else "")
         results[q] = SideResult(evidence=[Evidence(OFFLINE_ENTRY, fn.file, fn.line,
-                                                   f"reached only from offline entry points: {names}")])
+                                                   f"offline:{names}")])
     return out
