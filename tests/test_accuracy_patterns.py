@@ -870,3 +870,10 @@ def test_log_probs_of_stored_answers_are_no_token_draw():
     trainer's forward pass over stored pairs stays training; a picker that samples from the softmax
     it builds still makes its caller a decoding step."""
     assert wrong_labels("accuracy_scored_pairs") == []
+
+
+def test_a_broadcast_over_the_default_group_is_no_weight_sync():
+    """Precision (O): ``dist.broadcast(param.data, src=0)`` with no group makes the training ranks
+    agree on loaded weights (the default group is the launcher's training world, which no inference
+    engine joins); the push over the group made for the engines stays the weight sync."""
+    assert wrong_labels("accuracy_world_broadcast") == []

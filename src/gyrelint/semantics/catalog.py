@@ -20,7 +20,7 @@ from .engine_patch import engine_lora_patch
 from .entropy import entropy_from_logits
 from .eval_forward import predicts_only
 from .facts import MEDIUM, STRONG, CallFact, Facts, FnFacts, abstract, prompt_fed, tokens_of
-from .generic_send import generic_tensor_send
+from .generic_send import generic_tensor_send, world_group_collective
 from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
 from .module_api import module_plumbing
@@ -165,6 +165,8 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
     first (``broadcast_object_list`` of metadata), or that sends its own ``tensor`` parameter, is
     a generic tensor-broadcast helper: its callers send seeds and batches with it as often as weights.
     """
+    if world_group_collective(c):
+        return 0.0  # the default group holds the training ranks only: model init/loading, no sampler on it
     toks = fn.tokens() & _PARAMISH
     if toks and toks <= {"tensor", "tensors"} and fn.params and not _arg_tokens(c) & {"param", "weight"}:
         if any(x.method in ("broadcast_object_list", "broadcast_object") for x in fn.calls):
@@ -3030,6 +3032,9 @@ SIGNALS: tuple[Signal, ...] = (
            "            self.communicator.broadcast(v, src=0)\n",
        ),
        examples_nomatch=("import torch.distributed as dist\n\ndef target(flag):\n    dist.broadcast(flag, 0)\n    return flag\n",
+                         # the default group: rank 0's loaded weights made equal across the training ranks
+                         "import torch.distributed as dist\n\ndef target(model):\n"
+                         "    for name, param in model.named_parameters():\n        dist.broadcast(param.data, src=0)\n",
                          "import torch.distributed as dist\n\ndef target(model, full_state):\n"
                          "    if any(p.is_meta for p in model.parameters()):\n        model = model.to_empty(device='cuda')\n"
                          "    model.load_state_dict(full_state)\n    for name, buf in model.named_buffers():\n"

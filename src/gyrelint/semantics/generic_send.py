@@ -23,3 +23,20 @@ def generic_tensor_send(c: CallFact, fn: FnFacts) -> bool:
     if sent is None or sent.kind != "name" or not isinstance(sent.value, str):
         return False
     return sent.value in fn.params
+
+
+# positional index of ``group`` in torch.distributed's broadcasts
+_GROUP_AT = {"broadcast": 2, "broadcast_object_list": 2}
+
+
+def world_group_collective(c: CallFact) -> bool:
+    """``dist.broadcast(t, src)`` with no group: a broadcast to every rank of the default (world)
+    group, which the launcher made of the training ranks; weights reach an engine over a group created
+    for the purpose (``group=self._update_group``) or an engine's own communicator, so such a
+    broadcast makes the training ranks agree (loaded weights, seeds). Point-to-point sends stay
+    crossings: a relay (a parameter server) can be one extra rank of the default group, addressed
+    by ``dst``."""
+    at = _GROUP_AT.get(c.method)
+    if at is None or not any(n.startswith("torch.distributed.") for n in c.names):
+        return False
+    return len(c.site.args) <= at and not c.site.star_args and not any(k == "group" for k, _ in c.site.kwargs)

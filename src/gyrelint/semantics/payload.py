@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ..index import Index
 from ..index.summary import Flow
 from .facts import CallFact, Facts, FnFacts
+from .generic_send import world_group_collective
 from .taint import BodyTaint, FlowIndex, dotted_text
 
 # calls whose result is a module's parameters (the seed of the payload)
@@ -129,7 +130,7 @@ def _crossing(c: CallFact) -> bool:
     m = c.method
     names = c.names
     if any(n.startswith(("torch.distributed.", "ray.util.collective.")) for n in names) and m in _COLLECTIVE:
-        return True
+        return not world_group_collective(c)  # the default group holds the training ranks only
     if m in _IPC or any(n == "ray.put" for n in names):
         return True
     if any(n.startswith(("requests.", "httpx.", "aiohttp.", "urllib.")) for n in names) and m in _HTTP:
