@@ -132,7 +132,8 @@ def _logs(data: bytes) -> None:
 
 # -- cache decoder: today's entries of every namespace, mutated
 
-CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings", "provenance", "configs")
+CACHE_NAMESPACES = ("summaries", "analysis", "last", "graphs", "semantics", "findings", "provenance", "configs",
+                    "modfacts")
 _SEED_KEY = "0" * 64  # summary seeds are re-keyed to it, so a mutated one still passes the key check
 
 
@@ -197,9 +198,10 @@ def decode_cache_payload(data: bytes) -> object:
             graphs = analysis_cache.decode_graphs(blobs)
             assert graphs is None or isinstance(graphs, analysis_cache.Graphs)
         return got
+    from gyrelint.semantics.module_facts import decode as decode_module_facts
     from gyrelint.topology.file_cache import decode as decode_config
 
-    decoder = {"configs": decode_config, "last": analysis_cache.decode_last, "graphs": decode_resolution, "semantics": decode_semantics,
+    decoder = {"configs": decode_config, "modfacts": decode_module_facts, "last": analysis_cache.decode_last, "graphs": decode_resolution, "semantics": decode_semantics,
                "findings": decode_findings}[ns]
     return decoder(payload)
 

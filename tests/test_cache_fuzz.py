@@ -20,6 +20,7 @@ from gyrelint.graphs.build import Resolution
 from gyrelint.graphs.incremental import Provenance
 from gyrelint.index.summary import FileSummary
 from gyrelint.semantics.cache import Stored
+from gyrelint.semantics.module_facts import ModuleFacts
 from gyrelint.topology.file_cache import FileKeys
 
 
@@ -39,7 +40,8 @@ with tempfile.TemporaryDirectory(prefix="gyrelint-cache-fuzz-") as _work:
     SEEDS = cache_seeds(Path(_work))
 
 VALID = {"summaries": (FileSummary, tuple), "analysis": (Analysis,), "last": (LastRun,), "graphs": (Resolution,),
-         "semantics": (Stored,), "findings": (tuple,), "provenance": (Provenance,), "configs": (FileKeys,)}
+         "semantics": (Stored,), "findings": (tuple,), "provenance": (Provenance,), "configs": (FileKeys,),
+         "modfacts": (ModuleFacts,)}
 
 
 def test_seeds_cover_every_namespace_and_decode() -> None:

@@ -82,7 +82,8 @@ def _fill_every_namespace(repo: Path, cache: Path) -> dict[str, list[Path]]:
     flake8_plugin._save_findings(cache, "f" * 32, (("loop/main.py", 3, "GYR001", "m"),))
     got = _entries(cache)
     assert set(got) == {"analysis", "last", "graphs", "semantics", "summaries", "findings", "provenance",
-                        "configs"}
+                        "configs", "modfacts"}
+    assert set(got) - {"summaries"} == cachestore.NAMESPACES  # a namespace the store knows is tested here
     return got
 
 
@@ -156,6 +157,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
     from gyrelint.graphs.incremental import decode as decode_provenance
     from gyrelint.index import cache as C
     from gyrelint.semantics.cache import decode as decode_semantics
+    from gyrelint.semantics.module_facts import decode as decode_module_facts
     from gyrelint.topology.file_cache import decode as decode_config
 
     cache = tmp_path / "cache"
@@ -177,6 +179,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
             "findings": msgpack.packb(((tag, 1, "GYR001", "m"),)),
             "provenance": msgpack.packb((1, tag)),
             "configs": msgpack.packb((tag, (), (), ())),
+            "modfacts": msgpack.packb((tag, ())),
         }
         for ns, paths in entries.items():
             for path in paths:
@@ -186,6 +189,7 @@ def test_a_reframed_entry_with_an_unknown_type_tag_is_a_miss(repo: Path, tmp_pat
         assert decode_provenance(payloads["provenance"]) is None
         assert decode_config(payloads["configs"]) is None
         assert decode_semantics(payloads["semantics"]) is None
+        assert decode_module_facts(payloads["modfacts"]) is None
         assert analysis_cache.decode_last(payloads["last"]) is None
         with pytest.raises(C.CacheError):
             C.decode("k" * 64, summary_payload)
@@ -260,7 +264,7 @@ def test_symlinks_planted_in_a_repo_local_cache_are_never_written_through(repo: 
     victim.write_text("user data")
     cache = repo / ".gyrelint-cache"
     cache.mkdir()
-    for ns in ("analysis", "last", "graphs", "semantics", cachestore.versioned("summaries", "x")):
+    for ns in (*sorted(cachestore.NAMESPACES), cachestore.versioned("summaries", "x")):  # modfacts, configs too
         (cache / ns).symlink_to(outside)
     # the real summaries namespace, and one shard of another namespace, too
     from gyrelint.codehash import code_digest

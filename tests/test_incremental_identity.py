@@ -37,6 +37,7 @@ REPOS = {
     "chain": FIXTURES / "accuracy_chain",
     "handles": FIXTURES / "accuracy_handles",
     "weight_payload": FIXTURES / "accuracy_weight_payload",
+    "param_groups": FIXTURES / "edit_param_groups",
 }
 STEPS = 6
 
@@ -240,6 +241,36 @@ def class_role(text: str, tree: ast.Module, rng: random.Random, names: list[str]
 SEMANTIC_EDITS: list[Callable[..., str | None]] = [side_call, side_call, class_role, change_body, add_function]
 
 
+def param_group(text: str, tree: ast.Module, rng: random.Random, names: list[str], n: int) -> str | None:
+    """A body edit that makes the function build an optimizer parameter group, as a flow (a list of
+    dicts assigned) or inside a call's arguments: a fact of the module's own records
+    (``semantics/module_facts.py``), kept per module across runs."""
+    fns = [f for f in _all_functions(tree) if f.body]
+    if not fns:
+        return None
+    f = rng.choice(fns)
+    arg = f.args.args[-1].arg if f.args.args else "None"
+    stmt = rng.choice([f'groups_{n} = [{{"params": {arg}, "lr": 0.1}}]',
+                       f'probe_{n} = print([{{"params": {arg}, "momentum": 0.9}}])'])
+    first = f.body[0]
+    lines = text.splitlines(keepends=True)
+    lines.insert(first.lineno - 1, " " * first.col_offset + stmt + "\n")
+    return "".join(lines)
+
+
+def drop_group_knob(text: str, tree: ast.Module, rng: random.Random, names: list[str], n: int) -> str | None:
+    """The reverse: one parameter group loses its optimizer knob (``"lr"`` renamed), so it is a
+    plain dict from then on."""
+    for knob in rng.sample(['"lr"', '"weight_decay"', '"momentum"', '"eps"'], 4):
+        if knob in text:
+            return text.replace(knob, f'"knob_{n}"', 1)
+    return None
+
+
+PARAM_GROUP_EDITS: list[Callable[..., str | None]] = [param_group, drop_group_knob, change_body, add_function,
+                                                        side_call]
+
+
 def add_launcher(root: Path, rng: random.Random, n: int) -> str:
     """A shell launcher that starts one module: a new entry point, no Python file changed (the
     per-stage caches keyed by Python files alone are then hit while reachability moves)."""
@@ -353,6 +384,28 @@ SEMANTIC_SEQUENCES = [("demo", 1), ("demo", 2), ("handles", 1), ("weight_payload
 @pytest.mark.parametrize(("name", "seed"), SEMANTIC_SEQUENCES)
 def test_semantic_edits_equal_a_cold_run(name: str, seed: int, tmp_path: Path) -> None:
     assert run_sequence(name, tmp_path, seed, SEMANTIC_EDITS) == []
+
+
+PARAM_GROUP_SEQUENCES = [("param_groups", 1), ("param_groups", 2), ("demo", 5)]
+
+
+@pytest.mark.parametrize(("name", "seed"), PARAM_GROUP_SEQUENCES)
+def test_module_fact_edits_equal_a_cold_run(name: str, seed: int, tmp_path: Path) -> None:
+    assert run_sequence(name, tmp_path, seed, PARAM_GROUP_EDITS) == []
+
+
+def test_the_module_fact_edits_catch_a_module_facts_key_blind_to_content(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each module's facts keyed by its path only (the whole-run, resolution and semantics keys stay
+    sound, so the semantics stage runs again and reads the stale facts): the sequences must find a
+    difference, so their equality with cold covers the per-module entries."""
+    from gyrelint.semantics import module_facts
+
+    monkeypatch.setattr(module_facts, "entry_key",
+                        lambda summary: hashlib.sha256(f"modfacts\0{summary.path}".encode()).hexdigest())
+    wrong = [w for name, seed in PARAM_GROUP_SEQUENCES[:2] for w in run_sequence(name, tmp_path / f"{name}{seed}",
+                                                                               seed, PARAM_GROUP_EDITS)]
+    assert wrong, "a module-facts key blind to content went unnoticed: the sequences prove nothing"
 
 
 def _semantics_key_without_content(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ content is untrusted:
   folders. A ``vendor/``, another tool's folder or a user's file is never touched.
 
 Two cleanup rules keep the store bounded: entries of the unversioned namespaces (whole
-analyses, graphs, semantics, findings, pointers) share a size budget and the least
+analyses, graphs, semantics and its per-module facts, findings, pointers) share a size budget and the least
 recently used go first; a versioned namespace (the summaries of one analyzer version)
 that is not in use goes once nothing touched it for a week.
 """
@@ -43,7 +43,7 @@ TMP_STALE_SECONDS = 3600  # a temporary file this old belongs to a run that died
 MAX_ENTRY = 1 << 30  # an entry file larger than this is not read
 
 # the namespaces gyrelint makes: whole-run entries (one size budget), and per-version ones
-NAMESPACES = frozenset({"analysis", "last", "graphs", "semantics", "findings", "provenance", "configs"})
+NAMESPACES = frozenset({"analysis", "last", "graphs", "semantics", "findings", "provenance", "configs", "modfacts"})
 VERSIONED = frozenset({"summaries"})
 
 _KEY = re.compile(r"[0-9a-f]{16,64}\Z")

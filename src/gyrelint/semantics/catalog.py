@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from ..graphs.model import EXACT
+from ..index.summary import FileSummary
 from ..settings import SignalSpec
 from .data_payload import sends_data
 from .draws import next_token_line
@@ -24,6 +25,7 @@ from .generic_send import generic_tensor_send, world_group_collective
 from .iter_buffer import batch_word, iteration_draw
 from .learner import LEARNER_SIGNALS
 from .module_api import module_plumbing
+from .module_facts import ModuleFacts
 from .own_words import own_tokens
 from .preference import preference_margin_line
 from .reward_requests import reward_reply_line
@@ -1312,28 +1314,29 @@ def _param_group_keys(e: object, depth: int = 0) -> bool:
     return any(_param_group_keys(x, depth + 1) for x in e if isinstance(x, tuple))
 
 
-def _group_scopes(module: str, facts: Facts) -> dict[str, int]:
-    """Scope -> first line where the module's flows build a parameter group: one pass over the
-    module's flows per run, not one per function (``Facts.memo_class`` holds it)."""
-    def compute() -> dict[str, int]:
-        got: dict[str, int] = {}
-        summary = facts.summaries.get(module)
-        for fl in summary.flows if summary is not None else ():
-            if fl.op in ("=", "ret") and fl.scope not in got and _param_group_keys(fl.value):
-                got[fl.scope] = fl.line
-        return got
-    return facts.memo_class("param-groups-of-module", module, compute)
+def module_facts(summary: FileSummary) -> ModuleFacts:
+    """What the catalog reads of one module's own records (kept per module across runs:
+    ``module_facts.py``): where its flows build a parameter group, first line per scope, and
+    which of its calls build one in their arguments."""
+    got: dict[str, int] = {}
+    for fl in summary.flows:
+        if fl.op in ("=", "ret") and fl.scope not in got and _param_group_keys(fl.value):
+            got[fl.scope] = fl.line
+    return ModuleFacts(got, tuple(i for i, c in enumerate(summary.calls) if _param_group_keys(c.expr)))
 
 
 def _param_groups(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     """Builds the optimizer's parameter groups (``[{"params": [...], "weight_decay": wd}, ...]``): the
     torch optimizer convention, whatever class the groups are handed to (an optimizer class taken
     from the config, ``getattr(torch.optim, name)``)."""
-    line = _group_scopes(fn.module, facts).get(fn.definition.qualname)
+    summary = facts.summaries.get(fn.module)
+    line = facts.local.of(summary, module_facts).group_scopes.get(fn.definition.qualname) if summary is not None else None
     if line is not None:
         return ((line, STRONG),)
-    for c in fn.calls:
-        if _param_group_keys(c.site.expr):
+    own = facts.local.files.get(fn.file, summary)  # the summary this function's calls were read from
+    known, hits = facts.local.group_sites(own, module_facts) if own is not None else (frozenset(), frozenset())
+    for c in fn.calls:  # a call that is no record of that summary (one made up for a handed callable) is read here
+        if id(c.site) in hits or (id(c.site) not in known and _param_group_keys(c.site.expr)):
             return ((c.site.line, STRONG),)
     return ()
 

@@ -32,6 +32,7 @@ from ..index.summary import (
     Subscript,
 )
 from .handed import STARTS_TARGET, started_target
+from .module_facts import ModuleFactsCache
 
 STRONG, MEDIUM, WEAK_EV = 1.0, 0.6, 0.3
 T = TypeVar("T")
@@ -275,6 +276,7 @@ class Facts:
     _type_roles: dict[str, str | None] = field(default_factory=dict)
     _name_roles: dict[str, tuple[str | None, float]] = field(default_factory=dict)
     _class_memo: dict[tuple[str, str], object] = field(default_factory=dict)
+    local: ModuleFactsCache = field(default_factory=ModuleFactsCache)  # facts of one module's own summary (module_facts.py)
 
     def out_of_scope(self, module: str) -> bool:
         """Whether a module is outside the product, as the index decided by content; the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..graphs import Graphs
 from ..graphs.reach import LoopReach, entry_reach, loop_reach
@@ -34,6 +35,7 @@ from .http_routes import http_trajectories
 from .kind import settle_transport_kind
 from .launchers import actor_launchers
 from .learner import receiver_helpers, training_helpers
+from .module_facts import ModuleFactsCache
 from .narrowing import isinstance_narrowing
 from .payload import weight_flow
 from .plumbing import generation_callbacks, rollout_plumbing
@@ -124,6 +126,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     signals += user_signals(settings.signals)
     matcher = Matcher(signals)
     facts: Facts = build_facts(index, graphs, matcher.methods)
+    facts.local = ModuleFactsCache(Path(settings.cache_dir) if settings.use_cache else None, files=index.summaries)
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
@@ -235,6 +238,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     sem.boundary_modules = [m for m in boundary_modules(facts, sides, containers, reached)
                             if m not in outside_modules]
     sem.modules = module_reports(facts, sides, sem.boundary_modules)
+    facts.local.flush()
     return sem
 
 

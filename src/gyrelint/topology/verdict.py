@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..graphs import Graphs
 from ..graphs.symbols import symbols_of
 from ..index import Index
+from ..index.cache import gc_paused
 from ..model import CodeEvidence, ConfigKey, Diagnostic, Evidence, Topology
 from ..settings import Settings
 from .classify import Vocabulary, tokenize
@@ -84,7 +85,17 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings,
     ``online``: the semantics stage's same-process evidence (the sampler acts with the module
     object the optimizer updates), weighed with the rest. ``reached``: what runs, as the
     semantics stage found it (``Semantics.reach``); the graphs' entry-point answer by default.
+
+    The cyclic collector is paused meanwhile, as in the semantics stage: the stage builds
+    many small acyclic records, and the full collection their allocations start walked every
+    object alive (index, graphs, semantics): 0.45 CPU-s of a code edit on verl in process.
     """
+    with gc_paused(promote=True):
+        return _analyze_topology(index, graphs, settings, online, reached)
+
+
+def _analyze_topology(index: Index, graphs: Graphs, settings: Settings, online: list[Evidence] | None,
+                      reached: AbstractSet[str] | None) -> tuple[Topology, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     vocab = Vocabulary.from_settings(settings.topology)
     resolved = resolved_by_file(graphs)
