@@ -537,3 +537,30 @@ def classify_value(value: object) -> tuple[str, str] | None:
 def classify_many(keys: Iterable[tuple[str, object]], vocab: Vocabulary | None = None) -> list[tuple[str, str] | None]:
     return [classify(k, v, vocab) for k, v in keys]
 
+
+
+def explain(key: str, value: object = None, vocab: Vocabulary | None = None, context: str = "") -> str:
+    """Why ``classify`` leaves a key unclassified: the veto that fired (and the context token behind it), a
+    page URL, or no rule at all (for the per-key diagnostic of the recall bench; never used to decide)."""
+    vocab = vocab or Vocabulary()
+    hit = classify(key, value, vocab, context)
+    if hit is not None:
+        return f"classified {hit[0]}: {hit[1]}"
+    if vocab.ignore_globs and any(fnmatch.fnmatchcase(key, g) for g in vocab.ignore_globs):
+        return "ignored by [tool.gyrelint.topology]"
+    segments = key.split(".")
+    ctx: set[str] = set()
+    for seg in segments:
+        ctx.update(_tokens(vocab, seg))
+    if context:
+        ctx.update(_tokens(vocab, context))
+    toks = _tokens(vocab, segments[-1])
+    vetoes = [f"{cls} veto by {sorted(veto & ctx)}" for cls, veto in _VETOES.items() if veto & ctx]
+    vetoes += [f"'{tok}' veto by {sorted(veto & ctx)}" for tok, veto in TOKEN_VETO.items() if veto & ctx]
+    if _leaf(vocab, segments[-1], frozenset()) not in (None, _VETOED):
+        if PORT_LEAF_VETO & set(toks):
+            vetoes.append(f"port leaf veto by {sorted(PORT_LEAF_VETO & set(toks))}")
+        return "vetoed: " + ("; ".join(vetoes) or "page URL value")
+    if _leaf(vocab, segments[-1], frozenset()) == _VETOED:
+        return "vetoed: " + ("; ".join(vetoes) or "leaf veto")
+    return f"no rule for tokens {toks}" + (f" (context {sorted(ctx - set(toks))[:6]})" if ctx - set(toks) else "")

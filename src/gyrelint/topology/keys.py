@@ -211,6 +211,13 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
                 ) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
     """One entry per key (listed first, then the ones set aside with their reason), the listed keys'
     occurrences as flat :class:`ConfigKey` records, and the counts of what was folded away."""
+    return fold(occurrences(index, graphs, settings, namers, vocab, ev, diags))
+
+
+def occurrences(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
+                vocab: Vocabulary, ev: EvidenceResult | None, diags: list[Diagnostic]) -> list[Occurrence]:
+    """Every key occurrence with its class (None: unclassified) and scope reason, before folding (the
+    per-key diagnostic of ``bench/topology_recall.py --vs-grep`` reads them to say why a key was dropped)."""
     yaml_files: dict[str, YamlFile] = {}
     mentions: set[str] = set()
     raws = raw_keys(index, graphs, settings, namers, diags, yaml_files, mentions)
@@ -265,7 +272,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             if use is not None:
                 hit = (use.cls, use.reason)
         occs.append(Occurrence(r, hit, scope))
-    return fold(occs)
+    return occs
 
 
 def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
