@@ -38,3 +38,20 @@ def test_the_same_path_on_by_default_is_cross_process(tmp_path):
     a = analyze(root, use_cache=False, jobs=1)
     assert off_handles(a.index, a.topology.keys) == {}
     assert a.topology.verdict == "cross-process"
+
+
+def test_a_same_object_site_nothing_runs_says_nothing_about_the_loop():
+    """A model wrapper's own ``generate`` that no loop is seen to call (unreached) must not outweigh the
+    repo's cross-process evidence: the rule only reads a sampler the run reaches."""
+    from gyrelint.topology.evidence import collect
+    from gyrelint.topology.loop_scope import sampler_stays_local
+    from gyrelint.topology.names import Namer, resolved_by_file
+
+    a = analyze(FIXTURES / "topology_loop_servers", use_cache=False, jobs=1)
+    resolved = resolved_by_file(a.graphs)
+    namers = {p: Namer(s, resolved.get(p), a.graphs.symbols) for p, s in a.index.summaries.items()}
+    ev = collect(a.index, a.graphs, namers, set())
+    online = a.handoff.online_evidence
+    reached = {q for q, f in a.functions.items() if f.reached}
+    assert sampler_stays_local(a.graphs, ev, online, a.index, a.topology.keys, reached) is not None
+    assert sampler_stays_local(a.graphs, ev, online, a.index, a.topology.keys, set()) is None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 from ..graphs import Graphs
 from ..index import Index
@@ -35,15 +36,18 @@ _MAX_CONE = 3000  # a cone larger than this is no longer "the sampler": treat it
 
 
 def sampler_stays_local(graphs: Graphs | None, ev: EvidenceResult, online: list[Evidence],
-                        index: Index | None = None, entries: Iterable[KeyEntry] = ()) -> str | None:
+                        index: Index | None = None, entries: Iterable[KeyEntry] = (),
+                        reached: AbstractSet[str] | None = None) -> str | None:
     """The sampler's qualname when the same-object sampling call's cone holds no crossing, else None
-    (``index`` and ``entries``: to leave out the paths through handles that stay ``None`` by default)."""
+    (``index`` and ``entries``: to leave out the paths through handles that stay ``None`` by default;
+    ``reached``: what runs; a same-object site in code nothing runs, such as a model wrapper's own
+    ``generate`` no loop is seen to call, says nothing about the loop)."""
     shared = [e for e in online[:1] if e.signal == "same-object"]
     if not shared or graphs is None:
         return None
     site = shared[0]
     caller = _enclosing(graphs, site.file, site.line)
-    if caller is None:
+    if caller is None or (reached is not None and caller not in reached):
         return None
     # the call's repo targets and what they reach; a call straight into a library (``module.generate``) has none
     starts = [t for rc in graphs.resolved.get(caller, ()) if rc.site.line == site.line

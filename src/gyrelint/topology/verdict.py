@@ -93,7 +93,8 @@ def analyze_topology(index: Index, graphs: Graphs, settings: Settings,
     namers = {p: Namer(s, resolved.get(p), symbols) for p, s in index.summaries.items()}
     ev = collect(index, graphs, namers, reached)
     entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
-    topo = decide(keys, ev, online or [], sampler_stays_local(graphs, ev, online or [], index, entries))
+    topo = decide(keys, ev, online or [], sampler_stays_local(graphs, ev, online or [], index, entries,
+                                                     reached if reached is not None else graphs.reached))
     topo.keys = entries
     topo.folded = folded
     return topo, diags
