@@ -20,7 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gyrelint.api import analyze
-from gyrelint.topology.keys import raw_keys
+from gyrelint.model import Diagnostic
+from gyrelint.topology.classify import Vocabulary, explain
+from gyrelint.topology.entries import Occurrence
+from gyrelint.topology.evidence import collect
+from gyrelint.topology.keys import occurrences, raw_keys
 from gyrelint.topology.names import Namer, resolved_by_file
 
 _GREP = re.compile(r"port|host|addr|url|node|gpu|rank|world|ray|nccl|gloo|offload|colocate|parallel|backend|engine|"
@@ -56,7 +60,66 @@ def _found(label: dict, listed: Iterable[tuple[str, str, int, tuple[tuple[str, i
     return False
 
 
-def measure(truth: dict, root: Path) -> dict[str, object]:
+def _one(label: dict, name: str, file: str, line: int, by_line: bool = True) -> bool:
+    return _found(label, [(name, file, line, ())]) if by_line else _found({**label, "line": None}, [(name, file, line, ())])
+
+
+def _cause(label: dict, occs: list[Occurrence], listed_names: set[str], vocab: Vocabulary) -> str:
+    """Why a labelled key that the raw list holds is not listed: its occurrences' scope reasons, the veto or
+    missing rule of the classifier, or the entry it was folded into under another name."""
+    mine = [o for o in occs if _one(label, o.raw.key, o.raw.file, o.raw.line, by_line=False)] or \
+        [o for o in occs if _one(label, o.raw.key, o.raw.file, o.raw.line)]
+    if not mine:
+        return "not extracted"
+    live = [o for o in mine if not o.scope]
+    if live and any(o.hit for o in live):
+        hit = next(o for o in live if o.hit)
+        return f"folded: classified ({hit.hit[0] if hit.hit else ''}) but listed under another name"
+    if not live:
+        scopes = sorted({o.scope for o in mine})
+        return f"scope: {', '.join(scopes)}" + ("" if any(o.hit for o in mine) else " (and unclassified)")
+    o = live[0]
+    why = explain(o.raw.key, o.raw.value, vocab, o.raw.context)
+    return f"unclassified: {why}" if not why.startswith("classified") else f"unclassified ({why} by itself)"
+
+
+def vs_grep(truth: dict, analysis, raws: list) -> list[dict[str, object]]:
+    """Per labelled key: found by gyrelint, by grep, in the raw list at all, and why gyrelint dropped it."""
+    t = analysis.topology
+    listed = [(e.name, e.file, e.line, tuple((w.file, w.line) for w in e.where)) for e in t.keys if not e.scope]
+    grep_listed = [(r.key, r.file, r.line, ()) for r in raws if _GREP.search(r.key)]
+    raw_listed = [(r.key, r.file, r.line, ()) for r in raws]
+    resolved = resolved_by_file(analysis.graphs)
+    symbols = getattr(analysis.graphs, "symbols", None)
+    namers = {p: Namer(s, resolved.get(p), symbols) for p, s in analysis.index.summaries.items()}
+    live = {q for q, f in analysis.functions.items() if f.reached} | set(analysis.graphs.reached or ())
+    ev = collect(analysis.index, analysis.graphs, namers, live)
+    vocab = Vocabulary.from_settings(analysis.settings.topology)
+    diags: list[Diagnostic] = []
+    occs = occurrences(analysis.index, analysis.graphs, analysis.settings, namers, vocab, ev, diags)
+    names = {_norm(n) for n, _f, _l, _w in listed}
+    out = []
+    for lab in truth["keys"]:
+        row = {"key": lab["key"], "class": lab.get("class"), "gyrelint": _found(lab, listed),
+               "grep": _found(lab, grep_listed), "raw": _found(lab, raw_listed)}
+        if not row["gyrelint"]:
+            row["cause"] = _cause(lab, occs, names, vocab)
+        out.append(row)
+    return out
+
+
+def _bucket(cause: str) -> str:
+    """The cause's kind, for the table across sets."""
+    if cause.startswith("unclassified: vetoed"):
+        return "veto: " + cause.split("vetoed: ", 1)[1].split(" by ", 1)[0]
+    if cause.startswith("unclassified: no rule"):
+        return "no class rule"
+    if cause.startswith("scope"):
+        return cause.split(" (", 1)[0]
+    return cause.split(":", 1)[0]
+
+
+def measure(truth: dict, root: Path, diagnose: bool = False) -> dict[str, object]:
     # cold: the grep baseline below reads the call graph, which a cached analysis keeps only compacted
     # (a warm run printed a lower grep recall than a cold one on the same tree)
     analysis = analyze(root, use_cache=False)
@@ -70,8 +133,8 @@ def measure(truth: dict, root: Path) -> dict[str, object]:
     resolved = resolved_by_file(analysis.graphs)
     symbols = getattr(analysis.graphs, "symbols", None)
     namers = {p: Namer(s, resolved.get(p), symbols) for p, s in analysis.index.summaries.items()}
-    raws = [r for r in raw_keys(analysis.index, analysis.graphs, analysis.settings, namers, [])
-            if _GREP.search(r.key)]
+    all_raws = raw_keys(analysis.index, analysis.graphs, analysis.settings, namers, [])
+    raws = [r for r in all_raws if _GREP.search(r.key)]
     grep_listed = [(r.key, r.file, r.line, ()) for r in raws]
     grep_hits = [lab for lab in labels if _found(lab, grep_listed)]
     grep_names = {_norm(r.key) for r in raws}
@@ -88,6 +151,8 @@ def measure(truth: dict, root: Path) -> dict[str, object]:
         "grep_noise_share": sum(1 for r in raws if _NOISE_PATH.search(r.file)) / max(len(raws), 1),
         "verdict": t.verdict, "online": analysis.handoff.online,
         "expect": truth.get("expect"),
+        "per_key": vs_grep(truth, analysis, all_raws)
+        if diagnose else [],
     }
 
 
@@ -108,6 +173,9 @@ def main() -> None:
                     help="more trees to measure for noise and folding only (no labels: recall is left blank)")
     ap.add_argument("--missed", action="store_true",
                     help="list the labelled keys gyrelint missed (never on a blind set: it would stop being blind)")
+    ap.add_argument("--vs-grep", action="store_true",
+                    help="per labelled key: found by gyrelint / by grep / in the raw key list, and why gyrelint "
+                         "dropped it; then the causes tabulated (never on a blind set)")
     args = ap.parse_args()
     rows = []
     for root in args.unlabelled:
@@ -118,7 +186,7 @@ def main() -> None:
         if not root.is_dir():
             print(f"{root}: missing (run scripts/fetch_corpora.sh)")
             continue
-        rows.append(measure(truth, root))
+        rows.append(measure(truth, root, args.vs_grep))
     if args.json:
         print(json.dumps(rows, indent=2))
         return
@@ -136,6 +204,26 @@ def main() -> None:
         print(f"{r['framework']}: hidden {r['hidden']}, repeats folded {r['repeats']}, "
               f"flat occurrences per key {r['flat_per_key']:.2f}"
               + (f"; missed: {', '.join(r['missed']) or '-'}" if args.missed else f"; missed: {len(r['missed'])}"))
+    if args.vs_grep:
+        _print_vs_grep(rows)
+
+
+def _print_vs_grep(rows: list[dict]) -> None:
+    print("\n| corpus | key | class | gyrelint | grep | raw | why gyrelint dropped it |\n|---|---|---|---|---|---|---|")
+    causes: dict[str, dict[str, int]] = {}
+    for r in rows:
+        for k in r["per_key"]:
+            if k["gyrelint"] and k["grep"]:
+                continue
+            mark = {True: "yes", False: "-"}
+            print(f"| {r['framework']} | {k['key']} | {k['class']} | {mark[k['gyrelint']]} | {mark[k['grep']]} "
+                  f"| {mark[k['raw']]} | {k.get('cause', '')} |")
+            if not k["gyrelint"]:
+                causes.setdefault(_bucket(k["cause"]), {}).setdefault(r["framework"], 0)
+                causes[_bucket(k["cause"])][r["framework"]] += 1
+    print("\n| cause | drops | sets |\n|---|---:|---|")
+    for cause, per in sorted(causes.items(), key=lambda c: -sum(c[1].values())):
+        print(f"| {cause} | {sum(per.values())} | {', '.join(f'{k} {v}' for k, v in sorted(per.items()))} |")
 
 
 if __name__ == "__main__":

@@ -85,6 +85,8 @@ def test_source(cross, key, file, cls, value, source, needle):
 def test_unclassified_keys_are_not_reported(cross):
     _topo, _diags, keys = cross
     names = {k for k, _f in keys}
+    # ``actor.lora_rank`` is set in a config and read by no weight push or role switch: a matrix rank, no knob
+    # of the layout (a LoRA rank the weight push reads is one: tests/test_topology_adapter_use.py)
     for absent in ("trainer.report_to", "trainer.transport_lr", "actor.lora_rank", "report_to", "temperature",
                    "rollout.temperature", "defaults", "verbose", "num_workers"):
         assert absent not in names

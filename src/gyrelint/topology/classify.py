@@ -77,6 +77,8 @@ PROCESS_RUNS = [
     # sequence (context) parallelism: a sequence split over the ranks of a group (Ulysses, ring attention)
     ("ulysses", "size"), ("ulysses", "degree"), ("ring", "attn", "size"), ("ring", "attention", "size"),
     ("sequence", "parallel"), ("context", "parallel"), ("seq", "parallel"),
+    # how many machines a role's processes span (``host_count``), not an address
+    ("host", "count"), ("hosts", "count"),
     # one process or two: the service runs in the caller's process or in its own
     ("in", "process"), ("same", "process"), ("separate", "process"), ("own", "process"), ("out", "of", "process"),
 ]
@@ -174,6 +176,8 @@ LAYOUT_RUNS = [
     ("weight", "bridge"), ("weights", "bridge"),
     # a switch that splits one model over the visible devices (layer-wise model parallelism) or not
     ("model", "parallel"),
+    # how a trainer's parameters are sharded over its ranks (FSDP ``sharding_strategy``)
+    ("sharding", "strategy"), ("shard", "strategy"), ("parallelism", "strategy"),
 ]
 # a generic leaf (``rollout.name``, ``actor.backend``) directly under a role's section names that role's engine
 _ROLE_SECTIONS = {"rollout", "actor", "critic", "ref", "reward", "trainer", "inference", "generation", "generator",
@@ -227,6 +231,8 @@ _MODE_LEAF = {"mode", "type", "kind", "backend", "name", "impl", "engine", "laun
 _IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?$")
 _IMPORT_LEAF = {"cls", "class", "path", "module", "impl", "fn", "func", "function", "worker", "factory", "builder",
                 "entrypoint", "entry", "plugin", "hook"}
+_NOT_CODE = {"data", "output", "outputs", "out", "test", "tests", "example", "examples", "script", "scripts"}
+_CODE_FILE = re.compile(r"^[\w./-]*\w\.py(?::\w+)?$")
 _CONFIG_CLASS = re.compile(r"(?:Config|Cfg|Args|Arguments|Settings|Params)$")
 
 # Values that name a transport on their own (the whole value, lower-cased).
@@ -460,6 +466,9 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
     by_layout = _layout_by_value(last, value, ctx, vocab)
     if by_layout is not None:
         return by_layout
+    launcher = _launcher_section(segments[:-1], vocab)
+    if launcher is not None and not ctx & _SERVER_VETO:
+        return "process", f"a setting of the '{launcher}' launcher section (how the run's processes are started)"
     by_value = classify_value(value)
     if by_value is None and len(segments) > 1 and last.strip("_") != "target":  # (``_target_`` names a class)
         # a key inside a transport's own section (``queue.trajectory_maxsize``, ``zmq.hwm``) is about that transport
@@ -469,6 +478,22 @@ def _classify(key: str, value: object, vocab: Vocabulary, context: str = "") -> 
             # (a Ray section holds cluster resources — CPUs, GPUs, runtime env — rather than transport settings)
             return "comm", f"{hit[1]} (section '{parent}')"
     return by_value
+
+
+# cluster launchers and schedulers a section can be named after; ``local``/``docker`` only beside a runner word
+_LAUNCH_PLACES = {"k8s", "kubernetes", "slurm", "skypilot", "kuberay", "mast", "lsf", "pbs"}
+_LOCAL_PLACES = {"local", "docker", "ray", "process", "subprocess"}
+_RUNNER_WORDS = {"runner", "runners", "launcher", "launchers", "scheduler", "executor", "executors"}
+
+
+def _launcher_section(parents: list[str], vocab: Vocabulary) -> str | None:
+    """The section a key sits in when it is named after a cluster launcher (``k8s_runner``, ``slurm``) or a
+    local runner (``local_runner``): its settings say how the run's processes are started."""
+    for seg in parents:
+        ptoks = set(_tokens(vocab, seg))
+        if ptoks & _LAUNCH_PLACES or (ptoks & _LOCAL_PLACES and ptoks & _RUNNER_WORDS):
+            return seg
+    return None
 
 
 def _engine_switch(segments: list[str], toks: list[str], ctx: set[str]) -> tuple[str, str] | None:
@@ -497,6 +522,9 @@ def _layout_by_value(last: str, value: object, ctx: set[str], vocab: Vocabulary)
     if _IMPORT_PATH.match(v) and (v.count(".") >= 2 or ":" in v) and set(toks) & _IMPORT_LEAF \
             and not _CONFIG_CLASS.search(v.rsplit(".", 1)[-1].rsplit(":", 1)[-1]):
         return "layout", f"value '{v[:60]}' is an import path (which class runs)"
+    if _CODE_FILE.match(v) and set(toks) & _IMPORT_LEAF and not ctx & (LAYOUT_VETO | _NOT_CODE):
+        # ``--workflow_func_path pkg/flows/debate.py``: a Python file the run loads, which code runs
+        return "layout", f"value '{v[:60]}' is a Python file the run loads (which code runs)"
     if low in ENGINE_VALUES and not ctx & _ENGINE_VALUE_VETO:
         return "layout", f"value '{v}' names an engine or backend"
     if low in MODE_VALUES and toks[-1] in _MODE_LEAF and not ctx & LAYOUT_VETO:
@@ -537,3 +565,30 @@ def classify_value(value: object) -> tuple[str, str] | None:
 def classify_many(keys: Iterable[tuple[str, object]], vocab: Vocabulary | None = None) -> list[tuple[str, str] | None]:
     return [classify(k, v, vocab) for k, v in keys]
 
+
+
+def explain(key: str, value: object = None, vocab: Vocabulary | None = None, context: str = "") -> str:
+    """Why ``classify`` leaves a key unclassified: the veto that fired (and the context token behind it), a
+    page URL, or no rule at all (for the per-key diagnostic of the recall bench; never used to decide)."""
+    vocab = vocab or Vocabulary()
+    hit = classify(key, value, vocab, context)
+    if hit is not None:
+        return f"classified {hit[0]}: {hit[1]}"
+    if vocab.ignore_globs and any(fnmatch.fnmatchcase(key, g) for g in vocab.ignore_globs):
+        return "ignored by [tool.gyrelint.topology]"
+    segments = key.split(".")
+    ctx: set[str] = set()
+    for seg in segments:
+        ctx.update(_tokens(vocab, seg))
+    if context:
+        ctx.update(_tokens(vocab, context))
+    toks = _tokens(vocab, segments[-1])
+    vetoes = [f"{cls} veto by {sorted(veto & ctx)}" for cls, veto in _VETOES.items() if veto & ctx]
+    vetoes += [f"'{tok}' veto by {sorted(veto & ctx)}" for tok, veto in TOKEN_VETO.items() if veto & ctx]
+    if _leaf(vocab, segments[-1], frozenset()) not in (None, _VETOED):
+        if PORT_LEAF_VETO & set(toks):
+            vetoes.append(f"port leaf veto by {sorted(PORT_LEAF_VETO & set(toks))}")
+        return "vetoed: " + ("; ".join(vetoes) or "page URL value")
+    if _leaf(vocab, segments[-1], frozenset()) == _VETOED:
+        return "vetoed: " + ("; ".join(vetoes) or "leaf veto")
+    return f"no rule for tokens {toks}" + (f" (context {sorted(ctx - set(toks))[:6]})" if ctx - set(toks) else "")

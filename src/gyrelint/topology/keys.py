@@ -13,6 +13,7 @@ from ..model import ConfigKey, Diagnostic, KeyEntry
 from ..repo import env_files, launcher_kind
 from ..safeio import InputFileError, read_input
 from ..settings import Settings
+from .adapter_use import adapter_hits
 from .classify import Vocabulary, classify
 from .composed import composed_keys, find_prefixes
 from .entries import Occurrence, empty, fold
@@ -211,6 +212,13 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
                 ) -> tuple[list[KeyEntry], list[ConfigKey], dict[str, int]]:
     """One entry per key (listed first, then the ones set aside with their reason), the listed keys'
     occurrences as flat :class:`ConfigKey` records, and the counts of what was folded away."""
+    return fold(occurrences(index, graphs, settings, namers, vocab, ev, diags))
+
+
+def occurrences(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],
+                vocab: Vocabulary, ev: EvidenceResult | None, diags: list[Diagnostic]) -> list[Occurrence]:
+    """Every key occurrence with its class (None: unclassified) and scope reason, before folding (the
+    per-key diagnostic of ``bench/topology_recall.py --vs-grep`` reads them to say why a key was dropped)."""
     yaml_files: dict[str, YamlFile] = {}
     mentions: set[str] = set()
     raws = raw_keys(index, graphs, settings, namers, diags, yaml_files, mentions)
@@ -232,6 +240,7 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
     selected = selector_hits(index, symbols, ev, raws)
     compared = literal_hits(index, raws)
     switching = role_switch_hits(index, raws)
+    adapters = adapter_hits(index, raws)
     splat = splat_hits(index, ev, sorted({r.key for r in raws if r.source in _FILE_SOURCES}), graphs, symbols)
     splats = splat.hits
     # a file whose sections code splats into constructors is one a run reads, whoever names its path
@@ -258,6 +267,8 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             hit = compared.get((r.file, r.line))
         if hit is None:
             hit = switching.get(r.key)
+        if hit is None:
+            hit = adapters.get(r.key)
         if hit is None and r.key in splats and (r.source in _FILE_SOURCES or r in declared):
             hit = (splats[r.key].cls, splats[r.key].reason)
         if hit is None and r.source not in _LAUNCHER_SOURCES and r.source != "readme":
@@ -265,7 +276,24 @@ def key_entries(index: Index, graphs: Graphs | None, settings: Settings, namers:
             if use is not None:
                 hit = (use.cls, use.reason)
         occs.append(Occurrence(r, hit, scope))
-    return fold(occs)
+    return _interpolated(occs)
+
+
+_INTERPOLATION = re.compile(r"^\$\{([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)\}$")
+
+
+def _interpolated(occs: list[Occurrence]) -> list[Occurrence]:
+    """A config key whose whole value is another key (``lora_rank: ${lora.rank}``, OmegaConf/Hydra) is set
+    there: the source key takes the class of the key it feeds, when it has none of its own."""
+    feeds: dict[str, tuple[str, str]] = {}
+    for o in occs:
+        m = _INTERPOLATION.match(o.raw.value or "")
+        if m and o.hit is not None and not o.scope:
+            feeds.setdefault(m.group(1), (o.hit[0], f"its value feeds '{o.raw.key}' ({o.raw.file}:{o.raw.line}): "
+                                                    f"{o.hit[1]}"))
+    if not feeds:
+        return occs
+    return [replace(o, hit=feeds[o.raw.key]) if o.hit is None and o.raw.key in feeds else o for o in occs]
 
 
 def classified_keys(index: Index, graphs: Graphs | None, settings: Settings, namers: dict[str, Namer],

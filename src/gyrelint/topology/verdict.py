@@ -23,6 +23,7 @@ from ..settings import Settings
 from .classify import Vocabulary, tokenize
 from .evidence import EvidenceResult, collect
 from .keys import key_entries
+from .loop_scope import sampler_stays_local
 from .names import Namer, resolved_by_file
 
 CROSS, SAME = "cross-process", "same-process"
@@ -103,7 +104,8 @@ def _analyze_topology(index: Index, graphs: Graphs, settings: Settings, online: 
     namers = {p: Namer(s, resolved.get(p), symbols) for p, s in index.summaries.items()}
     ev = collect(index, graphs, namers, reached)
     entries, keys, folded = key_entries(index, graphs, settings, namers, vocab, ev, diags)
-    topo = decide(keys, ev, online or [])
+    topo = decide(keys, ev, online or [], sampler_stays_local(graphs, ev, online or [], index, entries,
+                                                     reached if reached is not None else graphs.reached))
     topo.keys = entries
     topo.folded = folded
     return topo, diags
@@ -123,7 +125,10 @@ def _is_count(key: ConfigKey) -> bool:
     return bool(toks & _COUNT_TOKENS) and not toks & _NOT_COUNT
 
 
-def decide(keys: list[ConfigKey], ev: EvidenceResult, online: Sequence[Evidence] = ()) -> Topology:
+def decide(keys: list[ConfigKey], ev: EvidenceResult, online: Sequence[Evidence] = (),
+           local_sampler: str | None = None) -> Topology:
+    """The verdict; ``local_sampler``: the loop's sampler that acts with the trained module object and calls
+    nothing that leaves the process (``loop_scope.sampler_stays_local``), which outweighs repo-wide evidence."""
     reasons: list[_Reason] = []
     for e in online[:1]:
         if e.signal == "same-object":  # positive evidence: one module object serves both chains
@@ -164,6 +169,13 @@ def decide(keys: list[ConfigKey], ev: EvidenceResult, online: Sequence[Evidence]
         verdict = SAME
         local = _SIGNALS["engine-local-load"][2]
         reasons.sort(key=lambda r: not r.text.startswith(local))  # the deciding reason first
+    elif shared and local_sampler is not None:
+        # the loop's own generation runs beside its optimizer: Ray, servers and engines elsewhere in the tree
+        # are other paths (off by default, never called by the loop) or replicas of this one process
+        verdict = SAME
+        reasons.insert(0, _Reason(SAME, 6, f"the online loop's sampler ({local_sampler}) acts with the trained "
+                                           "module object and nothing it calls leaves the process; the "
+                                           "cross-process evidence lies outside the loop"))
     elif strong_cross:
         verdict = CROSS
     elif shared:
