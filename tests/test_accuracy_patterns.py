@@ -854,3 +854,11 @@ def test_preference_losses_without_logsigmoid_are_training():
     log-probs are preference objectives; an accuracy and margin read-out of the same values, and a
     ReLU activation, stay neutral."""
     assert wrong_labels("accuracy_preference_margin") == []
+
+
+def test_a_step_loop_publishing_weights_in_its_own_body_is_the_driver():
+    """D: loops against a hosted service that sample, train and publish the new weights in one body
+    (inline, or by calling a sampler and a learner) are drivers, not the weight sync; a publish
+    alone stays weight sync. A launcher that picks one of two such loops at run time
+    (``loop = a if flag else b``) drives both chains too."""
+    assert wrong_labels("accuracy_publishing_loop") == []
