@@ -862,3 +862,14 @@ def test_a_step_loop_publishing_weights_in_its_own_body_is_the_driver():
     alone stays weight sync. A launcher that picks one of two such loops at run time
     (``loop = a if flag else b``) drives both chains too."""
     assert wrong_labels("accuracy_publishing_loop") == []
+
+
+def test_a_decorator_handing_the_function_to_a_wrapper_factory_is_transparent():
+    """A: ``spanned(fn)`` returns ``_wrap_with_span(fn, name)``'s closure. Bound to the closure,
+    every decorated function's arguments met in its ``*args`` and reached every other one (a
+    sampler's plan object became the learner's), so the sampler, the learner and a tally all
+    came out drivers; bound to the original they keep their sides. ``inspect.iscoroutinefunction(fn)``
+    in the factory only looks at ``fn``: the factory calls no decorated function back."""
+    assert wrong_labels("accuracy_span_factory") == []
+    edges = _analysis("accuracy_span_factory").graphs.calls
+    assert not [v for v in edges.successors("quill.span._wrap_with_span") if v.startswith("quill.rollout")]
