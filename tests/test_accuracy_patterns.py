@@ -873,3 +873,9 @@ def test_a_decorator_handing_the_function_to_a_wrapper_factory_is_transparent():
     assert wrong_labels("accuracy_span_factory") == []
     edges = _analysis("accuracy_span_factory").graphs.calls
     assert not [v for v in edges.successors("quill.span._wrap_with_span") if v.startswith("quill.rollout")]
+
+
+def test_group_rewards_centred_on_their_mean_are_advantages():
+    """G: rewards minus their group mean, called advantages, with no division by a std (Dr. GRPO,
+    a mean baseline), is advantage estimation; a report of the mean reward is not."""
+    assert wrong_labels("accuracy_centred_advantages") == []
