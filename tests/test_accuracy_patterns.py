@@ -877,3 +877,26 @@ def test_a_broadcast_over_the_default_group_is_no_weight_sync():
     agree on loaded weights (the default group is the launcher's training world, which no inference
     engine joins); the push over the group made for the engines stays the weight sync."""
     assert wrong_labels("accuracy_world_broadcast") == []
+def test_a_step_loop_publishing_weights_in_its_own_body_is_the_driver():
+    """D: loops against a hosted service that sample, train and publish the new weights in one body
+    (inline, or by calling a sampler and a learner) are drivers, not the weight sync; a publish
+    alone stays weight sync. A launcher that picks one of two such loops at run time
+    (``loop = a if flag else b``) drives both chains too."""
+    assert wrong_labels("accuracy_publishing_loop") == []
+
+
+def test_a_decorator_handing_the_function_to_a_wrapper_factory_is_transparent():
+    """A: ``spanned(fn)`` returns ``_wrap_with_span(fn, name)``'s closure. Bound to the closure,
+    every decorated function's arguments met in its ``*args`` and reached every other one (a
+    sampler's plan object became the learner's), so the sampler, the learner and a tally all
+    came out drivers; bound to the original they keep their sides. ``inspect.iscoroutinefunction(fn)``
+    in the factory only looks at ``fn``: the factory calls no decorated function back."""
+    assert wrong_labels("accuracy_span_factory") == []
+    edges = _analysis("accuracy_span_factory").graphs.calls
+    assert not [v for v in edges.successors("quill.span._wrap_with_span") if v.startswith("quill.rollout")]
+
+
+def test_group_rewards_centred_on_their_mean_are_advantages():
+    """G: rewards minus their group mean, called advantages, with no division by a std (Dr. GRPO,
+    a mean baseline), is advantage estimation; a report of the mean reward is not."""
+    assert wrong_labels("accuracy_centred_advantages") == []

@@ -45,6 +45,15 @@ _PASSTHROUGH = frozenset({
     "functools.wraps", "functools.lru_cache", "functools.cache", "functools.update_wrapper", "typing.cast",
     "asyncio.run", "asyncio.create_task", "asyncio.ensure_future", "ray.util.scheduling_strategies",
 })
+# library calls that only look at a function they are handed (``inspect.iscoroutinefunction(fn)``,
+# ``inspect.signature(fn)``): they never call it, so the function is no callback of theirs
+_INTROSPECTION = frozenset({"typing.get_type_hints", "typing.get_origin", "typing.get_args"})
+
+
+def _introspects(name: str) -> bool:
+    return name.startswith("inspect.") or name in _INTROSPECTION
+
+
 # external factories whose result is a decorator returning what it decorates (``torch.no_grad()(fn)``
 # registers ``fn`` itself: grad modes are context managers and decorators alike)
 _DECORATOR_FACTORIES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad",
@@ -1213,13 +1222,18 @@ class Resolver:
         A wrapper closure defined inside the decorator that calls the decorator's parameter
         (``def inner(*a, **k): return fn(*a, **k)``) only forwards: binding the decorated name to
         it would merge every decorated function of the repo into one spread of targets (the
-        closure's ``fn`` holds them all), so the name keeps the original function instead.
+        closure's ``fn`` holds them all), so the name keeps the original function instead. The
+        same holds when the decorator hands the function to a wrapper factory
+        (``def deco(fn): return make_wrapper(fn, fn.__name__)``): the closure the factory returns
+        forwards to the factory's own parameter.
         """
         out: set[str] = set()
         decorators = [t for t, _ in targets if t in self.funcs]
         for v in res:
             q = v[2:] if v[:2] == "f:" else None
-            if q is not None and any(q.startswith(d + ".") and self._forwards(q, d) for d in decorators):
+            factory = q.rsplit(".", 1)[0] if q is not None and "." in q else ""
+            if q is not None and (any(q.startswith(d + ".") and self._forwards(q, d) for d in decorators)
+                                  or (decorators and factory in self.funcs and self._forwards(q, factory))):
                 out |= vals
             else:
                 out.add(v)
@@ -1445,7 +1459,7 @@ class Resolver:
             targets, _ = self.call(mod, site.scope, v, e, bind=False)
             # a library may call back what it is handed; builtins that do (map, sorted's key=)
             # are modelled in _call_builtin, the others (min, len, print...) call nothing
-            external = external or (v[:2] in ("x:", "xi") and v[2:] not in _PASSTHROUGH)
+            external = external or (v[:2] in ("x:", "xi") and v[2:] not in _PASSTHROUGH and not _introspects(v[2:]))
             for t, via in targets:
                 if t not in seen:
                     seen.add(t)

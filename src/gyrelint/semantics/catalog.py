@@ -563,7 +563,14 @@ def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 
 
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if not _has_call(fn, "std", "std_mean", "var") or _reports_only(fn):
+    if _reports_only(fn):
+        return ()
+    if not _has_call(fn, "std", "std_mean", "var"):
+        # centring without scaling (Dr. GRPO, a leave-one-out baseline): rewards minus their
+        # group mean, said to be the advantages
+        if _has_call(fn, "mean") and (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()) \
+                and _tok_has(fn, "reward", "score", "return"):
+            return ((_lines_of(fn, lambda c: c.method == "mean"), MEDIUM),)
         return ()
     if not _has_call(fn, "mean", "std_mean"):
         return ()
@@ -2527,8 +2534,13 @@ SIGNALS: tuple[Signal, ...] = (
            "def target(rewards, n):\n    grouped = rewards.view(-1, n)\n    mean = grouped.mean(dim=1, keepdim=True)\n"
            "    std = grouped.std(dim=1, keepdim=True)\n    advantages = (grouped - mean) / (std + 1e-6)\n"
            "    return advantages.flatten()\n",
+           "import torch\n\ndef target(groups):\n    out = []\n    for g in groups:\n"
+           "        rewards = torch.tensor(g.rewards)\n        advantages = rewards - rewards.mean()\n"
+           "        out.append(advantages)\n    return out\n",
        ),
-       examples_nomatch=("def target(x):\n    return (x - x.mean()) / x.std()\n",)),
+       examples_nomatch=("def target(x):\n    return (x - x.mean()) / x.std()\n",
+                         "import torch\n\ndef target(groups):\n"
+                         "    return {'reward/mean': torch.tensor([g.reward for g in groups]).mean().item()}\n")),
     _s(id="policy-loss", side=TRAINING, weight=3.0,
        rationale="A clipped importance-ratio objective on log-probs and advantages is a policy-gradient loss.",
        body=_policy_loss,

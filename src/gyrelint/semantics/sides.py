@@ -317,6 +317,7 @@ def assign_sides(facts: Facts, matches: dict[str, list[Match]], graphs: Graphs,
             row = _unsplit(q, facts, edges, groups, results)
             if q in families:
                 row = _agreed_overrides(row, families[q], results)
+            row = _agreed_choices(facts.functions[q], row, results)
             results[q] = _label(q, facts, prepared[q], row, results, matches.get(q, []), flows)
         else:
             _label_cycle(comp, facts, prepared, edges, results, matches, flows, families)
@@ -360,6 +361,34 @@ def _agreed_overrides(row: dict[str, float], families: list[tuple[str, ...]],
             if row[t] < DISPATCH:
                 out = dict(row) if out is None else out
                 out[t] = DISPATCH
+    return row if out is None else out
+
+
+def _agreed_choices(fn, row: dict[str, float], results: Mapping[str, SideResult]) -> dict[str, float]:
+    """A call of one of a few functions picked at run time, all of one role, is a firm call.
+
+    ``loop = run_async if cfg.overlap else run_sync; await loop(...)``: the points-to set of
+    ``loop`` is exact, yet its differently named targets look like an imprecise spread to
+    ``_decay``. When every target of such an exact site already carries the same label (all
+    drivers, all samplers...), whichever runs plays that role, so each passes it on as a single
+    exact call would. Targets on different sides, or without a label yet, keep the spread's decay.
+    """
+    out = None
+    for c in fn.calls:
+        if c.kind != EXACT or len(c.targets) < 2:
+            continue
+        tg = [t for t in c.targets if t in row]
+        if len(tg) < 2 or len({t.rsplit(".", 1)[-1] for t in tg}) == 1:
+            continue
+        got = [results.get(t) for t in tg]
+        if any(r is None or r.side == Side.NEUTRAL for r in got):
+            continue
+        if len({(r.side, r.kind) for r in got}) != 1:
+            continue
+        for t in tg:
+            if row[t] < DECAY_EXACT:
+                out = dict(row) if out is None else out
+                out[t] = DECAY_EXACT
     return row if out is None else out
 
 
@@ -839,7 +868,7 @@ def _label(q: str, facts: Facts, prep, out_edges: dict[str, float], results: Map
     own_w = own.get(WEIGHT_SYNC, 0.0)
     own_main = max(own.get(SAMPLING, 0.0), own.get(TRAINING, 0.0))
     delegated = _delegated_side(q, own, total, out_edges, results) or _spawned_side(fn, own, out_edges, results)
-    if own_w >= THRESHOLD and own_w >= 0.5 * own_main:
+    if own_w >= THRESHOLD and own_w >= 0.5 * own_main and not _steps_both(own, s, t, out_edges, results):
         r.side, r.kind = Side.HANDOFF, HandoffKind.WEIGHT_SYNC
     elif _put_end(own, own_matches, total, origins, out_edges, results, fn):
         r.side, r.kind, r.between = Side.HANDOFF, HandoffKind.TRAJECTORY, True
@@ -1187,6 +1216,20 @@ def _calls_both_chains(s: float, t: float, own: dict[str, float], out_edges: dic
         elif cr.side == Side.TRAINING:
             got.add(TRAINING)
     return len(got) == 2
+
+
+def _steps_both(own: dict[str, float], s: float, t: float, out_edges: dict[str, float],
+                results: Mapping[str, SideResult]) -> bool:
+    """A body that pushes weights *and* runs both chains is the step loop, not the push.
+
+    A loop against a hosted service samples, trains and publishes the new weights in one body
+    (or calls a sampler and a learner and publishes between them): the publish is one of its
+    steps. Only firm evidence counts: its own sampling and training signals both at full
+    strength, or firm calls into both chains (``_calls_both_chains``).
+    """
+    if own.get(SAMPLING, 0.0) >= THRESHOLD and own.get(TRAINING, 0.0) >= THRESHOLD:
+        return True
+    return _calls_both_chains(s, t, own, out_edges, results)
 
 
 def _hands_rollouts_on(q: str, facts: Facts, out_edges: dict[str, float], results: Mapping[str, SideResult],
