@@ -854,3 +854,12 @@ def test_preference_losses_without_logsigmoid_are_training():
     log-probs are preference objectives; an accuracy and margin read-out of the same values, and a
     ReLU activation, stay neutral."""
     assert wrong_labels("accuracy_preference_margin") == []
+
+
+def test_a_handler_table_handed_to_a_generic_executor_gives_each_caller_its_own_side():
+    """M: one plan executor calls ``handlers[type(op)](...)`` over a table each caller hands it (a
+    decoding table from a class attribute, an optimiser family's table from a typed parameter's
+    property, abstract in the base). The executor's dispatch site holds every caller's handlers,
+    so the decoder and the trainer take the side of the table they hand, not the union's; the
+    abstract hooks' overrides join the spread instead of passing training on as a firm call."""
+    assert wrong_labels("accuracy_handler_tables") == []
