@@ -863,3 +863,11 @@ def test_a_handler_table_handed_to_a_generic_executor_gives_each_caller_its_own_
     so the decoder and the trainer take the side of the table they hand, not the union's; the
     abstract hooks' overrides join the spread instead of passing training on as a firm call."""
     assert wrong_labels("accuracy_handler_tables") == []
+
+
+def test_a_mask_or_length_of_the_prompt_tokens_is_not_a_drawn_prompt():
+    """D: a PPO step reads ``prompt_mask`` (which tokens of the generated sequences were the
+    prompt) and ``prompt_lens``, packs them with the advantages into the batch type and hands it to
+    the engine's update. Those names hold a property of prompts already sampled on, not prompts
+    sent out for generation, so the step is training, not a driver requesting rollouts."""
+    assert wrong_labels("accuracy_prompt_masks") == []
