@@ -871,3 +871,11 @@ def test_a_mask_or_length_of_the_prompt_tokens_is_not_a_drawn_prompt():
     the engine's update. Those names hold a property of prompts already sampled on, not prompts
     sent out for generation, so the step is training, not a driver requesting rollouts."""
     assert wrong_labels("accuracy_prompt_masks") == []
+
+
+def test_a_token_drawn_from_a_categorical_over_the_model_logits_is_generation():
+    """L: the decoding step runs the model and hands its last-position logits to a repo picker
+    that builds ``torch.distributions.Categorical(logits=...)`` and samples (or takes its mode):
+    acting with the policy, not a trainer's forward pass; a log-prob scorer of stored tokens
+    stays training."""
+    assert wrong_labels("accuracy_categorical_draw") == []
