@@ -879,3 +879,10 @@ def test_a_token_drawn_from_a_categorical_over_the_model_logits_is_generation():
     acting with the policy, not a trainer's forward pass; a log-prob scorer of stored tokens
     stays training."""
     assert wrong_labels("accuracy_categorical_draw") == []
+
+
+def test_a_clipped_regression_onto_value_targets_is_a_value_loss():
+    """G: a critic objective that clips the new values around the old ones and takes the max of two
+    squared errors against ``target_value`` (the returns, named as the value's target) is the
+    value loss; a helper that only clamps stored targets for display stays neutral."""
+    assert wrong_labels("accuracy_value_targets") == []
