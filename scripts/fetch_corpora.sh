@@ -64,6 +64,7 @@ dev torchtune https://github.com/pytorch/torchtune bd2a0fc7c31430972728494fa01aa
 dev marti https://github.com/TsinghuaC3I/MARTI a2fe2c7b9ec46cf24769c90575c51d847f41d04e
 dev llamafactory https://github.com/hiyouga/LLaMA-Factory ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30
 dev tinker_cookbook https://github.com/thinking-machines-lab/tinker-cookbook 9dfcc3a2cf44432d621a01005073dc6d76a1e87a
+dev realhf https://github.com/openpsi-project/ReaLHF be75fce9931acb9298270fdda08fdca46b6ee8ba
 TREES
 fi
 echo "$CACHE"

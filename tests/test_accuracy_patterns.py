@@ -900,3 +900,33 @@ def test_group_rewards_centred_on_their_mean_are_advantages():
     """G: rewards minus their group mean, called advantages, with no division by a std (Dr. GRPO,
     a mean baseline), is advantage estimation; a report of the mean reward is not."""
     assert wrong_labels("accuracy_centred_advantages") == []
+def test_a_handler_table_handed_to_a_generic_executor_gives_each_caller_its_own_side():
+    """M: one plan executor calls ``handlers[type(op)](...)`` over a table each caller hands it (a
+    decoding table from a class attribute, an optimiser family's table from a typed parameter's
+    property, abstract in the base). The executor's dispatch site holds every caller's handlers,
+    so the decoder and the trainer take the side of the table they hand, not the union's; the
+    abstract hooks' overrides join the spread instead of passing training on as a firm call."""
+    assert wrong_labels("accuracy_handler_tables") == []
+
+
+def test_a_mask_or_length_of_the_prompt_tokens_is_not_a_drawn_prompt():
+    """D: a PPO step reads ``prompt_mask`` (which tokens of the generated sequences were the
+    prompt) and ``prompt_lens``, packs them with the advantages into the batch type and hands it to
+    the engine's update. Those names hold a property of prompts already sampled on, not prompts
+    sent out for generation, so the step is training, not a driver requesting rollouts."""
+    assert wrong_labels("accuracy_prompt_masks") == []
+
+
+def test_a_token_drawn_from_a_categorical_over_the_model_logits_is_generation():
+    """L: the decoding step runs the model and hands its last-position logits to a repo picker
+    that builds ``torch.distributions.Categorical(logits=...)`` and samples (or takes its mode):
+    acting with the policy, not a trainer's forward pass; a log-prob scorer of stored tokens
+    stays training."""
+    assert wrong_labels("accuracy_categorical_draw") == []
+
+
+def test_a_clipped_regression_onto_value_targets_is_a_value_loss():
+    """G: a critic objective that clips the new values around the old ones and takes the max of two
+    squared errors against ``target_value`` (the returns, named as the value's target) is the
+    value loss; a helper that only clamps stored targets for display stays neutral."""
+    assert wrong_labels("accuracy_value_targets") == []

@@ -26,9 +26,10 @@ RELEASE = re.compile(r"^\d+(\.\d+)+$")
 # joins the Ray cluster that `ray start` made; RAGEN calls `ray.init()` with no address, colocates
 # every role in one local pool, and its API-evaluation endpoints are fixed in code; RL4LMs is one
 # process with local env subprocesses; EasyR1 calls `ray.init()` with no address, joining the cluster
-# `ray start` made, and its workers pick MASTER_ADDR/MASTER_PORT themselves), so a port-address label
-# would be invented.
-NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms", "easyr1"}
+# `ray start` made, and its workers pick MASTER_ADDR/MASTER_PORT themselves; ReaLHF's workers find free
+# ports themselves and publish them as name-resolve records under the cluster spec's fileroot, and its
+# Ray mode calls `ray.init()` with no address), so a port-address label would be invented.
+NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms", "easyr1", "realhf"}
 # Frameworks with fewer than 20 layout keys in their whole tree (README: RL4LMs runs one process that
 # generates with the policy it trains, plus SubprocVecEnv env workers; it has no port, engine or sync key).
 FEW_KEYS = {"rl4lms": 9}

@@ -627,13 +627,22 @@ def _kl(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
 def _value_loss(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     values = _tok_has(fn, "value", "vpred", "vf")
     returns = _tok_has(fn, "return")
+    clipped = _has_call(fn, "clamp", "clip", "max", "maximum") and _names_a_loss(fn)
+    if values and not returns and clipped and _VALUE_TARGET.search(fn.token_text()):
+        # the regression target named as the value's target (``target_value``, ``value_targets``)
+        # rather than the returns: the same clipped value loss
+        returns = True
     if not (values and returns):
         return ()
     if _has_call(fn, "mse_loss", "huber_loss", "smooth_l1_loss"):
         return ((_lines_of(fn, lambda c: c.method.endswith("loss")), STRONG),)
-    if _has_call(fn, "clamp", "clip", "max", "maximum") and _names_a_loss(fn):
+    if clipped:
         return ((_lines_of(fn, lambda c: c.method in ("clamp", "clip", "max", "maximum")), MEDIUM),)
     return ()
+
+
+# a value head's regression target, named as such: ``target_value(s)``, ``value_target(s)``, ``v_target``
+_VALUE_TARGET = re.compile(r"(target_values?|values?_targets?|v_targets?|vtarg)\b")
 
 
 _LOSS_NAME = re.compile(r"(^|_)loss(es)?\d*$")

@@ -45,6 +45,12 @@ class _ModelOut(BodyTaint):
 
 
 _DISTRIBUTION = frozenset({"softmax", "log_softmax", "topk", "top_k", "exponential_", "gumbel"})
+# distribution objects built over the logits (``Categorical(logits=x).sample()``)
+_DISTRIBUTION_TYPES = frozenset({"Categorical", "OneHotCategorical", "Multinomial", "RelaxedOneHotCategorical"})
+
+
+def _builds_distribution(c: CallFact) -> bool:
+    return c.method in _DISTRIBUTION or c.method in _DISTRIBUTION_TYPES
 
 
 def _draws_itself(fn: FnFacts) -> bool:
@@ -84,9 +90,10 @@ def _fed_by_distribution(fn: FnFacts, facts: Facts, draws: list[CallFact]) -> bo
 
 def picks_token(q: str, facts: Facts) -> bool:
     """A repo function that turns logits it is handed into a token: it builds a distribution
-    (softmax, top-k, an exponential race) and draws from it, itself or through one helper."""
+    (softmax, top-k, an exponential race, a ``Categorical`` over them) and draws from it, itself
+    or through one helper."""
     fn = facts.functions.get(q)
-    if fn is None or model_runs(fn) or not any(c.method in _DISTRIBUTION for c in fn.calls):
+    if fn is None or model_runs(fn) or not any(_builds_distribution(c) for c in fn.calls):
         return False
     own = [c for c in fn.calls if c.method in DRAWS or c.method == _GREEDY]
     helpers = [c for c in fn.calls if c.kind == EXACT

@@ -72,16 +72,25 @@ def rollout_fed(fn: FnFacts, flows: list[Flow], produces: Callable[[CallFact], b
 
 # where a batch comes from before any generation (see ``facts.prompt_fed``): names so called hold prompts
 PROMPT_WORDS = ("prompt", "dataset", "loader", "row", "example", "question", "batch_dict", "raw_batch")
+# ... unless the name ends in a word saying it holds a property of them: ``prompt_mask`` marks the prompt
+# tokens of sequences already generated, ``prompt_lens`` counts them; neither is a prompt drawn for sampling
+_PROPERTY_END = ("mask", "masks", "len", "lens", "length", "lengths", "count", "counts", "idx", "indices",
+                 "offset", "offsets", "size", "sizes", "num", "shape", "shapes")
+
+
+def _prompt_name(name: str) -> bool:
+    low = name.lower()
+    return any(w in low for w in PROMPT_WORDS) and low.rsplit("_", 1)[-1] not in _PROPERTY_END
 
 
 class _Prompts(BodyTaint):
     """Which names of one body hold the prompts it drew (names saying so, and what is built from them)."""
 
     def __init__(self, fn: FnFacts, flows: list[Flow]) -> None:
-        seeds = {p for p in fn.params if any(w in p.lower() for w in PROMPT_WORDS)}
+        seeds = {p for p in fn.params if _prompt_name(p)}
         for fl in flows:
             t = dotted_text(fl.target) if fl.op in ("=", "for", "with") else ""
-            if t and any(w in t.rsplit(".", 1)[-1].lower() for w in PROMPT_WORDS):
+            if t and _prompt_name(t.rsplit(".", 1)[-1]):
                 seeds.add(t)
         super().__init__(flows, seeds)
 

@@ -835,6 +835,20 @@ def overrides(facts: Facts) -> dict[str, tuple[tuple[str, ...], str]]:
     return out
 
 
+def _overrides_of_site(site: tuple[str, ...], found: tuple[tuple[str, ...], str]) -> tuple[tuple[str, ...], str]:
+    """The overrides an abstract target of one call site stands for, as sure as that site is.
+
+    A site resolved to one abstract method (``self.run(task)``) runs one of its overrides. A site
+    whose targets are a spread of differently named methods (``handlers[type(cmd)](...)`` over a
+    dict parameter every caller fills with its own callables) is an imprecise points-to set: an
+    abstract hook among them must not turn into a firm call of its overrides while the rest of
+    the spread passes almost nothing, so the overrides join the spread (``_decay`` weighs it)."""
+    targets, kind = found
+    if len({t.rsplit(".", 1)[-1] for t in site}) <= 1:
+        return found
+    return tuple(sorted(set(site) | set(targets))), kind
+
+
 def extra_edges(facts: Facts) -> None:
     """Edges the graphs stage may not draw, added to the call facts.
 
@@ -853,7 +867,7 @@ def extra_edges(facts: Facts) -> None:
             if overridden and c.targets and c.kind == EXACT:
                 extra = [t for t in c.targets if t in overridden]
                 for t in extra:
-                    fn.extra.append(overridden[t])
+                    fn.extra.append(_overrides_of_site(c.targets, overridden[t]))
             # a repo function handed to another call (``Process(target=self._run)``, ``pool.submit(f)``,
             # ``batched_call(self._update, data)``) runs as part of this body
             for arg in (*c.site.args, *(a for _, a in c.site.kwargs)):

@@ -20,6 +20,7 @@ from .facts import Facts, build_facts, extra_edges, fallback_edges, tokens_of
 from .fields import field_contract, trajectory_containers
 from .files import file_handoffs, published_weights
 from .gen_inputs import generation_inputs
+from .handed_tables import handed_tables
 from .handoff import (
     QUEUE_SIGNALS,
     boundary_modules,
@@ -130,6 +131,7 @@ def _tag(index: Index, graphs: Graphs, settings: Settings) -> Semantics:
     if not _has_function_edges(graphs) and not any(c.targets for fn in facts.functions.values() for c in fn.calls):
         fallback_edges(facts)
     extra_edges(facts)
+    handed_tables(facts)  # a caller's own handler table handed to a generic executor
     isinstance_narrowing(facts)  # ``if isinstance(x, C): f(x)`` types f's parameter as C
     body_flows = FlowIndex(facts)  # one grouping of the value-flow facts for the payload and the sides
     flow = weight_flow(index, facts, body_flows)
