@@ -854,3 +854,11 @@ def test_preference_losses_without_logsigmoid_are_training():
     log-probs are preference objectives; an accuracy and margin read-out of the same values, and a
     ReLU activation, stay neutral."""
     assert wrong_labels("accuracy_preference_margin") == []
+
+
+def test_a_method_marked_by_a_typed_decorator_passes_its_side_to_the_group_calling_it():
+    """A: a Ray method mark whose ``@overload`` stubs return a Protocol with ``__call__`` made every
+    ``handle.method.remote()`` resolve to the method and to that stub ``__call__``; the stub halved
+    what the method passed on, so the group fanning a weight push out to its learners came out
+    neutral. The training fan-out and a stats fan-out keep their sides."""
+    assert wrong_labels("accuracy_stub_decorator") == []
