@@ -65,6 +65,7 @@ dev marti https://github.com/TsinghuaC3I/MARTI a2fe2c7b9ec46cf24769c90575c51d847
 dev llamafactory https://github.com/hiyouga/LLaMA-Factory ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30
 dev tinker_cookbook https://github.com/thinking-machines-lab/tinker-cookbook 9dfcc3a2cf44432d621a01005073dc6d76a1e87a
 dev realhf https://github.com/openpsi-project/ReaLHF be75fce9931acb9298270fdda08fdca46b6ee8ba
+dev xtuner https://github.com/InternLM/xtuner b934f462095c1e750229de35367c50ae36caa786
 TREES
 fi
 echo "$CACHE"

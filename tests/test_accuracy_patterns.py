@@ -930,3 +930,18 @@ def test_a_clipped_regression_onto_value_targets_is_a_value_loss():
     squared errors against ``target_value`` (the returns, named as the value's target) is the
     value loss; a helper that only clamps stored targets for display stays neutral."""
     assert wrong_labels("accuracy_value_targets") == []
+def test_a_method_marked_by_a_typed_decorator_passes_its_side_to_the_group_calling_it():
+    """A: a Ray method mark whose ``@overload`` stubs return a Protocol with ``__call__`` made every
+    ``handle.method.remote()`` resolve to the method and to that stub ``__call__``; the stub halved
+    what the method passed on, so the group fanning a weight push out to its learners came out
+    neutral. The training fan-out and a stats fan-out keep their sides."""
+    assert wrong_labels("accuracy_stub_decorator") == []
+
+
+def test_a_field_typed_with_a_union_alias_reaches_every_member_class():
+    """B/F: a producer's field annotated with a module-level ``Spec: TypeAlias = A | B`` (defined after
+    the classes) typed the field as nothing, so ``self.loop.run_group()`` fell back to every
+    same-named method of the repo and the strategy above it came out neutral. The alias's members
+    (and the members of an inline ``A | B`` annotation) are the field's classes now; look-alike
+    methods of that name stay neutral."""
+    assert wrong_labels("accuracy_union_alias") == []

@@ -8,6 +8,7 @@ costs a fraction of libcst's ``PositionProvider``.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import sys
 
@@ -216,23 +217,39 @@ def _ann_tree(node: cst.BaseExpression | None) -> tuple:
             return tree
         return _UNKNOWN
     if t is cst.Subscript:
-        head = dotted(node.value)  # type: ignore[union-attr]
-        if head.rsplit(".", 1)[-1] in _WRAPPER_TYPES and node.slice:  # type: ignore[union-attr]
+        head = dotted(node.value).rsplit(".", 1)[-1]  # type: ignore[union-attr]
+        if head == "Union":  # Union[A, B]: either class
+            items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]  # type: ignore[union-attr]
+            return _ann_union(items)
+        if head in _WRAPPER_TYPES and node.slice:  # type: ignore[union-attr]
             inner = node.slice[0].slice  # type: ignore[union-attr]
             if isinstance(inner, cst.Index):
                 return _ann_tree(inner.value)
         return _ann_tree(node.value)  # type: ignore[union-attr]
-    if t is cst.BinaryOperation:  # X | None
-        left = node.left  # type: ignore[union-attr]
-        if type(left) is cst.Name and left.value == "None":
-            return _ann_tree(node.right)  # type: ignore[union-attr]
-        return _ann_tree(left)
+    if t is cst.BinaryOperation and type(node.operator) is cst.BitOr:  # type: ignore[union-attr]
+        return _ann_union([node.left, node.right])  # type: ignore[union-attr]  # A | B | None
     if t is cst.Name:
         return ("n", node.value)  # type: ignore[union-attr]
     if t is cst.Attribute:
         base = _ann_tree(node.value)  # type: ignore[union-attr]
         return ("a", base, node.attr.value) if base is not _UNKNOWN else _UNKNOWN  # type: ignore[union-attr]
     return _UNKNOWN
+
+
+_PLAIN_TYPES = _NOT_A_CLASS | frozenset(dir(builtins))
+
+
+def _ann_union(items: list) -> tuple:
+    """``A | B`` / ``Union[A, B]``: every member but ``None`` (a value of the annotated name may be
+    of either class; before, only the first one was kept and calls on it missed the others)."""
+    trees = [_ann_tree(i) for i in items if not (type(i) is cst.Name and i.value == "None")]
+    trees = [tr for tr in trees if tr is not _UNKNOWN]
+    if len(trees) > 1:  # the classes a value may be: builtins and typing forms in a union say nothing more
+        named = list(dict.fromkeys(tr for tr in trees if not (tr[0] == "n" and tr[1] in _PLAIN_TYPES)))
+        trees = named or trees[:1]
+    if not trees:
+        return _UNKNOWN
+    return trees[0] if len(trees) == 1 else ("u", tuple(trees))
 
 
 def _code(node: cst.CSTNode, limit: int = 120) -> str:
@@ -924,7 +941,8 @@ class _Extractor(cst.CSTVisitor):
             return ("u", (self._x(node.body, d), self._x(node.orelse, d)))  # type: ignore[union-attr]
         if t is cst.BooleanOperation:
             return ("u", (self._x(node.left, d), self._x(node.right, d)))  # type: ignore[union-attr]
-        if t is cst.BinaryOperation and type(node.operator) is cst.Add:  # type: ignore[union-attr]
+        if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.BitOr):  # type: ignore[union-attr]
+            # ``a + b`` of lists, ``a | b`` of sets or dicts, and a type alias ``A | B``: either side's values
             return ("u", (self._x(node.left, d), self._x(node.right, d)))  # type: ignore[union-attr]
         if t is cst.NamedExpr:
             return self._x(node.value, d)  # type: ignore[union-attr]

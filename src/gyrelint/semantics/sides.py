@@ -120,6 +120,22 @@ def _decay(kind: str, targets: list[str]) -> float:
 _TELLING = "telling"  # a name guess with one candidate whose name says what it does (see _telling_guess)
 
 
+def _named_targets(c) -> tuple[str, ...]:
+    """An exact method call's targets without the ``__call__`` of what a decorator was typed to return.
+
+    ``h.push.remote()`` on a method marked by a decorator whose ``@overload`` stubs return a typed
+    callable (a Protocol with ``__call__``) resolves to the method and to that ``__call__``: the
+    stub never runs, and the second target halves what the method passes on (pattern A). When a
+    target is named like the called attribute, the ``__call__`` targets beside it are dropped."""
+    tg = c.targets
+    if c.kind != EXACT or len(tg) < 2 or not c.method or c.method == "__call__":
+        return tg
+    if not any(t.rsplit(".", 1)[-1] == c.method for t in tg):
+        return tg
+    kept = tuple(t for t in tg if t.rsplit(".", 1)[-1] != "__call__")
+    return kept or tg
+
+
 def _telling_guess(c) -> bool:
     """A name guess on a local whose type is lost (an item taken from a queue or a pool) whose
     method name is specific and that one repo method answers.
@@ -152,7 +168,7 @@ def call_edges(facts: Facts, graphs: Graphs, frames: bool = True) -> dict[str, d
     any_targets = False
     for q, fn in facts.functions.items():
         row: dict[str, float] = {}
-        sites = [(c.targets, c.kind if not _telling_guess(c) else _TELLING) for c in fn.calls if c.targets] \
+        sites = [(_named_targets(c), c.kind if not _telling_guess(c) else _TELLING) for c in fn.calls if c.targets] \
             + fn.extra + (fn.frames if frames else [])
         for targets, kind in sites:
             any_targets = True
