@@ -870,3 +870,11 @@ def test_log_probs_of_stored_answers_are_no_token_draw():
     trainer's forward pass over stored pairs stays training; a picker that samples from the softmax
     it builds still makes its caller a decoding step."""
     assert wrong_labels("accuracy_scored_pairs") == []
+
+
+def test_nan_aware_group_normalisation_is_advantage_estimation():
+    """Group normalisation written with NaN-aware reductions (``nanmean``/``nanstd``, which skip the
+    samples no grader scored) is advantage estimation like ``mean``/``std``: a standalone helper is
+    training, and a step that generates, grades and normalises in one body is a driver; a dashboard
+    summary taking the same reductions stays neutral."""
+    assert wrong_labels("accuracy_nan_group_norm") == []

@@ -558,19 +558,23 @@ def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_SPREAD = ("std", "std_mean", "var", "nanstd", "nanvar")
+
+
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if not _has_call(fn, "std", "std_mean", "var") or _reports_only(fn):
+    # NaN-aware reductions (``nanstd``/``nanmean``, NumPy, JAX and torch) skip the unscored samples of a group
+    if not _has_call(fn, *_SPREAD) or _reports_only(fn):
         return ()
-    if not _has_call(fn, "mean", "std_mean"):
+    if not _has_call(fn, "mean", "std_mean", "nanmean"):
         return ()
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()):
         # per-group normalisation of scores in other words: reshaped or selected by group
         if _tok_has(fn, "group", "prompt") and _has_call(fn, "view", "reshape", "unflatten", "unique", "split") \
                 and _tok_has(fn, "reward", "score", "return"):
-            return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), MEDIUM),)
+            return ((_lines_of(fn, lambda c: c.method in _SPREAD), MEDIUM),)
         return ()
     if _tok_has(fn, "reward", "score", "return"):
-        return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), STRONG),)
+        return ((_lines_of(fn, lambda c: c.method in _SPREAD), STRONG),)
     return ((fn.line, MEDIUM),)
 
 
