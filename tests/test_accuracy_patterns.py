@@ -878,3 +878,10 @@ def test_nan_aware_group_normalisation_is_advantage_estimation():
     training, and a step that generates, grades and normalises in one body is a driver; a dashboard
     summary taking the same reductions stays neutral."""
     assert wrong_labels("accuracy_nan_group_norm") == []
+
+
+def test_take_along_axis_is_the_gather_of_token_log_probs():
+    """NumPy/JAX spell the per-token gather ``take_along_axis``: ``log_softmax`` of the logits
+    with ``take_along_axis`` of the sequence ids recomputes per-token log-probs for
+    the loss, as ``gather`` does in torch; reordering a score table with it stays neutral."""
+    assert wrong_labels("accuracy_jax_token_logps") == []

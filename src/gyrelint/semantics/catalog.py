@@ -643,10 +643,14 @@ def _names_a_loss(fn: FnFacts) -> bool:
     return any(_LOSS_NAME.search(n.lower()) for n in names)
 
 
+_GATHER = ("gather", "take_along_dim", "take_along_axis")
+
+
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if _has_call(fn, "log_softmax") and _has_call(fn, "gather", "take_along_dim"):
+    # ``take_along_axis`` is the NumPy/JAX spelling of the gather
+    if _has_call(fn, "log_softmax") and _has_call(fn, *_GATHER):
         out = ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
-    elif _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
+    elif _has_call(fn, "logsumexp") and _has_call(fn, *_GATHER):
         out = ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
     else:
         return ()
