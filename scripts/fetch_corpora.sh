@@ -61,6 +61,7 @@ dev rl4lms https://github.com/allenai/RL4LMs 97df0bd2f7406a906206c9610aea795fbf5
 dev compose_rl https://github.com/databricks/compose-rl ae569916398b12c5f349e3abd9a3c9c984d8e292
 dev easyr1 https://github.com/hiyouga/EasyR1 b44b311b669bf1fd1aa2fc36f2251482ba33cb16
 dev torchtune https://github.com/pytorch/torchtune bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1
+dev easydel https://github.com/erfanzar/EasyDeL 090a03b2e0b3606bd38e0e3fcfdc640cd7e6e246
 dev marti https://github.com/TsinghuaC3I/MARTI a2fe2c7b9ec46cf24769c90575c51d847f41d04e
 dev llamafactory https://github.com/hiyouga/LLaMA-Factory ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30
 dev tinker_cookbook https://github.com/thinking-machines-lab/tinker-cookbook 9dfcc3a2cf44432d621a01005073dc6d76a1e87a

@@ -945,3 +945,16 @@ def test_a_field_typed_with_a_union_alias_reaches_every_member_class():
     (and the members of an inline ``A | B`` annotation) are the field's classes now; look-alike
     methods of that name stay neutral."""
     assert wrong_labels("accuracy_union_alias") == []
+def test_nan_aware_group_normalisation_is_advantage_estimation():
+    """Group normalisation written with NaN-aware reductions (``nanmean``/``nanstd``, which skip the
+    samples no grader scored) is advantage estimation like ``mean``/``std``: a standalone helper is
+    training, and a step that generates, grades and normalises in one body is a driver; a dashboard
+    summary taking the same reductions stays neutral."""
+    assert wrong_labels("accuracy_nan_group_norm") == []
+
+
+def test_take_along_axis_is_the_gather_of_token_log_probs():
+    """NumPy/JAX spell the per-token gather ``take_along_axis``: ``log_softmax`` of the logits
+    with ``take_along_axis`` of the sequence ids recomputes per-token log-probs for
+    the loss, as ``gather`` does in torch; reordering a score table with it stays neutral."""
+    assert wrong_labels("accuracy_jax_token_logps") == []

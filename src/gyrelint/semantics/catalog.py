@@ -562,6 +562,9 @@ def _gae(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     return ()
 
 
+_SPREAD = ("std", "std_mean", "var", "nanstd", "nanvar")
+
+
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if _reports_only(fn):
         return ()
@@ -571,17 +574,19 @@ def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
         if _has_call(fn, "mean") and (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()) \
                 and _tok_has(fn, "reward", "score", "return"):
             return ((_lines_of(fn, lambda c: c.method == "mean"), MEDIUM),)
+    # NaN-aware reductions (``nanstd``/``nanmean``, NumPy, JAX and torch) skip the unscored samples of a group
+    if not _has_call(fn, *_SPREAD) or _reports_only(fn):
         return ()
-    if not _has_call(fn, "mean", "std_mean"):
+    if not _has_call(fn, "mean", "std_mean", "nanmean"):
         return ()
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()):
         # per-group normalisation of scores in other words: reshaped or selected by group
         if _tok_has(fn, "group", "prompt") and _has_call(fn, "view", "reshape", "unflatten", "unique", "split") \
                 and _tok_has(fn, "reward", "score", "return"):
-            return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), MEDIUM),)
+            return ((_lines_of(fn, lambda c: c.method in _SPREAD), MEDIUM),)
         return ()
     if _tok_has(fn, "reward", "score", "return"):
-        return ((_lines_of(fn, lambda c: c.method in ("std", "std_mean", "var")), STRONG),)
+        return ((_lines_of(fn, lambda c: c.method in _SPREAD), STRONG),)
     return ((fn.line, MEDIUM),)
 
 
@@ -659,10 +664,14 @@ def _names_a_loss(fn: FnFacts) -> bool:
     return any(_LOSS_NAME.search(n.lower()) for n in names)
 
 
+_GATHER = ("gather", "take_along_dim", "take_along_axis")
+
+
 def _token_logprobs(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
-    if _has_call(fn, "log_softmax") and _has_call(fn, "gather", "take_along_dim"):
+    # ``take_along_axis`` is the NumPy/JAX spelling of the gather
+    if _has_call(fn, "log_softmax") and _has_call(fn, *_GATHER):
         out = ((_lines_of(fn, lambda c: c.method == "log_softmax"), STRONG),)
-    elif _has_call(fn, "logsumexp") and _has_call(fn, "gather", "take_along_dim"):
+    elif _has_call(fn, "logsumexp") and _has_call(fn, *_GATHER):
         out = ((_lines_of(fn, lambda c: c.method == "logsumexp"), MEDIUM),)
     else:
         return ()
