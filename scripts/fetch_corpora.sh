@@ -63,6 +63,7 @@ dev easyr1 https://github.com/hiyouga/EasyR1 b44b311b669bf1fd1aa2fc36f2251482ba3
 dev torchtune https://github.com/pytorch/torchtune bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1
 dev marti https://github.com/TsinghuaC3I/MARTI a2fe2c7b9ec46cf24769c90575c51d847f41d04e
 dev llamafactory https://github.com/hiyouga/LLaMA-Factory ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30
+dev mindspeed_rl https://github.com/Ascend/MindSpeed-RL 05a90d77cb6cfad8999e2aee21068284db959579
 TREES
 fi
 echo "$CACHE"
