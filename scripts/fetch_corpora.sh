@@ -67,6 +67,7 @@ dev llamafactory https://github.com/hiyouga/LLaMA-Factory ff6d4d12eeb035d6ce0680
 dev tinker_cookbook https://github.com/thinking-machines-lab/tinker-cookbook 9dfcc3a2cf44432d621a01005073dc6d76a1e87a
 dev realhf https://github.com/openpsi-project/ReaLHF be75fce9931acb9298270fdda08fdca46b6ee8ba
 dev xtuner https://github.com/InternLM/xtuner b934f462095c1e750229de35367c50ae36caa786
+dev mindspeed_rl https://github.com/Ascend/MindSpeed-RL 05a90d77cb6cfad8999e2aee21068284db959579
 TREES
 fi
 echo "$CACHE"

@@ -958,3 +958,18 @@ def test_take_along_axis_is_the_gather_of_token_log_probs():
     with ``take_along_axis`` of the sequence ids recomputes per-token log-probs for
     the loss, as ``gather`` does in torch; reordering a score table with it stays neutral."""
     assert wrong_labels("accuracy_jax_token_logps") == []
+def test_a_broadcast_of_rows_built_on_the_leader_is_no_weight_push():
+    """N (precision): the leader of a model-parallel group builds an id or shape tensor from data
+    (``torch.tensor(ids).cuda()``) and the other ranks allocate an empty buffer to receive it; what
+    moves is data, not parameters; so is each column of a fetched batch (``batch_rows[col].cuda()``).
+    A broadcast over ``named_parameters()`` and its receiving end,
+    which allocates buffers by the parameters' shapes, are still the weight sync."""
+    assert wrong_labels("accuracy_rank_shared_batches") == []
+
+
+def test_a_multinomial_over_weights_built_in_the_body_picks_rows_not_tokens():
+    """L (precision): a store draws ready rows with ``torch.multinomial`` over weights it builds
+    itself (``torch.ones(n)``, or from the rows' lengths); nothing of a policy is around the draw,
+    so neither the picker nor the method handing rows out samples. A decoding step that draws from
+    the softmax of its model's logits still does."""
+    assert wrong_labels("accuracy_index_draws") == []

@@ -14,8 +14,8 @@ from collections.abc import Set as AbstractSet
 from ..graphs.model import EXACT
 from ..index.summary import FileSummary
 from ..settings import SignalSpec
-from .data_payload import sends_data
-from .draws import next_token_line
+from .data_payload import sends_batch_entry, sends_data
+from .draws import index_draw, next_token_line
 from .engine_params import engine_params_line
 from .engine_patch import engine_lora_patch
 from .entropy import entropy_from_logits
@@ -175,8 +175,8 @@ def _param_context(c: CallFact, fn: FnFacts, s: float) -> float:
             return 0.0
         if generic_tensor_send(c, fn):
             return 0.0  # what it sends is whatever its caller hands it: the payload check follows that
-    if toks <= {"tensor", "tensors"} and sends_data(c, fn):
-        return 0.0  # ``torch.LongTensor([len(text)])``: a length, a flag or text shared across ranks
+    if toks <= {"tensor", "tensors"} and (sends_data(c, fn) or sends_batch_entry(c)):
+        return 0.0  # ``torch.LongTensor([len(text)])`` or ``batch[key]``: data shared across ranks
     sent = {t for a in c.site.args[:1] if isinstance(a.value, str) for t in tokens_of(a.value)}
     if fn.called() & {"named_buffers", "buffers"} and any(t.startswith("buf") for t in sent):
         return 0.0  # buffers (rotary tables, running stats) made equal across ranks after a load: no trained weights
@@ -835,7 +835,8 @@ def drop_resampling(facts: Facts, matches: dict[str, list]) -> None:
 
     A draw with nothing of a policy around it (no logits, softmax, temperature, model call) is
     acting with the policy only when the rollout calls it; when every caller holds training
-    evidence of its own, the draw picks examples, and its sampling evidence is dropped.
+    evidence of its own, the draw picks examples, and its sampling evidence is dropped. So it is
+    when the weights are built in the body (``draws.index_draw``): rows picked by their lengths.
     """
     cands = {q for q, ms in matches.items()
              if any(m.signal.id == "logits-sampling" for m in ms) and not _draws_from_policy(facts.functions[q])}
@@ -859,7 +860,7 @@ def drop_resampling(facts: Facts, matches: dict[str, list]) -> None:
 
     for q in sorted(cands):
         cs = callers.get(q)
-        if cs and all(trains(c) for c in cs):
+        if (cs and all(trains(c) for c in cs)) or index_draw(facts.functions[q]):
             matches[q] = [m for m in matches[q] if m.signal.id != "logits-sampling"]
 
 

@@ -13,6 +13,7 @@ accuracy check takes the argmax of the output too, and feeds nothing back).
 from __future__ import annotations
 
 from ..graphs.model import EXACT
+from .data_payload import made_by
 from .facts import CallFact, Facts, FnFacts
 from .taint import BodyTaint, dotted_text
 
@@ -140,3 +141,21 @@ def next_token_line(fn: FnFacts, facts: Facts) -> int | None:
         if c.method != _GREEDY or picked.get(c.site.line) in fed:  # a repo picker draws from a distribution
             return c.site.line
     return None
+
+
+def index_draw(fn: FnFacts) -> bool:
+    """Every multinomial of the body draws over weights the body builds itself (``torch.ones(n)``,
+    ``torch.tensor(lengths)``, on one branch at least): it picks rows or indexes by those weights,
+    it draws no token. Callers check first that the body holds no policy context (logits,
+    softmax, temperature, a model call)."""
+    draws = [c for c in fn.calls if c.method == "multinomial"]
+    if not draws:
+        return False
+    for c in draws:
+        first = c.site.args[0] if c.site.args else c.site.kwarg("input")
+        if first is None or first.kind != "name" or not isinstance(first.value, str) or first.value in fn.params:
+            return False
+        lines = {a.line for a in fn.assigns if a.target == first.value and a.line < c.site.line}
+        if not any(made_by(fn, line) for line in lines):
+            return False
+    return True
