@@ -29,10 +29,8 @@ RELEASE = re.compile(r"^\d+(\.\d+)+$")
 # `ray start` made, and its workers pick MASTER_ADDR/MASTER_PORT themselves; ReaLHF's workers find free
 # ports themselves and publish them as name-resolve records under the cluster spec's fileroot, and its
 # Ray mode calls `ray.init()` with no address), so a port-address label would be invented.
-NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms", "easyr1", "realhf"}
-# `ray start` made, and its workers pick MASTER_ADDR/MASTER_PORT themselves), so a port-address label
-# would be invented.
-NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms", "easyr1", "mindspeed_rl"}
+# MindSpeed-RL sets the Ray port on the launcher command line and picks its zmq ports at run time.
+NO_ADDRESS_KEYS = {"orz", "ragen", "rl4lms", "easyr1", "realhf", "mindspeed_rl"}
 # Frameworks with fewer than 20 layout keys in their whole tree (README: RL4LMs runs one process that
 # generates with the policy it trains, plus SubprocVecEnv env workers; it has no port, engine or sync key).
 FEW_KEYS = {"rl4lms": 9}

@@ -568,15 +568,14 @@ _SPREAD = ("std", "std_mean", "var", "nanstd", "nanvar")
 def _group_norm(fn: FnFacts, facts: Facts) -> Iterable[tuple[int, float]]:
     if _reports_only(fn):
         return ()
-    if not _has_call(fn, "std", "std_mean", "var"):
+    if not _has_call(fn, *_SPREAD):
         # centring without scaling (Dr. GRPO, a leave-one-out baseline): rewards minus their
         # group mean, said to be the advantages
         if _has_call(fn, "mean") and (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()) \
                 and _tok_has(fn, "reward", "score", "return"):
             return ((_lines_of(fn, lambda c: c.method == "mean"), MEDIUM),)
-    # NaN-aware reductions (``nanstd``/``nanmean``, NumPy, JAX and torch) skip the unscored samples of a group
-    if not _has_call(fn, *_SPREAD) or _reports_only(fn):
         return ()
+    # NaN-aware reductions (``nanstd``/``nanmean``, NumPy, JAX and torch) skip the unscored samples of a group
     if not _has_call(fn, "mean", "std_mean", "nanmean"):
         return ()
     if not (_tok_has(fn, "advantage") or "adv" in fn.tokens() or "advs" in fn.tokens()):
