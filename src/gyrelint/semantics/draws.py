@@ -63,9 +63,10 @@ class _Distribution(BodyTaint):
 
     def call_holds(self, e: tuple, depth: int) -> bool:
         func = e[1]
-        if dotted_text(func).rsplit(".", 1)[-1] in _DISTRIBUTION:
+        if dotted_text(func).rsplit(".", 1)[-1] in _DISTRIBUTION | _DISTRIBUTION_TYPES:
             return True
-        if isinstance(func, tuple) and func[:1] == ("a",) and (func[2] in _DISTRIBUTION or self.holds(func[1], depth)):
+        if isinstance(func, tuple) and func[:1] == ("a",) and (func[2] in _DISTRIBUTION | _DISTRIBUTION_TYPES
+                                                               or self.holds(func[1], depth)):
             return True
         return self.args_hold(e, depth)
 
@@ -73,7 +74,7 @@ class _Distribution(BodyTaint):
 def _fed_by_distribution(fn: FnFacts, facts: Facts, draws: list[CallFact]) -> bool:
     """One of ``draws`` takes the distribution the body built: a draw over some other value (an
     ``argmax`` over an answer mask beside a ``log_softmax`` of stored tokens) picks no token."""
-    dist_lines = {c.site.line for c in fn.calls if c.method in _DISTRIBUTION}
+    dist_lines = {c.site.line for c in fn.calls if _builds_distribution(c)}
     seeds = {a.target for a in fn.assigns if a.line in dist_lines and "." not in a.target}
     s = facts.summaries.get(fn.module)
     scope = fn.definition.qualname
