@@ -32,6 +32,8 @@ from pathlib import Path
 
 import msgpack
 
+T = typing.TypeVar("T")
+
 Conv = Callable[[object], object]
 _NONE = type(None)
 _PLAIN_HINTS: dict[object, tuple[type, ...]] = {
@@ -102,6 +104,22 @@ class Registry:
             return msgpack.packb(value, use_bin_type=True)
         except (TypeError, ValueError, OverflowError) as exc:
             raise Mismatch(str(exc)) from exc
+
+    def decode_as(self, plan: Plan, payload: bytes, kind: type[T]) -> T | None:
+        """The ``kind`` record a cache payload holds, or None: any failure to decode is a miss."""
+        try:
+            got = plan.dec(self.unpack(payload))
+        except Exception:  # noqa: BLE001 - any failure is a miss
+            return None
+        return got if isinstance(got, kind) else None
+
+    def encode_or_none(self, plan: Plan, value: object) -> bytes | None:
+        """The payload storing ``value``, or None when it holds unstorable values (a cache that
+        cannot be written only costs time)."""
+        try:
+            return self.pack(plan.enc(value))
+        except (Mismatch, TypeError, AttributeError):
+            return None
 
     def unpack(self, data: bytes, list_hook: Conv | None = None) -> object:
         """``list_hook``: called by the decoder on each array (a tuple) once its items are

@@ -69,18 +69,13 @@ def _load_resolution(cache_dir: Path, key: str) -> Resolution | None:
 def decode_resolution(payload: bytes) -> Resolution | None:
     """The resolution a cache payload holds, or None when it is not a good one."""
     registry, plan = _codec()
-    try:
-        got = plan.dec(registry.unpack(payload))
-    except Exception:  # noqa: BLE001 - any failure is a miss
-        return None
-    return got if isinstance(got, Resolution) else None
+    return registry.decode_as(plan, payload, Resolution)
 
 
 def _save_resolution(cache_dir: Path, key: str, data: Resolution) -> None:
     registry, plan = _codec()
-    try:
-        payload = registry.pack(plan.enc(data))
-    except (Mismatch, TypeError, AttributeError):
+    payload = registry.encode_or_none(plan, data)
+    if payload is None:
         return  # unstorable data: a cache that cannot be written only costs time
     open_store(cache_dir).put(NAMESPACE, key, payload)
 

@@ -15,7 +15,7 @@ import hashlib
 from pathlib import Path
 
 from ..cachestore import open_store
-from ..codec import Mismatch, Plan, Registry
+from ..codec import Plan, Registry
 from ..codehash import code_digest
 from ..index import Index
 from ..model import (
@@ -105,17 +105,12 @@ def read(entry: Entry) -> Stored | None:
 def decode(payload: bytes) -> Stored | None:
     """The result a cache payload holds, or None when it is not a good one."""
     registry, plan = _codec()
-    try:
-        got = plan.dec(registry.unpack(payload))
-    except Exception:  # noqa: BLE001 - any failure is a miss
-        return None
-    return got if isinstance(got, Stored) else None
+    return registry.decode_as(plan, payload, Stored)
 
 
 def write(entry: Entry, data: Stored) -> None:
     registry, plan = _codec()
-    try:
-        payload = registry.pack(plan.enc(data))
-    except (Mismatch, TypeError, AttributeError):
-        return  # an unstorable result: a cache that cannot be written only costs time
+    payload = registry.encode_or_none(plan, data)
+    if payload is None:
+        return  # unstorable data: a cache that cannot be written only costs time
     open_store(entry.cache_dir).put(NAMESPACE, entry.key, payload)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cachestore import open_store
-from ..codec import Mismatch, Plan, Registry
+from ..codec import Plan, Registry
 from ..codehash import code_digest
 from ..index.summary import FileSummary
 
@@ -50,19 +50,12 @@ def _codec() -> tuple[Registry, Plan]:
 def decode(payload: bytes) -> ModuleFacts | None:
     """The facts a cache payload holds, or None when it is not a good one."""
     registry, plan = _codec()
-    try:
-        got = plan.dec(registry.unpack(payload))
-    except Exception:  # noqa: BLE001 - any failure is a miss
-        return None
-    return got if isinstance(got, ModuleFacts) else None
+    return registry.decode_as(plan, payload, ModuleFacts)
 
 
 def encode(facts: ModuleFacts) -> bytes | None:
     registry, plan = _codec()
-    try:
-        return registry.pack(plan.enc(facts))
-    except (Mismatch, TypeError, AttributeError):
-        return None  # unstorable: a cache that cannot be written only costs time
+    return registry.encode_or_none(plan, facts)
 
 
 def entry_key(summary: FileSummary) -> str | None:

@@ -56,11 +56,8 @@ def _key(rel: str, kind: str, text: str) -> str:
 def decode(payload: bytes, rel: str | None = None) -> FileKeys | None:
     """The entry a cache payload holds (for the config file ``rel``), or None when it is not a good one."""
     registry, plan = _codec()
-    try:
-        got = plan.dec(registry.unpack(payload))
-    except Exception:  # noqa: BLE001 - any failure is a miss
-        return None
-    if not isinstance(got, FileKeys) or (rel is not None and got.yaml is not None and got.yaml.path != rel):
+    got = registry.decode_as(plan, payload, FileKeys)
+    if got is None or (rel is not None and got.yaml is not None and got.yaml.path != rel):
         return None
     return got
 
