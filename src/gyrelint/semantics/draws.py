@@ -81,13 +81,16 @@ def _fed_by_distribution(fn: FnFacts, facts: Facts, draws: list[CallFact]) -> bo
     held = _Distribution([fl for fl in (s.flows if s is not None else ()) if fl.scope == scope], seeds)
     held.run()
     names = held.names
-    for c in draws:
-        if c.site.line in dist_lines or _root(c.site.receiver) in names:
-            return True  # ``multinomial(softmax(x), 1)`` nested, or ``probs.argmax()``
-        if any(a.kind in ("name", "call") and _root(a.value) in names
-               for a in (*c.site.args, *(a for _, a in c.site.kwargs))):
-            return True
-    return False
+    # ``multinomial(softmax(x), 1)`` nested, ``probs.argmax()``, or ``multinomial(probs, 1)``
+    return any(c.site.line in dist_lines or _takes(c, names) for c in draws)
+
+
+def _takes(c: CallFact, names: set[str]) -> bool:
+    """The call is made on, or handed, a value one of ``names`` holds."""
+    if _root(c.site.receiver) in names:
+        return True
+    return any(a.kind in ("name", "call") and _root(a.value) in names
+               for a in (*c.site.args, *(a for _, a in c.site.kwargs)))
 
 
 def picks_token(q: str, facts: Facts) -> bool:
@@ -128,10 +131,7 @@ def next_token_line(fn: FnFacts, facts: Facts) -> int | None:
     names = held.names
 
     def takes_output(c: CallFact) -> bool:
-        if _root(c.site.receiver) in names:
-            return True  # ``dist.sample()`` on a distribution built from the logits
-        return any(a.kind in ("name", "call") and _root(a.value) in names
-                   for a in (*c.site.args, *(a for _, a in c.site.kwargs)))
+        return _takes(c, names)  # ``dist.sample()`` on a distribution built from the logits, or an argument
 
     fed = {_root(a.value) for c in runs for a in (*c.site.args, *(a for _, a in c.site.kwargs))
            if a.kind in ("name", "call")}
