@@ -137,3 +137,19 @@ def test_only_short_scalar_defaults_are_kept_in_the_summary():
            "    c = cfg.get('w', 3)\n")
     s = extract(cst.parse_module(src), "m.py", "m", False)
     assert {c.path: c.default for c in s.chains} == {("x",): None, ("z",): None, ("w",): 3}
+
+
+def test_the_text_listing_says_a_read_where_reason_once():
+    """A key classed by where it is read has a why line that is the evidence's own first words: the
+    listing printed "read where Ray placement groups are made — read where Ray placement groups
+    are made (rlpkg/launch.py:13)" before."""
+    from click.testing import CliRunner
+
+    from gyrelint.cli import main
+
+    res = CliRunner().invoke(main, ["topology", str(FIXTURE), "--no-cache", "-j", "1", "--root-relative"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("trainer.ppo.trt_llm.pool_shape"))
+    assert lines[at + 1].strip() == "read where Ray placement groups are made (rlpkg/launch.py:13)"
+    assert not any(line.count("read where") > 1 for line in lines)

@@ -119,14 +119,21 @@ def _entry_lines(k: KeyEntry, paths: PathContext) -> list[str]:
     scope = f" [{term(k.scope)}]" if k.scope else ""
     kind = term(k.declared_as) if k.definition else f"{term(k.declared_as)}, no declaration found"
     first = f"  {term(k.name)}{value}{f' ({detail})' if detail else ''}  {term(paths.loc(k.file, k.line))} {kind}{scope}"
-    why = f"      {term(k.why)}" if k.why else "     "
-    why += f" — {term(k.evidence)}"
+    why = f"      {_why_line(k.why, k.evidence)}"
     out = [first, why]
     if k.uses:
         where = ", ".join(f"{term(paths.loc(w.file, w.line))}{f' ({term(w.note)})' if w.note else ''}" for w in k.where)
         more = k.uses - len(k.where)
         out.append(f"      {k.uses} more place{'s' if k.uses != 1 else ''}: {where}{f' +{more}' if more > 0 else ''}")
     return out
+
+
+def _why_line(why: str, evidence: str) -> str:
+    """``why — evidence``, but once when the why line is the evidence's own first words (a key
+    classed by where it is read says "read where Ray actors are created" in both)."""
+    if not why or evidence.startswith(why):
+        return term(evidence)
+    return f"{term(why)} — {term(evidence)}" if evidence else term(why)
 
 
 def _evidence_lines(t: Topology, paths: PathContext) -> list[str]:
