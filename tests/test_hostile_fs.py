@@ -229,6 +229,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _interruptible() -> None:
+    """In the child before exec: Ctrl-C back to its default. A shell runs a background job
+    (``pytest ... &``) with SIGINT ignored, the child inherits that, and Python then never
+    raises KeyboardInterrupt: the run rightly kept ignoring Ctrl-C and the test timed out."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _poll(predicate, timeout: float = 30.0) -> bool:  # noqa: ANN001
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -256,7 +263,7 @@ def test_workers_die_with_the_run(tmp_path: Path, sig: signal.Signals, code: int
     env = _env(tmp_path / "cache", GYRELINT_TEST_PARSE_DELAY="60")
     proc = subprocess.Popen([sys.executable, "-m", "gyrelint", "graph", str(repo), "--no-cache", "-j", "3"],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_interruptible)
     workers: list[int] = []
     try:
         assert _poll(lambda: len(_children(proc.pid)) >= 3), "the parse workers never started"
